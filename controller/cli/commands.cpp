@@ -1,0 +1,21 @@
+#include "gpupool/cli/command.h"
+
+namespace gpupool::cli {
+
+int RunVersion(Args args);
+
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command> commands = {
+      {"version", "print the gpupool version", RunVersion},
+  };
+  return commands;
+}
+
+bool WantsHelp(Args args) {
+  for (const auto& arg : args) {
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
+
+}  // namespace gpupool::cli

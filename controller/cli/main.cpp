@@ -1,0 +1,35 @@
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "gpupool/cli/command.h"
+
+namespace {
+
+void PrintUsage(std::ostream& out) {
+  out << "gpupool: a Kubernetes operator that pools GPUs for data-science teams\n\n"
+         "Usage: gpupool <command> [flags]\n\nCommands:\n";
+  for (const auto& command : gpupool::cli::AllCommands()) {
+    out << "  " << command.name << std::string(12 - command.name.size(), ' ')
+        << command.summary << "\n";
+  }
+  out << "\nRun 'gpupool <command> --help' for the flags of a command.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    PrintUsage(std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  for (const auto& command : gpupool::cli::AllCommands()) {
+    if (command.name == args[0]) {
+      return command.run(gpupool::cli::Args(args).subspan(1));
+    }
+  }
+  std::cerr << "gpupool: unknown command \"" << args[0] << "\"\n\n";
+  PrintUsage(std::cerr);
+  return 2;
+}
