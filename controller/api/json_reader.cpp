@@ -1,0 +1,183 @@
+#include "gpupool/api/json_reader.h"
+
+#include <cmath>
+#include <limits>
+
+namespace gpupool::api {
+
+std::string JsonTypeName(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+      return "integer";
+    case Json::value_t::number_float:
+      return "number";
+    case Json::value_t::string:
+      return "string";
+    case Json::value_t::array:
+      return "array";
+    case Json::value_t::object:
+      return "object";
+    default:
+      return "unknown";
+  }
+}
+
+std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error) {
+  if (value.is_string()) {
+    auto milli = ParseMilli(value.get_ref<const std::string&>(), error);
+    if (!milli) return std::nullopt;
+    return Quantity{*milli, value};
+  }
+  if (value.is_number_integer()) {
+    int64_t units = value.get<int64_t>();
+    if (std::abs(units) > std::numeric_limits<int64_t>::max() / 1000) {
+      *error = "is too large";
+      return std::nullopt;
+    }
+    return Quantity{units * 1000, value};
+  }
+  if (value.is_number_float()) {
+    double milli = value.get<double>() * 1000.0;
+    if (!std::isfinite(milli) || std::abs(milli) > 9e15 || milli != std::round(milli)) {
+      *error = "must be a quantity with at most 3 decimals, written as a string (\"0.5\")";
+      return std::nullopt;
+    }
+    return Quantity{static_cast<int64_t>(milli), value};
+  }
+  *error = "must be a quantity (integer or string), got " + JsonTypeName(value);
+  return std::nullopt;
+}
+
+JsonReader::JsonReader(const Json& object, std::string path, FieldErrors& errors)
+    : object_(object), path_(std::move(path)), errors_(errors) {
+  if (!object_.is_object()) {
+    errors_.push_back({path_, "must be an object, got " + JsonTypeName(object_)});
+  }
+}
+
+bool JsonReader::Has(std::string_view key) const {
+  return object_.is_object() && object_.contains(key) && !object_.at(key).is_null();
+}
+
+void JsonReader::Error(std::string_view key, std::string message) const {
+  errors_.push_back({PathOf(key), std::move(message)});
+}
+
+void JsonReader::TypeError(std::string_view key, std::string_view expected, const Json& got) const {
+  Error(key, "must be " + std::string(expected) + ", got " + JsonTypeName(got));
+}
+
+const Json* JsonReader::Field(std::string_view key, Presence presence) {
+  if (Has(key)) return &object_.at(key);
+  if (presence == Presence::kRequired && object_.is_object()) Error(key, "is required");
+  return nullptr;
+}
+
+std::optional<std::string> JsonReader::String(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (!field) return std::nullopt;
+  if (!field->is_string()) {
+    TypeError(key, "a string", *field);
+    return std::nullopt;
+  }
+  return field->get<std::string>();
+}
+
+std::optional<int64_t> JsonReader::Int(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (!field) return std::nullopt;
+  if (field->is_number_unsigned() &&
+      field->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    Error(key, "is too large");
+    return std::nullopt;
+  }
+  if (!field->is_number_integer()) {
+    TypeError(key, "an integer", *field);
+    return std::nullopt;
+  }
+  return field->get<int64_t>();
+}
+
+std::optional<int32_t> JsonReader::Int32(std::string_view key, Presence presence) {
+  auto value = Int(key, presence);
+  if (!value) return std::nullopt;
+  if (*value < std::numeric_limits<int32_t>::min() ||
+      *value > std::numeric_limits<int32_t>::max()) {
+    Error(key, "must fit in a 32-bit integer");
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(*value);
+}
+
+std::optional<bool> JsonReader::Bool(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (!field) return std::nullopt;
+  if (!field->is_boolean()) {
+    TypeError(key, "a boolean", *field);
+    return std::nullopt;
+  }
+  return field->get<bool>();
+}
+
+std::optional<Quantity> JsonReader::QuantityField(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (!field) return std::nullopt;
+  std::string error;
+  auto quantity = QuantityFromJson(*field, &error);
+  if (!quantity) Error(key, error);
+  return quantity;
+}
+
+std::map<std::string, std::string> JsonReader::StringMap(std::string_view key) {
+  std::map<std::string, std::string> result;
+  const Json* field = Object(key);
+  if (!field) return result;
+  for (const auto& [name, value] : field->items()) {
+    if (value.is_string()) {
+      result[name] = value.get<std::string>();
+    } else {
+      errors_.push_back({Child(PathOf(key), name), "must be a string, got " + JsonTypeName(value)});
+    }
+  }
+  return result;
+}
+
+std::vector<std::string> JsonReader::StringList(std::string_view key, Presence presence) {
+  std::vector<std::string> result;
+  const Json* field = Array(key, presence);
+  if (!field) return result;
+  for (size_t i = 0; i < field->size(); ++i) {
+    const Json& item = (*field)[i];
+    if (item.is_string()) {
+      result.push_back(item.get<std::string>());
+    } else {
+      errors_.push_back({Child(PathOf(key), i), "must be a string, got " + JsonTypeName(item)});
+    }
+  }
+  return result;
+}
+
+const Json* JsonReader::Object(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (field && !field->is_object()) {
+    TypeError(key, "an object", *field);
+    return nullptr;
+  }
+  return field;
+}
+
+const Json* JsonReader::Array(std::string_view key, Presence presence) {
+  const Json* field = Field(key, presence);
+  if (field && !field->is_array()) {
+    TypeError(key, "an array", *field);
+    return nullptr;
+  }
+  return field;
+}
+
+}  // namespace gpupool::api

@@ -1,0 +1,52 @@
+#include "gpupool/api/pod.h"
+
+namespace gpupool::api {
+namespace {
+
+std::vector<Taint> ReadTaints(JsonReader& spec) {
+  std::vector<Taint> taints;
+  const Json* list = spec.Array("taints");
+  if (!list) return taints;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(spec.PathOf("taints"), i), spec.errors());
+    taints.push_back({item.String("key", Presence::kRequired).value_or(""),
+                      item.String("value").value_or(""),
+                      item.String("effect", Presence::kRequired).value_or("")});
+  }
+  return taints;
+}
+
+bool ReadReady(JsonReader& status) {
+  const Json* list = status.Array("conditions");
+  if (!list) return false;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(status.PathOf("conditions"), i), status.errors());
+    if (item.String("type") == "Ready") return item.String("status") == "True";
+  }
+  return false;
+}
+
+}  // namespace
+
+Node DecodeNode(const Json& object, FieldErrors& errors) {
+  Node node;
+  JsonReader root(object, "", errors);
+  node.metadata = ReadObjectMeta(root, Presence::kRequired);
+  if (const Json* spec = root.Object("spec")) {
+    JsonReader reader(*spec, "spec", errors);
+    node.unschedulable = reader.Bool("unschedulable").value_or(false);
+    node.taints = ReadTaints(reader);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, "status", errors);
+    node.allocatable = ReadResourceList(reader, "allocatable");
+    if (const Json* allocatable = reader.Object("allocatable")) {
+      JsonReader resources(*allocatable, reader.PathOf("allocatable"), errors);
+      node.allocatable_pods = resources.QuantityField("pods").value_or(Quantity{}).milli / 1000;
+    }
+    node.ready = ReadReady(reader);
+  }
+  return node;
+}
+
+}  // namespace gpupool::api

@@ -1,0 +1,136 @@
+// Structural-schema rules of apiextensions.k8s.io/v1 CRDs.
+#include <array>
+#include <string_view>
+
+#include "gpupool/api/openapi_schema.h"
+
+namespace gpupool::api {
+namespace {
+
+constexpr std::array<std::string_view, 8> kForbiddenKeys = {
+    "$ref",
+    "$schema",
+    "id",
+    "definitions",
+    "dependencies",
+    "additionalItems",
+    "patternProperties",
+    "x-kubernetes-embedded-resource-unknown"};
+
+// Keys a value-validation branch (allOf/anyOf/oneOf/not) may not carry.
+constexpr std::array<std::string_view, 6> kNotInValueValidation = {
+    "type",
+    "additionalProperties",
+    "default",
+    "nullable",
+    "x-kubernetes-preserve-unknown-fields",
+    "description"};
+
+bool IsIntOrStringPair(const Json& branches) {
+  if (!branches.is_array() || branches.size() != 2) return false;
+  return branches[0] == Json{{"type", "integer"}} && branches[1] == Json{{"type", "string"}};
+}
+
+bool Flag(const Json& schema, const char* key) {
+  return schema.contains(key) && schema[key].is_boolean() && schema[key].get<bool>();
+}
+
+void CheckNode(const Json& schema, const std::string& path, bool root, FieldErrors& errors);
+
+void CheckValueValidation(const Json& schema, const std::string& path, bool int_or_string,
+                          FieldErrors& errors) {
+  for (const char* key : {"allOf", "anyOf", "oneOf"}) {
+    if (!schema.contains(key)) continue;
+    const Json& branches = schema[key];
+    if (int_or_string && std::string_view(key) == "anyOf" && IsIntOrStringPair(branches)) continue;
+    if (!branches.is_array()) {
+      errors.push_back({Child(path, key), "must be an array of schemas"});
+      continue;
+    }
+    for (size_t i = 0; i < branches.size(); ++i) {
+      for (auto forbidden : kNotInValueValidation) {
+        if (branches[i].is_object() && branches[i].contains(forbidden)) {
+          errors.push_back({Child(Child(Child(path, key), i), forbidden),
+                            "must not be set inside a value validation"});
+        }
+      }
+    }
+  }
+}
+
+void CheckChildren(const Json& schema, const std::string& path, FieldErrors& errors) {
+  if (schema.contains("properties")) {
+    if (schema.contains("additionalProperties")) {
+      errors.push_back(
+          {Child(path, "additionalProperties"), "must not be set together with properties"});
+    }
+    for (const auto& [name, child] : schema["properties"].items()) {
+      CheckNode(child, Child(Child(path, "properties"), name), false, errors);
+    }
+  }
+  if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
+    CheckNode(schema["additionalProperties"], Child(path, "additionalProperties"), false, errors);
+  }
+  if (schema.contains("items")) {
+    if (!schema["items"].is_object()) {
+      errors.push_back({Child(path, "items"), "must be a single schema"});
+    } else {
+      CheckNode(schema["items"], Child(path, "items"), false, errors);
+    }
+  } else if (schema.value("type", "") == "array") {
+    errors.push_back({Child(path, "items"), "must be set for type array"});
+  }
+}
+
+void CheckNode(const Json& schema, const std::string& path, bool root, FieldErrors& errors) {
+  if (!schema.is_object()) {
+    errors.push_back({path, "must be a schema object"});
+    return;
+  }
+  for (auto key : kForbiddenKeys) {
+    if (schema.contains(key)) errors.push_back({Child(path, key), "must not be set"});
+  }
+  const bool int_or_string = Flag(schema, "x-kubernetes-int-or-string");
+  const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
+  const std::string type = schema.value("type", "");
+  if (int_or_string && !type.empty()) {
+    errors.push_back({Child(path, "type"), "must be empty with x-kubernetes-int-or-string"});
+  }
+  if (type.empty() && !int_or_string && !preserve) {
+    errors.push_back({Child(path, "type"), "must not be empty for specified fields"});
+  }
+  if (root && schema.contains("default")) {
+    errors.push_back({Child(path, "default"), "must not be set at the root"});
+  }
+  if (Flag(schema, "uniqueItems")) {
+    errors.push_back({Child(path, "uniqueItems"), "must not be true: use x-kubernetes-list-type"});
+  }
+  CheckValueValidation(schema, path, int_or_string, errors);
+  CheckChildren(schema, path, errors);
+}
+
+}  // namespace
+
+FieldErrors CheckStructural(const Json& schema) {
+  FieldErrors errors;
+  CheckNode(schema, "openAPIV3Schema", true, errors);
+  if (schema.is_object() && schema.value("type", "") != "object") {
+    errors.push_back({"openAPIV3Schema.type", "must be object at the root"});
+  }
+  const Json* metadata = nullptr;
+  if (schema.is_object() && schema.contains("properties") &&
+      schema["properties"].contains("metadata")) {
+    metadata = &schema["properties"]["metadata"];
+  }
+  if (metadata && metadata->is_object()) {
+    for (const auto& [key, value] : metadata->items()) {
+      if (key != "type" && key != "properties" && key != "description") {
+        errors.push_back({"openAPIV3Schema.properties.metadata." + key,
+                          "must not be set: only type is allowed for metadata"});
+      }
+    }
+  }
+  return errors;
+}
+
+}  // namespace gpupool::api

@@ -1,0 +1,174 @@
+#include "gpupool/api/pod.h"
+
+#include <algorithm>
+
+namespace gpupool::api {
+namespace {
+
+// Requests, falling back to limits per resource as the API server defaults them.
+ResourceAmounts ContainerRequests(JsonReader& container) {
+  const Json* resources = container.Object("resources");
+  if (!resources) return {};
+  JsonReader reader(*resources, container.PathOf("resources"), container.errors());
+  ResourceAmounts requests = ReadResourceList(reader, "requests");
+  ResourceAmounts limits = ReadResourceList(reader, "limits");
+  if (!reader.Has("requests") || requests.gpu_milli == 0) requests.gpu_milli = limits.gpu_milli;
+  if (requests.cpu_milli == 0) requests.cpu_milli = limits.cpu_milli;
+  if (requests.memory_bytes == 0) requests.memory_bytes = limits.memory_bytes;
+  return requests;
+}
+
+ResourceAmounts SumContainers(JsonReader& spec, std::string_view key, bool take_max) {
+  ResourceAmounts total;
+  const Json* list = spec.Array(key);
+  if (!list) return total;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader container((*list)[i], Child(spec.PathOf(key), i), spec.errors());
+    ResourceAmounts one = ContainerRequests(container);
+    if (take_max) {
+      total.gpu_milli = std::max(total.gpu_milli, one.gpu_milli);
+      total.cpu_milli = std::max(total.cpu_milli, one.cpu_milli);
+      total.memory_bytes = std::max(total.memory_bytes, one.memory_bytes);
+    } else {
+      total.gpu_milli += one.gpu_milli;
+      total.cpu_milli += one.cpu_milli;
+      total.memory_bytes += one.memory_bytes;
+    }
+  }
+  return total;
+}
+
+std::vector<NodeSelectorRequirement> ReadTerm(JsonReader& term) {
+  std::vector<NodeSelectorRequirement> requirements;
+  const Json* list = term.Array("matchExpressions");
+  if (!list) return requirements;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(term.PathOf("matchExpressions"), i), term.errors());
+    NodeSelectorRequirement requirement;
+    requirement.key = item.String("key", Presence::kRequired).value_or("");
+    requirement.op = item.String("operator", Presence::kRequired).value_or("");
+    requirement.values = item.StringList("values");
+    requirements.push_back(std::move(requirement));
+  }
+  return requirements;
+}
+
+std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(JsonReader& spec) {
+  std::vector<std::vector<NodeSelectorRequirement>> terms;
+  const Json* affinity = spec.Object("affinity");
+  if (!affinity) return terms;
+  const Json* node_affinity =
+      affinity->contains("nodeAffinity") ? &(*affinity)["nodeAffinity"] : nullptr;
+  if (!node_affinity || !node_affinity->is_object()) return terms;
+  auto required = node_affinity->find("requiredDuringSchedulingIgnoredDuringExecution");
+  if (required == node_affinity->end() || !required->is_object()) return terms;
+  std::string path =
+      Child(spec.PathOf("affinity"), "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
+  JsonReader selector(*required, path, spec.errors());
+  const Json* list = selector.Array("nodeSelectorTerms");
+  if (!list) return terms;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader term((*list)[i], Child(selector.PathOf("nodeSelectorTerms"), i), spec.errors());
+    terms.push_back(ReadTerm(term));
+  }
+  return terms;
+}
+
+std::vector<Toleration> ReadTolerations(JsonReader& spec) {
+  std::vector<Toleration> tolerations;
+  const Json* list = spec.Array("tolerations");
+  if (!list) return tolerations;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(spec.PathOf("tolerations"), i), spec.errors());
+    tolerations.push_back({item.String("key").value_or(""), item.String("operator").value_or(""),
+                           item.String("value").value_or(""), item.String("effect").value_or("")});
+  }
+  return tolerations;
+}
+
+std::vector<std::string> ReadGates(JsonReader& spec) {
+  std::vector<std::string> gates;
+  const Json* list = spec.Array("schedulingGates");
+  if (!list) return gates;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(spec.PathOf("schedulingGates"), i), spec.errors());
+    gates.push_back(item.String("name", Presence::kRequired).value_or(""));
+  }
+  return gates;
+}
+
+void ReadPodSpec(JsonReader& spec, Pod& pod) {
+  pod.node_name = spec.String("nodeName").value_or("");
+  pod.scheduler_name = spec.String("schedulerName").value_or("");
+  pod.priority_class_name = spec.String("priorityClassName").value_or("");
+  pod.node_selector = spec.StringMap("nodeSelector");
+  pod.required_affinity = ReadRequiredAffinity(spec);
+  pod.tolerations = ReadTolerations(spec);
+  pod.scheduling_gates = ReadGates(spec);
+  ResourceAmounts app = SumContainers(spec, "containers", false);
+  ResourceAmounts init = SumContainers(spec, "initContainers", true);
+  pod.requests = {std::max(app.gpu_milli, init.gpu_milli), std::max(app.cpu_milli, init.cpu_milli),
+                  std::max(app.memory_bytes, init.memory_bytes)};
+}
+
+std::optional<int32_t> FirstExitCode(const Json& status) {
+  auto statuses = status.find("containerStatuses");
+  if (statuses == status.end() || !statuses->is_array()) return std::nullopt;
+  for (const auto& container : *statuses) {
+    const Json* terminated = nullptr;
+    if (container.is_object() && container.contains("state") && container["state"].is_object() &&
+        container["state"].contains("terminated")) {
+      terminated = &container["state"]["terminated"];
+    }
+    if (terminated && terminated->is_object() && terminated->contains("exitCode") &&
+        (*terminated)["exitCode"].is_number_integer()) {
+      return (*terminated)["exitCode"].get<int32_t>();
+    }
+  }
+  return std::nullopt;
+}
+
+void ReadPodStatus(JsonReader& status, const Json& raw, Pod& pod) {
+  pod.phase = status.String("phase").value_or("");
+  pod.start_time = status.String("startTime");
+  if (const Json* list = status.Array("conditions")) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      JsonReader item((*list)[i], Child(status.PathOf("conditions"), i), status.errors());
+      pod.conditions.push_back(
+          {item.String("type").value_or(""), item.String("status").value_or(""),
+           item.String("reason").value_or(""), item.String("message").value_or("")});
+    }
+  }
+  pod.exit_code = FirstExitCode(raw);
+}
+
+}  // namespace
+
+ResourceAmounts ReadResourceList(JsonReader& reader, std::string_view key) {
+  ResourceAmounts amounts;
+  const Json* list = reader.Object(key);
+  if (!list) return amounts;
+  JsonReader resources(*list, reader.PathOf(key), reader.errors());
+  amounts.gpu_milli = resources.QuantityField(kGpuResource).value_or(Quantity{}).milli;
+  amounts.cpu_milli = resources.QuantityField("cpu").value_or(Quantity{}).milli;
+  int64_t memory_milli = resources.QuantityField("memory").value_or(Quantity{}).milli;
+  amounts.memory_bytes = (memory_milli + 999) / 1000;
+  return amounts;
+}
+
+Pod DecodePod(const Json& object, FieldErrors& errors) {
+  Pod pod;
+  JsonReader root(object, "", errors);
+  pod.metadata = ReadObjectMeta(root, Presence::kRequired);
+  if (const Json* spec = root.Object("spec")) {
+    JsonReader reader(*spec, "spec", errors);
+    ReadPodSpec(reader, pod);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, "status", errors);
+    ReadPodStatus(reader, *status, pod);
+  }
+  return pod;
+}
+
+}  // namespace gpupool::api

@@ -1,0 +1,168 @@
+#include "gpupool/api/project.h"
+
+#include <set>
+
+#include "rules.h"
+
+namespace gpupool::api {
+namespace {
+
+QueueQuota ReadQuota(JsonReader& item) {
+  QueueQuota quota;
+  quota.queue = item.String("queue", Presence::kRequired).value_or("");
+  if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
+  quota.gpu = ReadNonNegativeQuantity(item, "gpu", Presence::kRequired).value_or(Quantity{});
+  quota.limit = ReadNonNegativeQuantity(item, "limit");
+  if (quota.limit && quota.limit->milli < quota.gpu.milli) {
+    item.Error("limit", "must be >= gpu");
+  }
+  auto weight = item.Int32("overQuotaWeight");
+  if (weight && *weight < 0) item.Error("overQuotaWeight", "must be >= 0");
+  quota.over_quota_weight = weight && *weight >= 0 ? *weight : 1;
+  quota.cpu = ReadNonNegativeQuantity(item, "cpu");
+  quota.memory = ReadNonNegativeQuantity(item, "memory");
+  return quota;
+}
+
+std::vector<QueueQuota> ReadQuotas(JsonReader& spec) {
+  std::vector<QueueQuota> quotas;
+  const Json* list = spec.Array("quotas");
+  if (!list) return quotas;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(spec.PathOf("quotas"), i), spec.errors());
+    QueueQuota quota = ReadQuota(item);
+    if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
+      item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
+    }
+    quotas.push_back(std::move(quota));
+  }
+  return quotas;
+}
+
+ProjectSpec ReadSpec(JsonReader& spec) {
+  ProjectSpec result;
+  result.namespaces = spec.StringList("namespaces", Presence::kRequired);
+  if (spec.Has("namespaces") && result.namespaces.empty() && spec.errors().empty()) {
+    spec.Error("namespaces", "must list at least one namespace");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < result.namespaces.size(); ++i) {
+    const auto& name = result.namespaces[i];
+    std::string path = Child(spec.PathOf("namespaces"), i);
+    if (!IsDnsLabel(name)) {
+      spec.errors().push_back(
+          {path, "must be a namespace name (RFC 1123 label), got \"" + name + "\""});
+    } else if (!seen.insert(name).second) {
+      spec.errors().push_back({path, "duplicate namespace \"" + name + "\""});
+    }
+  }
+  result.priority = spec.Int32("priority").value_or(0);
+  result.quotas = ReadQuotas(spec);
+  return result;
+}
+
+std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
+  std::vector<ProjectQueueUsage> usage;
+  const Json* list = status.Array("queues");
+  if (!list) return usage;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(status.PathOf("queues"), i), status.errors());
+    ProjectQueueUsage entry;
+    entry.queue = item.String("queue", Presence::kRequired).value_or("");
+    entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
+    entry.allocated = item.QuantityField("allocated").value_or(Quantity{});
+    entry.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
+    entry.pending = item.QuantityField("pending").value_or(Quantity{});
+    entry.running_jobs = item.Int32("runningJobs").value_or(0);
+    entry.pending_jobs = item.Int32("pendingJobs").value_or(0);
+    usage.push_back(std::move(entry));
+  }
+  return usage;
+}
+
+Json QuotaToJson(const QueueQuota& quota) {
+  Json json = {{"queue", quota.queue},
+               {"gpu", quota.gpu.ToJson()},
+               {"overQuotaWeight", quota.over_quota_weight}};
+  if (quota.limit) json["limit"] = quota.limit->ToJson();
+  if (quota.cpu) json["cpu"] = quota.cpu->ToJson();
+  if (quota.memory) json["memory"] = quota.memory->ToJson();
+  return json;
+}
+
+Json StatusToJson(const ProjectStatus& status) {
+  Json json = Json::object();
+  if (status.observed_generation) json["observedGeneration"] = status.observed_generation;
+  if (status.guaranteed) json["guaranteed"] = status.guaranteed->ToJson();
+  if (status.allocated) json["allocated"] = status.allocated->ToJson();
+  if (status.over_quota) json["overQuota"] = status.over_quota->ToJson();
+  Json queues = Json::array();
+  for (const auto& q : status.queues) {
+    queues.push_back({{"queue", q.queue},
+                      {"guaranteed", q.guaranteed.ToJson()},
+                      {"allocated", q.allocated.ToJson()},
+                      {"overQuota", q.over_quota.ToJson()},
+                      {"pending", q.pending.ToJson()},
+                      {"runningJobs", q.running_jobs},
+                      {"pendingJobs", q.pending_jobs}});
+  }
+  if (!queues.empty()) json["queues"] = queues;
+  if (!status.conditions.empty()) json["conditions"] = ConditionsToJson(status.conditions);
+  return json;
+}
+
+}  // namespace
+
+const QueueQuota* ProjectSpec::QuotaFor(const std::string& queue) const {
+  for (const auto& quota : quotas) {
+    if (quota.queue == queue) return &quota;
+  }
+  return nullptr;
+}
+
+Project DecodeProject(const Json& object, FieldErrors& errors) {
+  Project project;
+  project.raw = object;
+  JsonReader root(object, "", errors);
+  ExpectTypeMeta(root, kApiVersion, "Project");
+  project.metadata = ReadObjectMeta(root, Presence::kRequired);
+  CheckObjectName(root, project.metadata.name);
+  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
+    JsonReader reader(*spec, "spec", errors);
+    project.spec = ReadSpec(reader);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, "status", errors);
+    project.status.observed_generation = reader.Int("observedGeneration").value_or(0);
+    project.status.guaranteed = reader.QuantityField("guaranteed");
+    project.status.allocated = reader.QuantityField("allocated");
+    project.status.over_quota = reader.QuantityField("overQuota");
+    project.status.queues = ReadQueueUsage(reader);
+    project.status.conditions = ReadConditions(reader);
+  }
+  return project;
+}
+
+Json ToJson(const Project& project) {
+  Json json = project.raw.is_object() ? project.raw : Json::object();
+  json["apiVersion"] = kApiVersion;
+  json["kind"] = "Project";
+  WriteObjectMeta(project.metadata, json["metadata"]);
+  Json& spec = json["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  spec["namespaces"] = project.spec.namespaces;
+  spec["priority"] = project.spec.priority;
+  Json quotas = Json::array();
+  for (const auto& quota : project.spec.quotas) quotas.push_back(QuotaToJson(quota));
+  spec["quotas"] = quotas;
+  Json status = StatusToJson(project.status);
+  if (!status.empty()) {
+    json["status"] = status;
+  } else {
+    json.erase("status");
+  }
+  return json;
+}
+
+}  // namespace gpupool::api

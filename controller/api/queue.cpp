@@ -1,0 +1,120 @@
+#include "gpupool/api/queue.h"
+
+#include "rules.h"
+
+namespace gpupool::api {
+namespace {
+
+QueueSpec ReadSpec(JsonReader& spec) {
+  QueueSpec result;
+  result.node_selector = spec.StringMap("nodeSelector");
+  if (auto sharing = ReadEnum(spec, "sharing", {"Fixed", "Guaranteed"})) {
+    result.sharing = *sharing == "Fixed" ? Sharing::kFixed : Sharing::kGuaranteed;
+  }
+  if (const Json* preemption = spec.Object("preemption")) {
+    JsonReader reader(*preemption, spec.PathOf("preemption"), spec.errors());
+    result.preemption.min_runtime_seconds = ReadMinimum(reader, "minRuntimeSeconds", 0).value_or(0);
+    result.preemption.grace_period_seconds =
+        ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
+  }
+  return result;
+}
+
+std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
+  std::vector<QueueProjectUsage> usage;
+  const Json* list = status.Array("projects");
+  if (!list) return usage;
+  for (size_t i = 0; i < list->size(); ++i) {
+    JsonReader item((*list)[i], Child(status.PathOf("projects"), i), status.errors());
+    QueueProjectUsage entry;
+    entry.project = item.String("project", Presence::kRequired).value_or("");
+    entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
+    entry.allocated = item.QuantityField("allocated").value_or(Quantity{});
+    entry.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
+    entry.pending = item.QuantityField("pending").value_or(Quantity{});
+    usage.push_back(std::move(entry));
+  }
+  return usage;
+}
+
+QueueStatus ReadStatus(JsonReader& status) {
+  QueueStatus result;
+  result.observed_generation = status.Int("observedGeneration").value_or(0);
+  result.capacity = status.QuantityField("capacity");
+  result.allocated = status.QuantityField("allocated");
+  result.running_jobs = status.Int32("runningJobs").value_or(0);
+  result.pending_jobs = status.Int32("pendingJobs").value_or(0);
+  result.projects = ReadProjectUsage(status);
+  result.conditions = ReadConditions(status);
+  return result;
+}
+
+Json StatusToJson(const QueueStatus& status) {
+  Json json = Json::object();
+  if (status.observed_generation) json["observedGeneration"] = status.observed_generation;
+  if (status.capacity) json["capacity"] = status.capacity->ToJson();
+  if (status.allocated) json["allocated"] = status.allocated->ToJson();
+  if (status.running_jobs) json["runningJobs"] = status.running_jobs;
+  if (status.pending_jobs) json["pendingJobs"] = status.pending_jobs;
+  Json projects = Json::array();
+  for (const auto& p : status.projects) {
+    projects.push_back({{"project", p.project},
+                        {"guaranteed", p.guaranteed.ToJson()},
+                        {"allocated", p.allocated.ToJson()},
+                        {"overQuota", p.over_quota.ToJson()},
+                        {"pending", p.pending.ToJson()}});
+  }
+  if (!projects.empty()) json["projects"] = projects;
+  if (!status.conditions.empty()) json["conditions"] = ConditionsToJson(status.conditions);
+  return json;
+}
+
+}  // namespace
+
+const char* SharingName(Sharing sharing) {
+  return sharing == Sharing::kFixed ? "Fixed" : "Guaranteed";
+}
+
+Queue DecodeQueue(const Json& object, FieldErrors& errors) {
+  Queue queue;
+  queue.raw = object;
+  JsonReader root(object, "", errors);
+  ExpectTypeMeta(root, kApiVersion, "Queue");
+  queue.metadata = ReadObjectMeta(root, Presence::kRequired);
+  CheckObjectName(root, queue.metadata.name);
+  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
+    JsonReader reader(*spec, "spec", errors);
+    queue.spec = ReadSpec(reader);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, "status", errors);
+    queue.status = ReadStatus(reader);
+  }
+  return queue;
+}
+
+Json ToJson(const Queue& queue) {
+  Json json = queue.raw.is_object() ? queue.raw : Json::object();
+  json["apiVersion"] = kApiVersion;
+  json["kind"] = "Queue";
+  WriteObjectMeta(queue.metadata, json["metadata"]);
+  Json& spec = json["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  if (queue.spec.node_selector.empty()) {
+    spec.erase("nodeSelector");
+  } else {
+    spec["nodeSelector"] = queue.spec.node_selector;
+  }
+  spec["sharing"] = SharingName(queue.spec.sharing);
+  spec["preemption"] = {{"minRuntimeSeconds", queue.spec.preemption.min_runtime_seconds},
+                        {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
+  Json status = StatusToJson(queue.status);
+  if (!status.empty()) {
+    json["status"] = status;
+  } else {
+    json.erase("status");
+  }
+  return json;
+}
+
+}  // namespace gpupool::api

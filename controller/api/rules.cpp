@@ -1,0 +1,71 @@
+#include "rules.h"
+
+namespace gpupool::api {
+
+std::optional<std::string> ReadEnum(JsonReader& reader, std::string_view key,
+                                    std::initializer_list<std::string_view> allowed,
+                                    Presence presence) {
+  auto value = reader.String(key, presence);
+  if (!value) return std::nullopt;
+  for (auto option : allowed) {
+    if (*value == option) return value;
+  }
+  std::string message = "must be one of ";
+  for (auto option : allowed) {
+    if (option != *allowed.begin()) message += ", ";
+    message += option;
+  }
+  reader.Error(key, message + ", got \"" + *value + "\"");
+  return std::nullopt;
+}
+
+std::optional<int64_t> ReadMinimum(JsonReader& reader, std::string_view key, int64_t minimum,
+                                   Presence presence) {
+  auto value = reader.Int(key, presence);
+  if (value && *value < minimum) {
+    reader.Error(key, "must be >= " + std::to_string(minimum));
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<Quantity> ReadNonNegativeQuantity(JsonReader& reader, std::string_view key,
+                                                Presence presence) {
+  auto value = reader.QuantityField(key, presence);
+  if (value && value->milli < 0) {
+    reader.Error(key, "must be >= 0");
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool IsDnsLabel(std::string_view text) {
+  if (text.empty() || text.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!alnum(text.front()) || !alnum(text.back())) return false;
+  for (char c : text) {
+    if (!alnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+bool IsDnsSubdomain(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    size_t dot = text.find('.', start);
+    if (!IsDnsLabel(text.substr(start, dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+void CheckObjectName(JsonReader& root, const std::string& name) {
+  if (!name.empty() && !IsDnsSubdomain(name)) {
+    root.errors().push_back(
+        {"metadata.name",
+         "must be a lower-case RFC 1123 subdomain (a-z, 0-9, '-', '.'), got \"" + name + "\""});
+  }
+}
+
+}  // namespace gpupool::api

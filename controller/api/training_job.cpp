@@ -1,0 +1,160 @@
+#include "gpupool/api/training_job.h"
+
+#include "rules.h"
+#include "training_job_status.h"
+
+namespace gpupool::api {
+namespace {
+
+// Returns the template when it is an object; reports what is wrong inside it.
+const Json* ReadPodTemplate(JsonReader& spec) {
+  const Json* pod_template = spec.Object("template", Presence::kRequired);
+  if (!pod_template) return nullptr;
+  JsonReader reader(*pod_template, spec.PathOf("template"), spec.errors());
+  reader.Object("metadata");
+  const Json* pod_spec = reader.Object("spec", Presence::kRequired);
+  if (!pod_spec) return pod_template;
+  JsonReader pod(*pod_spec, reader.PathOf("spec"), spec.errors());
+  const Json* containers = pod.Array("containers", Presence::kRequired);
+  if (!containers) return pod_template;
+  if (containers->empty()) pod.Error("containers", "must have at least 1 item");
+  for (size_t i = 0; i < containers->size(); ++i) {
+    if (!(*containers)[i].is_object()) {
+      spec.errors().push_back({Child(pod.PathOf("containers"), i),
+                               "must be an object, got " + JsonTypeName((*containers)[i])});
+    }
+  }
+  return pod_template;
+}
+
+std::optional<TopologySpec> ReadTopology(JsonReader& spec) {
+  const Json* topology = spec.Object("topology");
+  if (!topology) return std::nullopt;
+  JsonReader reader(*topology, spec.PathOf("topology"), spec.errors());
+  TopologySpec result;
+  result.key = reader.String("key", Presence::kRequired).value_or("");
+  if (reader.Has("key") && result.key.empty()) reader.Error("key", "must not be empty");
+  if (auto mode = ReadEnum(reader, "mode", {"Required", "Preferred"})) {
+    result.mode = *mode == "Required" ? TopologyMode::kRequired : TopologyMode::kPreferred;
+  }
+  return result;
+}
+
+WorkloadClass ReadWorkloadClass(JsonReader& spec) {
+  auto name = ReadEnum(spec, "workloadClass", {"Train", "Build", "Inference"});
+  if (name == "Build") return WorkloadClass::kBuild;
+  if (name == "Inference") return WorkloadClass::kInference;
+  return WorkloadClass::kTrain;
+}
+
+// The CRD's cross-field rules on replicas and gpusPerReplica.
+void CheckGang(JsonReader& spec, const TrainingJobSpec& job) {
+  if (job.min_replicas && *job.min_replicas > job.replicas) {
+    spec.Error("minReplicas", "must be <= replicas");
+  }
+  if (!spec.Has("gpusPerReplica")) return;
+  const int64_t milli = job.gpus_per_replica.milli;
+  if (milli <= 0) {
+    spec.Error("gpusPerReplica", "must be > 0");
+  } else if (milli % 1000 != 0 && (milli > 1000 || job.replicas != 1)) {
+    spec.Error("gpusPerReplica",
+               "a fractional gpusPerReplica must be below 1 and needs replicas: 1");
+  }
+}
+
+TrainingJobSpec ReadSpec(JsonReader& spec) {
+  TrainingJobSpec result;
+  result.queue = spec.String("queue", Presence::kRequired).value_or("");
+  if (spec.Has("queue") && result.queue.empty()) spec.Error("queue", "must not be empty");
+  result.workload_class = ReadWorkloadClass(spec);
+  result.priority = spec.Int32("priority").value_or(0);
+  auto replicas = spec.Int32("replicas");
+  if (replicas && *replicas < 1) spec.Error("replicas", "must be >= 1");
+  result.replicas = replicas && *replicas >= 1 ? *replicas : 1;
+  result.min_replicas = spec.Int32("minReplicas");
+  if (result.min_replicas && *result.min_replicas < 1) {
+    spec.Error("minReplicas", "must be >= 1");
+    result.min_replicas.reset();
+  }
+  result.gpus_per_replica =
+      spec.QuantityField("gpusPerReplica", Presence::kRequired).value_or(Quantity{});
+  result.topology = ReadTopology(spec);
+  if (const Json* pod_template = ReadPodTemplate(spec)) result.pod_template = *pod_template;
+  auto backoff = spec.Int32("backoffLimit");
+  if (backoff && *backoff < 0) spec.Error("backoffLimit", "must be >= 0");
+  result.backoff_limit = backoff && *backoff >= 0 ? *backoff : 3;
+  result.active_deadline_seconds = ReadMinimum(spec, "activeDeadlineSeconds", 1);
+  CheckGang(spec, result);
+  return result;
+}
+
+Json SpecToJson(const TrainingJobSpec& spec, Json json) {
+  if (!json.is_object()) json = Json::object();
+  json["queue"] = spec.queue;
+  json["workloadClass"] = WorkloadClassName(spec.workload_class);
+  json["priority"] = spec.priority;
+  json["replicas"] = spec.replicas;
+  SetOrErase(json, "minReplicas", spec.min_replicas);
+  json["gpusPerReplica"] = spec.gpus_per_replica.ToJson();
+  if (spec.topology) {
+    json["topology"] = {
+        {"key", spec.topology->key},
+        {"mode", spec.topology->mode == TopologyMode::kRequired ? "Required" : "Preferred"}};
+  } else {
+    json.erase("topology");
+  }
+  json["template"] = spec.pod_template;
+  json["backoffLimit"] = spec.backoff_limit;
+  SetOrErase(json, "activeDeadlineSeconds", spec.active_deadline_seconds);
+  return json;
+}
+
+}  // namespace
+
+const char* WorkloadClassName(WorkloadClass workload_class) {
+  switch (workload_class) {
+    case WorkloadClass::kBuild:
+      return "Build";
+    case WorkloadClass::kInference:
+      return "Inference";
+    default:
+      return "Train";
+  }
+}
+
+bool IsPreemptible(WorkloadClass workload_class) { return workload_class == WorkloadClass::kTrain; }
+
+TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
+  TrainingJob job;
+  job.raw = object;
+  JsonReader root(object, "", errors);
+  ExpectTypeMeta(root, kApiVersion, "TrainingJob");
+  job.metadata = ReadObjectMeta(root, Presence::kRequired);
+  CheckObjectName(root, job.metadata.name);
+  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
+    JsonReader reader(*spec, "spec", errors);
+    job.spec = ReadSpec(reader);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, "status", errors);
+    job.status = ReadTrainingJobStatus(reader);
+  }
+  return job;
+}
+
+Json ToJson(const TrainingJob& job) {
+  Json json = job.raw.is_object() ? job.raw : Json::object();
+  json["apiVersion"] = kApiVersion;
+  json["kind"] = "TrainingJob";
+  WriteObjectMeta(job.metadata, json["metadata"]);
+  json["spec"] = SpecToJson(job.spec, json.value("spec", Json::object()));
+  Json status = TrainingJobStatusToJson(job.status);
+  if (!status.empty()) {
+    json["status"] = status;
+  } else {
+    json.erase("status");
+  }
+  return json;
+}
+
+}  // namespace gpupool::api

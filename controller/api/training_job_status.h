@@ -1,0 +1,11 @@
+// Reading and writing TrainingJob.status (kept apart from the spec's rules).
+#pragma once
+
+#include "gpupool/api/training_job.h"
+
+namespace gpupool::api {
+
+TrainingJobStatus ReadTrainingJobStatus(JsonReader& status);
+Json TrainingJobStatusToJson(const TrainingJobStatus& status);
+
+}  // namespace gpupool::api

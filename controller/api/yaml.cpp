@@ -1,0 +1,81 @@
+#include "gpupool/api/yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <sstream>
+
+namespace gpupool::api {
+namespace {
+
+using Json = nlohmann::json;
+
+Json PlainScalar(const std::string& text) {
+  static const std::regex kInt("[-+]?[0-9]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
+    return nullptr;
+  }
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (std::regex_match(text, kInt)) {
+    errno = 0;
+    long long value = std::strtoll(text.c_str(), nullptr, 10);
+    if (errno != ERANGE) return value;
+  }
+  if (std::regex_match(text, kFloat)) return std::strtod(text.c_str(), nullptr);
+  return text;
+}
+
+Json Convert(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      if (node.Tag() == "!") return node.Scalar();  // quoted: always a string
+      return PlainScalar(node.Scalar());
+    case YAML::NodeType::Sequence: {
+      Json list = Json::array();
+      for (const auto& item : node) list.push_back(Convert(item));
+      return list;
+    }
+    case YAML::NodeType::Map: {
+      Json object = Json::object();
+      for (const auto& entry : node) object[entry.first.as<std::string>()] = Convert(entry.second);
+      return object;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Json> YamlToJson(const std::string& text, const std::string& source) {
+  std::vector<Json> documents;
+  try {
+    for (const auto& node : YAML::LoadAll(text)) {
+      Json document = Convert(node);
+      if (!document.is_null()) documents.push_back(std::move(document));
+    }
+  } catch (const YAML::Exception& error) {
+    throw YamlError(source + ":" + std::to_string(error.mark.line + 1) + ":" +
+                    std::to_string(error.mark.column + 1) + ": " + error.msg);
+  }
+  return documents;
+}
+
+std::vector<Json> LoadYamlFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw YamlError(path + ": cannot read file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return YamlToJson(text.str(), path);
+}
+
+}  // namespace gpupool::api

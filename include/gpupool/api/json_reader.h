@@ -1,0 +1,62 @@
+// Typed, error-collecting reads of JSON object fields. A wrong type or a
+// missing required field becomes a FieldError with the field's full path;
+// reading never throws and never stops at the first problem.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpupool/api/field_error.h"
+#include "gpupool/api/quantity.h"
+
+namespace gpupool::api {
+
+using Json = nlohmann::json;
+
+enum class Presence { kOptional, kRequired };
+
+class JsonReader {
+ public:
+  // `object` must outlive the reader. A non-object `object` is reported once.
+  JsonReader(const Json& object, std::string path, FieldErrors& errors);
+
+  const std::string& path() const { return path_; }
+  std::string PathOf(std::string_view key) const { return Child(path_, key); }
+  FieldErrors& errors() const { return errors_; }
+  bool Has(std::string_view key) const;
+
+  std::optional<std::string> String(std::string_view key, Presence = Presence::kOptional);
+  std::optional<int64_t> Int(std::string_view key, Presence = Presence::kOptional);
+  std::optional<int32_t> Int32(std::string_view key, Presence = Presence::kOptional);
+  std::optional<bool> Bool(std::string_view key, Presence = Presence::kOptional);
+  std::optional<Quantity> QuantityField(std::string_view key, Presence = Presence::kOptional);
+  std::map<std::string, std::string> StringMap(std::string_view key);
+  std::vector<std::string> StringList(std::string_view key, Presence = Presence::kOptional);
+  // The field if it is an object (nullptr when absent or wrong type).
+  const Json* Object(std::string_view key, Presence = Presence::kOptional);
+  // The field if it is an array (nullptr when absent or wrong type).
+  const Json* Array(std::string_view key, Presence = Presence::kOptional);
+
+  void Error(std::string_view key, std::string message) const;
+
+ private:
+  const Json* Field(std::string_view key, Presence presence);
+  void TypeError(std::string_view key, std::string_view expected, const Json& got) const;
+
+  const Json& object_;
+  std::string path_;
+  FieldErrors& errors_;
+};
+
+// Reads a quantity from a JSON string or number; nullopt + message otherwise.
+std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error);
+
+// The JSON type name used in error messages ("string", "integer", ...).
+std::string JsonTypeName(const Json& value);
+
+}  // namespace gpupool::api

@@ -1,0 +1,36 @@
+// OpenAPI v3 structural schemas as used by CustomResourceDefinitions:
+// checking that a schema is structural, and validating, defaulting and
+// pruning objects against one. CEL rules (x-kubernetes-validations) are not
+// evaluated here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gpupool/api/field_error.h"
+
+namespace gpupool::api {
+
+using Json = nlohmann::json;
+
+// Errors that make `schema` non-structural (a node without `type`, forbidden
+// keys such as `$ref` or `additionalProperties` beside `properties`, types in
+// value validations, ...), with paths inside the schema.
+FieldErrors CheckStructural(const Json& schema);
+
+// Validates `value` against `schema`: type (with x-kubernetes-int-or-string and
+// x-kubernetes-preserve-unknown-fields), required, enum, minimum/maximum
+// (exclusive too), minLength/maxLength, minItems/maxItems, pattern, format
+// (date-time, int32, int64), nullable, anyOf/allOf/oneOf/not as value checks,
+// additionalProperties for maps. `path` prefixes every error path.
+FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
+                                  const std::string& path = "");
+
+// Fills in `default` values of absent fields, recursively, as the API server
+// does before validation.
+void ApplyDefaults(const Json& schema, Json& value);
+
+// Removes fields the schema does not know (unless preserved by
+// x-kubernetes-preserve-unknown-fields); returns the paths it removed.
+std::vector<std::string> Prune(const Json& schema, Json& value, const std::string& path = "");
+
+}  // namespace gpupool::api

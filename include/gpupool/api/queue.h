@@ -1,0 +1,54 @@
+// Queue: one pool of nodes and the way its GPUs are shared among projects.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/meta.h"
+
+namespace gpupool::api {
+
+enum class Sharing { kFixed, kGuaranteed };
+
+struct PreemptionSettings {
+  int64_t min_runtime_seconds = 0;    // younger jobs are never reclaim victims
+  int64_t grace_period_seconds = 30;  // eviction grace: the victim's checkpoint time
+};
+
+struct QueueSpec {
+  std::map<std::string, std::string> node_selector;  // empty: every GPU node
+  Sharing sharing = Sharing::kGuaranteed;
+  PreemptionSettings preemption;
+};
+
+struct QueueProjectUsage {
+  std::string project;
+  Quantity guaranteed, allocated, over_quota, pending;
+};
+
+struct QueueStatus {
+  int64_t observed_generation = 0;
+  std::optional<Quantity> capacity, allocated;
+  int32_t running_jobs = 0;
+  int32_t pending_jobs = 0;
+  std::vector<QueueProjectUsage> projects;
+  std::vector<Condition> conditions;
+};
+
+struct Queue {
+  ObjectMeta metadata;
+  QueueSpec spec;
+  QueueStatus status;
+  Json raw;  // the object as read, so unknown fields survive a write-back
+};
+
+const char* SharingName(Sharing sharing);
+
+// Reads a Queue; type errors and CRD-rule violations go to `errors`.
+Queue DecodeQueue(const Json& object, FieldErrors& errors);
+Json ToJson(const Queue& queue);
+
+}  // namespace gpupool::api

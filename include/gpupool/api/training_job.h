@@ -1,0 +1,74 @@
+// TrainingJob: a workload of one or more replicas (a gang) asking for GPUs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/meta.h"
+
+namespace gpupool::api {
+
+enum class WorkloadClass { kTrain, kBuild, kInference };
+enum class TopologyMode { kRequired, kPreferred };
+enum class JobPhase { kQueued, kAdmitted, kRunning, kPreempted, kSucceeded, kFailed };
+
+struct TopologySpec {
+  std::string key;  // node label naming the domain, e.g. "rack"
+  TopologyMode mode = TopologyMode::kPreferred;
+};
+
+struct TrainingJobSpec {
+  std::string queue;
+  WorkloadClass workload_class = WorkloadClass::kTrain;
+  int32_t priority = 0;
+  int32_t replicas = 1;
+  std::optional<int32_t> min_replicas;  // absent: all replicas
+  Quantity gpus_per_replica;
+  std::optional<TopologySpec> topology;
+  Json pod_template;  // a PodTemplateSpec, copied into every replica's pod
+  int32_t backoff_limit = 3;
+  std::optional<int64_t> active_deadline_seconds;
+
+  int32_t EffectiveMinReplicas() const { return min_replicas.value_or(replicas); }
+  bool IsFractional() const { return gpus_per_replica.milli % 1000 != 0; }
+};
+
+struct ReplicaPlacement {
+  int32_t replica = 0;
+  std::string node;
+  std::vector<int32_t> devices;
+
+  bool operator==(const ReplicaPlacement&) const = default;
+};
+
+struct TrainingJobStatus {
+  std::optional<JobPhase> phase;
+  std::string project;
+  std::vector<Condition> conditions;
+  std::optional<std::string> queued_time, admitted_time, start_time, completion_time;
+  int32_t preemption_count = 0;
+  int32_t restart_count = 0;
+  std::optional<Quantity> allocated_gpu;
+  bool over_quota = false;
+  std::vector<ReplicaPlacement> placement;
+  int64_t observed_generation = 0;
+};
+
+struct TrainingJob {
+  ObjectMeta metadata;
+  TrainingJobSpec spec;
+  TrainingJobStatus status;
+  Json raw;
+};
+
+const char* WorkloadClassName(WorkloadClass workload_class);
+const char* JobPhaseName(JobPhase phase);
+// Build and Inference work is never preempted and runs only within quota.
+bool IsPreemptible(WorkloadClass workload_class);
+
+TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors);
+Json ToJson(const TrainingJob& job);
+
+}  // namespace gpupool::api

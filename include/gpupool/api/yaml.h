@@ -1,0 +1,24 @@
+// YAML documents to JSON values, with the YAML 1.2 core schema for plain
+// scalars (quoted scalars always stay strings), as kubectl sends them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpupool::api {
+
+class YamlError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Every non-empty document of `text`, in order. Throws YamlError with the line
+// and column of a syntax error; `source` names the input in that message.
+std::vector<nlohmann::json> YamlToJson(const std::string& text, const std::string& source);
+
+// Reads and converts a file; throws YamlError when it cannot be read.
+std::vector<nlohmann::json> LoadYamlFile(const std::string& path);
+
+}  // namespace gpupool::api
