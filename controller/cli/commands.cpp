@@ -3,10 +3,12 @@
 namespace gpupool::cli {
 
 int RunVersion(Args args);
+int RunValidate(Args args);
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
       {"version", "print the gpupool version", RunVersion},
+      {"validate", "check Queue, Project and TrainingJob YAML files", RunValidate},
   };
   return commands;
 }

@@ -10,8 +10,8 @@ void PrintUsage(std::ostream& out) {
   out << "gpupool: a Kubernetes operator that pools GPUs for data-science teams\n\n"
          "Usage: gpupool <command> [flags]\n\nCommands:\n";
   for (const auto& command : gpupool::cli::AllCommands()) {
-    out << "  " << command.name << std::string(12 - command.name.size(), ' ')
-        << command.summary << "\n";
+    out << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary
+        << "\n";
   }
   out << "\nRun 'gpupool <command> --help' for the flags of a command.\n";
 }
