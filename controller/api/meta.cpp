@@ -131,6 +131,21 @@ const Condition* FindCondition(const std::vector<Condition>& conditions, const s
   return nullptr;
 }
 
+Json Overlay(const Json& raw, const Json& typed, std::initializer_list<const char*> known) {
+  Json result = raw.is_object() ? raw : Json::object();
+  for (const char* key : known) result.erase(key);
+  result.update(typed);
+  return result;
+}
+
+void SetOrEraseObject(Json& object, const char* key, Json value) {
+  if (value.empty()) {
+    object.erase(key);
+  } else {
+    object[key] = std::move(value);
+  }
+}
+
 void ExpectTypeMeta(JsonReader& reader, const std::string& api_version, const std::string& kind) {
   auto got_version = reader.String("apiVersion", Presence::kRequired);
   if (got_version && *got_version != api_version) {

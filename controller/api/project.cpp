@@ -156,12 +156,10 @@ Json ToJson(const Project& project) {
   Json quotas = Json::array();
   for (const auto& quota : project.spec.quotas) quotas.push_back(QuotaToJson(quota));
   spec["quotas"] = quotas;
-  Json status = StatusToJson(project.status);
-  if (!status.empty()) {
-    json["status"] = status;
-  } else {
-    json.erase("status");
-  }
+  SetOrEraseObject(json, "status",
+                   Overlay(json.value("status", Json::object()), StatusToJson(project.status),
+                           {"observedGeneration", "guaranteed", "allocated", "overQuota", "queues",
+                            "conditions"}));
   return json;
 }
 

@@ -82,7 +82,7 @@ Queue DecodeQueue(const Json& object, FieldErrors& errors) {
   ExpectTypeMeta(root, kApiVersion, "Queue");
   queue.metadata = ReadObjectMeta(root, Presence::kRequired);
   CheckObjectName(root, queue.metadata.name);
-  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
+  if (const Json* spec = root.Object("spec")) {
     JsonReader reader(*spec, "spec", errors);
     queue.spec = ReadSpec(reader);
   }
@@ -108,12 +108,10 @@ Json ToJson(const Queue& queue) {
   spec["sharing"] = SharingName(queue.spec.sharing);
   spec["preemption"] = {{"minRuntimeSeconds", queue.spec.preemption.min_runtime_seconds},
                         {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
-  Json status = StatusToJson(queue.status);
-  if (!status.empty()) {
-    json["status"] = status;
-  } else {
-    json.erase("status");
-  }
+  SetOrEraseObject(json, "status",
+                   Overlay(json.value("status", Json::object()), StatusToJson(queue.status),
+                           {"observedGeneration", "capacity", "allocated", "runningJobs",
+                            "pendingJobs", "projects", "conditions"}));
   return json;
 }
 

@@ -148,12 +148,12 @@ Json ToJson(const TrainingJob& job) {
   json["kind"] = "TrainingJob";
   WriteObjectMeta(job.metadata, json["metadata"]);
   json["spec"] = SpecToJson(job.spec, json.value("spec", Json::object()));
-  Json status = TrainingJobStatusToJson(job.status);
-  if (!status.empty()) {
-    json["status"] = status;
-  } else {
-    json.erase("status");
-  }
+  SetOrEraseObject(
+      json, "status",
+      Overlay(json.value("status", Json::object()), TrainingJobStatusToJson(job.status),
+              {"phase", "project", "conditions", "queuedTime", "admittedTime", "startTime",
+               "completionTime", "preemptionCount", "restartCount", "allocatedGpu", "overQuota",
+               "placement", "observedGeneration"}));
   return json;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -68,6 +69,13 @@ void SetOrErase(Json& object, const char* key, const std::optional<T>& value) {
     object.erase(key);
   }
 }
+
+// `typed` written over `raw`: the keys in `known` are gpupool's to set or erase,
+// every other key of `raw` is kept as it was.
+Json Overlay(const Json& raw, const Json& typed, std::initializer_list<const char*> known);
+
+// Sets object[key] to `value`, erasing the key when `value` is an empty object.
+void SetOrEraseObject(Json& object, const char* key, Json value);
 
 // Checks that the object's apiVersion and kind are the expected ones.
 void ExpectTypeMeta(JsonReader& reader, const std::string& api_version, const std::string& kind);

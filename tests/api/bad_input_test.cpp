@@ -1,0 +1,213 @@
+// Bad objects, each rejected with the field path a user must fix, both by our
+// validator and (where the schema can express it) by the CRD's own schema.
+#include <gtest/gtest.h>
+
+#include "gpupool/api/openapi_schema.h"
+#include "gpupool/api/validate.h"
+#include "gpupool/api/yaml.h"
+#include "test_objects.h"
+
+namespace gpupool::api {
+namespace {
+
+using testing::ValidProject;
+using testing::ValidQueue;
+using testing::ValidTrainingJob;
+
+// Who else rejects the input: the CRD's OpenAPI schema, or only the CRD's CEL
+// rules / the API server's metadata checks (which our schema validator skips).
+enum class AlsoRejectedBy { kSchema, kCelRule, kServerOnly };
+
+struct BadInput {
+  const char* name;
+  Json (*base)();
+  const char* patch;  // JSON Patch applied to the valid base object
+  const char* path;
+  const char* message;
+  AlsoRejectedBy also;
+};
+
+std::ostream& operator<<(std::ostream& out, const BadInput& input) { return out << input.name; }
+
+const BadInput kBadInputs[] = {
+    {"NegativeGpus", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/gpusPerReplica","value":"-1"}])", "spec.gpusPerReplica",
+     "must be > 0", AlsoRejectedBy::kSchema},
+    {"NonNumericGpus", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/gpusPerReplica","value":"abc"}])", "spec.gpusPerReplica",
+     "must be a quantity", AlsoRejectedBy::kSchema},
+    {"FractionAboveOne", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/replicas","value":1},{"op":"replace","path":"/spec/gpusPerReplica","value":"1.5"}])",
+     "spec.gpusPerReplica", "fractional gpusPerReplica must be below 1", AlsoRejectedBy::kCelRule},
+    {"FractionWithGang", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/gpusPerReplica","value":"0.5"}])", "spec.gpusPerReplica",
+     "needs replicas: 1", AlsoRejectedBy::kCelRule},
+    {"ZeroGpus", ValidTrainingJob, R"([{"op":"replace","path":"/spec/gpusPerReplica","value":0}])",
+     "spec.gpusPerReplica", "must be > 0", AlsoRejectedBy::kCelRule},
+    {"BooleanGpus", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/gpusPerReplica","value":true}])", "spec.gpusPerReplica",
+     "got boolean", AlsoRejectedBy::kSchema},
+    {"FinerThanMilliGpus", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/replicas","value":1},{"op":"replace","path":"/spec/gpusPerReplica","value":"0.0001"}])",
+     "spec.gpusPerReplica", "at most 3 decimals", AlsoRejectedBy::kServerOnly},
+    {"MissingGpus", ValidTrainingJob, R"([{"op":"remove","path":"/spec/gpusPerReplica"}])",
+     "spec.gpusPerReplica", "is required", AlsoRejectedBy::kSchema},
+    {"MinReplicasAboveReplicas", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/minReplicas","value":3}])", "spec.minReplicas",
+     "must be <= replicas", AlsoRejectedBy::kCelRule},
+    {"ZeroReplicas", ValidTrainingJob, R"([{"op":"replace","path":"/spec/replicas","value":0}])",
+     "spec.replicas", "must be >= 1", AlsoRejectedBy::kSchema},
+    {"ReplicasAsWord", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/replicas","value":"two"}])", "spec.replicas",
+     "must be an integer", AlsoRejectedBy::kSchema},
+    {"ZeroMinReplicas", ValidTrainingJob, R"([{"op":"add","path":"/spec/minReplicas","value":0}])",
+     "spec.minReplicas", "must be >= 1", AlsoRejectedBy::kSchema},
+    {"MissingTemplate", ValidTrainingJob, R"([{"op":"remove","path":"/spec/template"}])",
+     "spec.template", "is required", AlsoRejectedBy::kSchema},
+    {"NoContainers", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/template/spec/containers","value":[]}])",
+     "spec.template.spec.containers", "at least 1", AlsoRejectedBy::kSchema},
+    {"ContainerNotObject", ValidTrainingJob,
+     R"([{"op":"replace","path":"/spec/template/spec/containers/0","value":"nginx"}])",
+     "spec.template.spec.containers[0]", "must be an object", AlsoRejectedBy::kSchema},
+    {"MissingQueue", ValidTrainingJob, R"([{"op":"remove","path":"/spec/queue"}])", "spec.queue",
+     "is required", AlsoRejectedBy::kSchema},
+    {"EmptyQueue", ValidTrainingJob, R"([{"op":"replace","path":"/spec/queue","value":""}])",
+     "spec.queue", "must not be empty", AlsoRejectedBy::kSchema},
+    {"UnknownWorkloadClass", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/workloadClass","value":"Batch"}])", "spec.workloadClass",
+     "must be one of Train, Build, Inference", AlsoRejectedBy::kSchema},
+    {"TopologyWithoutKey", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/topology","value":{"mode":"Required"}}])", "spec.topology.key",
+     "is required", AlsoRejectedBy::kSchema},
+    {"UnknownTopologyMode", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/topology","value":{"key":"rack","mode":"Sometimes"}}])",
+     "spec.topology.mode", "must be one of Required, Preferred", AlsoRejectedBy::kSchema},
+    {"NegativeBackoff", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/backoffLimit","value":-1}])", "spec.backoffLimit",
+     "must be >= 0", AlsoRejectedBy::kSchema},
+    {"ZeroDeadline", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/activeDeadlineSeconds","value":0}])",
+     "spec.activeDeadlineSeconds", "must be >= 1", AlsoRejectedBy::kSchema},
+    {"FractionalPriority", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/priority","value":1.5}])", "spec.priority",
+     "must be an integer, got number", AlsoRejectedBy::kSchema},
+    {"PriorityBeyondInt32", ValidTrainingJob,
+     R"([{"op":"add","path":"/spec/priority","value":3000000000}])", "spec.priority", "32-bit",
+     AlsoRejectedBy::kSchema},
+    {"SpecNotObject", ValidTrainingJob, R"([{"op":"replace","path":"/spec","value":"x"}])", "spec",
+     "must be an object", AlsoRejectedBy::kSchema},
+    {"UnknownPhase", ValidTrainingJob,
+     R"([{"op":"add","path":"/status","value":{"phase":"Done"}}])", "status.phase",
+     "must be one of", AlsoRejectedBy::kSchema},
+    {"BadName", ValidTrainingJob,
+     R"([{"op":"replace","path":"/metadata/name","value":"Bad_Name"}])", "metadata.name",
+     "RFC 1123", AlsoRejectedBy::kServerOnly},
+    {"WrongApiVersion", ValidTrainingJob,
+     R"([{"op":"replace","path":"/apiVersion","value":"gpupool.dev/v1"}])", "apiVersion",
+     "must be gpupool.dev/v1alpha1", AlsoRejectedBy::kServerOnly},
+    {"NegativeQuota", ValidProject,
+     R"([{"op":"replace","path":"/spec/quotas/1/gpu","value":"-1"}])", "spec.quotas[1].gpu",
+     "must be >= 0", AlsoRejectedBy::kSchema},
+    {"LimitBelowQuota", ValidProject,
+     R"([{"op":"replace","path":"/spec/quotas/1/limit","value":"0.25"}])", "spec.quotas[1].limit",
+     "must be >= gpu", AlsoRejectedBy::kCelRule},
+    {"NonNumericQuota", ValidProject,
+     R"([{"op":"replace","path":"/spec/quotas/0/gpu","value":"lots"}])", "spec.quotas[0].gpu",
+     "must be a quantity", AlsoRejectedBy::kSchema},
+    {"MissingQuotaGpu", ValidProject, R"([{"op":"remove","path":"/spec/quotas/0/gpu"}])",
+     "spec.quotas[0].gpu", "is required", AlsoRejectedBy::kSchema},
+    {"DuplicateQuotaQueue", ValidProject,
+     R"([{"op":"replace","path":"/spec/quotas/1/queue","value":"train"}])", "spec.quotas[1].queue",
+     "duplicate quota", AlsoRejectedBy::kSchema},
+    {"NegativeWeight", ValidProject,
+     R"([{"op":"add","path":"/spec/quotas/0/overQuotaWeight","value":-1}])",
+     "spec.quotas[0].overQuotaWeight", "must be >= 0", AlsoRejectedBy::kSchema},
+    {"NoNamespaces", ValidProject, R"([{"op":"replace","path":"/spec/namespaces","value":[]}])",
+     "spec.namespaces", "at least one", AlsoRejectedBy::kSchema},
+    {"MissingNamespaces", ValidProject, R"([{"op":"remove","path":"/spec/namespaces"}])",
+     "spec.namespaces", "is required", AlsoRejectedBy::kSchema},
+    {"BadNamespace", ValidProject,
+     R"([{"op":"replace","path":"/spec/namespaces/0","value":"Susan"}])", "spec.namespaces[0]",
+     "RFC 1123 label", AlsoRejectedBy::kSchema},
+    {"QuotasNotList", ValidProject,
+     R"([{"op":"replace","path":"/spec/quotas","value":{"train":2}}])", "spec.quotas",
+     "must be an array", AlsoRejectedBy::kSchema},
+    {"UnknownSharing", ValidQueue, R"([{"op":"replace","path":"/spec/sharing","value":"Shared"}])",
+     "spec.sharing", "must be one of Fixed, Guaranteed", AlsoRejectedBy::kSchema},
+    {"NegativeMinRuntime", ValidQueue,
+     R"([{"op":"replace","path":"/spec/preemption/minRuntimeSeconds","value":-5}])",
+     "spec.preemption.minRuntimeSeconds", "must be >= 0", AlsoRejectedBy::kSchema},
+    {"GraceAsDuration", ValidQueue,
+     R"([{"op":"replace","path":"/spec/preemption/gracePeriodSeconds","value":"30s"}])",
+     "spec.preemption.gracePeriodSeconds", "must be an integer", AlsoRejectedBy::kSchema},
+    {"NodeSelectorValueNotString", ValidQueue,
+     R"([{"op":"replace","path":"/spec/nodeSelector/pool","value":1}])", "spec.nodeSelector.pool",
+     "must be a string", AlsoRejectedBy::kSchema},
+    {"NodeSelectorNotMap", ValidQueue,
+     R"([{"op":"replace","path":"/spec/nodeSelector","value":["pool=train"]}])",
+     "spec.nodeSelector", "must be an object", AlsoRejectedBy::kSchema},
+};
+
+class BadInputTest : public ::testing::TestWithParam<BadInput> {
+ protected:
+  Json Object() const { return GetParam().base().patch(Json::parse(GetParam().patch)); }
+};
+
+TEST(BadInputs, AtLeastThirtyCases) { EXPECT_GE(std::size(kBadInputs), 30u); }
+
+TEST(BadInputs, BaseObjectsAreValid) {
+  for (auto base : {ValidTrainingJob, ValidProject, ValidQueue}) {
+    EXPECT_EQ(JoinErrors(ValidateObject(base())), "");
+  }
+}
+
+TEST_P(BadInputTest, OurValidatorNamesTheField) {
+  auto errors = ValidateObject(Object());
+  bool found = false;
+  for (const auto& error : errors) {
+    if (error.path == GetParam().path &&
+        error.message.find(GetParam().message) != std::string::npos) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "expected \"" << GetParam().path << ": ..." << GetParam().message
+                     << "...\", got: " << JoinErrors(errors);
+}
+
+Json CrdSchemaFor(const std::string& kind) {
+  const std::string file = kind == "Queue"     ? "crds/queues.gpupool.dev.yaml"
+                           : kind == "Project" ? "crds/projects.gpupool.dev.yaml"
+                                               : "crds/trainingjobs.gpupool.dev.yaml";
+  auto documents = LoadYamlFile(testing::SourcePath(file));
+  return documents.at(0)["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+}
+
+TEST_P(BadInputTest, CrdSchemaAgreesWhereItCan) {
+  Json object = Object();
+  Json schema = CrdSchemaFor(object.value("kind", ""));
+  ApplyDefaults(schema, object);
+  auto errors = ValidateAgainstSchema(schema, object);
+  if (GetParam().also != AlsoRejectedBy::kSchema) {
+    // Only CEL or the server reject these; the schema alone must let them pass,
+    // otherwise the case belongs to the other group.
+    EXPECT_EQ(JoinErrors(errors), "");
+    return;
+  }
+  // The schema may name the enclosing list item (duplicates are reported there).
+  const std::string expected = GetParam().path;
+  bool found = false;
+  for (const auto& error : errors) {
+    const bool prefix = expected.rfind(error.path, 0) == 0 &&
+                        (expected.size() == error.path.size() ||
+                         expected[error.path.size()] == '.' || expected[error.path.size()] == '[');
+    found = found || (!error.path.empty() && prefix);
+  }
+  EXPECT_TRUE(found) << "schema errors: " << JoinErrors(errors);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BadInputTest, ::testing::ValuesIn(kBadInputs),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace gpupool::api

@@ -1,0 +1,109 @@
+// The CRDs are the API contract: each must be structural and complete, and
+// every example must be valid against its CRD schema and our validator.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "gpupool/api/openapi_schema.h"
+#include "gpupool/api/validate.h"
+#include "gpupool/api/yaml.h"
+#include "test_objects.h"
+
+namespace gpupool::api {
+namespace {
+
+using testing::SourcePath;
+using testing::YamlFilesIn;
+
+std::map<std::string, Json> LoadCrdsByKind() {
+  std::map<std::string, Json> crds;
+  for (const auto& file : YamlFilesIn("crds")) {
+    for (auto& document : LoadYamlFile(file)) {
+      crds[document["spec"]["names"]["kind"].get<std::string>()] = document;
+    }
+  }
+  return crds;
+}
+
+TEST(Crds, ThereIsOneForEachKind) {
+  auto crds = LoadCrdsByKind();
+  ASSERT_EQ(crds.size(), 3u);
+  EXPECT_EQ(crds["Queue"]["spec"]["scope"], "Cluster");
+  EXPECT_EQ(crds["Project"]["spec"]["scope"], "Cluster");
+  EXPECT_EQ(crds["TrainingJob"]["spec"]["scope"], "Namespaced");
+}
+
+TEST(Crds, AreStructuralWithOneStorageVersionAndStatus) {
+  for (const auto& [kind, crd] : LoadCrdsByKind()) {
+    SCOPED_TRACE(kind);
+    EXPECT_EQ(crd["apiVersion"], "apiextensions.k8s.io/v1");
+    EXPECT_EQ(crd["spec"]["group"], "gpupool.dev");
+    const auto& versions = crd["spec"]["versions"];
+    ASSERT_EQ(versions.size(), 1u);
+    EXPECT_EQ(versions[0]["name"], "v1alpha1");
+    EXPECT_TRUE(versions[0]["served"].get<bool>());
+    EXPECT_TRUE(versions[0]["storage"].get<bool>());
+    EXPECT_TRUE(versions[0]["subresources"]["status"].is_object());
+    EXPECT_EQ(JoinErrors(CheckStructural(versions[0]["schema"]["openAPIV3Schema"])), "");
+    EXPECT_FALSE(versions[0]["additionalPrinterColumns"].empty());
+    EXPECT_EQ(crd["spec"]["names"]["categories"], Json::array({"gpupool"}));
+    EXPECT_FALSE(crd["spec"]["names"]["shortNames"].empty());
+    EXPECT_EQ(crd["metadata"]["name"].get<std::string>(),
+              crd["spec"]["names"]["plural"].get<std::string>() + ".gpupool.dev");
+  }
+}
+
+TEST(Crds, StructuralCheckRejectsNodesWithoutType) {
+  auto schema = Json::parse(R"({"type": "object", "properties": {
+      "spec": {"properties": {"x": {"type": "string"}}},
+      "list": {"type": "array"},
+      "bad": {"type": "object", "$ref": "#/x", "properties": {}, "additionalProperties": {"type": "string"}},
+      "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}})");
+  auto errors = CheckStructural(schema);
+  auto has = [&](const std::string& path) {
+    for (const auto& error : errors) {
+      if (error.path == path) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("openAPIV3Schema.properties.spec.type"));
+  EXPECT_TRUE(has("openAPIV3Schema.properties.list.items"));
+  EXPECT_TRUE(has("openAPIV3Schema.properties.bad.$ref"));
+  EXPECT_TRUE(has("openAPIV3Schema.properties.bad.additionalProperties"));
+  EXPECT_TRUE(has("openAPIV3Schema.properties.either.type"));
+  EXPECT_TRUE(has("openAPIV3Schema.properties.either.anyOf[0].type"));
+}
+
+TEST(Examples, EveryObjectIsValidAgainstItsCrdAndOurRules) {
+  auto crds = LoadCrdsByKind();
+  auto files = YamlFilesIn("examples");
+  ASSERT_FALSE(files.empty());
+  int checked = 0;
+  for (const auto& file : files) {
+    for (auto object : LoadYamlFile(file)) {
+      const std::string kind = object.value("kind", "");
+      if (!crds.count(kind)) continue;
+      SCOPED_TRACE(file + ": " + kind + " " + object["metadata"].value("name", ""));
+      const Json& schema = crds[kind]["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+      EXPECT_EQ(JoinErrors(ValidateObject(object)), "");
+      Json defaulted = object;
+      ApplyDefaults(schema, defaulted);
+      EXPECT_EQ(JoinErrors(ValidateAgainstSchema(schema, defaulted)), "");
+      EXPECT_TRUE(Prune(schema, defaulted).empty()) << "example has fields the CRD does not know";
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 15);
+}
+
+TEST(Examples, EveryStoryHasItsFile) {
+  for (const char* name : {"queues", "story1-susan-joe-jemma", "story1-joe-submits",
+                           "story2-bob-patty", "story2-patty-submits", "story3-build-notebook",
+                           "story4-distributed", "story5-half-gpu", "story6-priorities"}) {
+    EXPECT_FALSE(LoadYamlFile(SourcePath(std::string("examples/") + name + ".yaml")).empty())
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::api

@@ -1,0 +1,74 @@
+// The gpupool binary as a user runs it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;
+};
+
+Result RunGpupool(const std::string& arguments) {
+  std::string command = std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(Cli, HelpListsTheCommands) {
+  Result result = RunGpupool("--help");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("version"), std::string::npos);
+  EXPECT_NE(result.output.find("validate"), std::string::npos);
+}
+
+TEST(Cli, VersionPrintsTheApiGroup) {
+  Result result = RunGpupool("version");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("gpupool.dev/v1alpha1"), std::string::npos);
+}
+
+TEST(Cli, UnknownCommandFailsWithUsage) {
+  Result result = RunGpupool("frobnicate");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("unknown command \"frobnicate\""), std::string::npos);
+}
+
+TEST(Cli, ValidateAcceptsTheExamples) {
+  Result result = RunGpupool("validate " + std::string(GPUPOOL_SOURCE_DIR) + "/examples");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output.find("INVALID"), std::string::npos);
+}
+
+TEST(Cli, ValidateNamesTheBadField) {
+  auto path = std::filesystem::temp_directory_path() / "gpupool-cli-bad.yaml";
+  std::ofstream(path) << "apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\n"
+                         "metadata: {name: j}\nspec: {queue: train, gpusPerReplica: \"-1\",\n"
+                         "  template: {spec: {containers: [{name: c}]}}}\n";
+  Result result = RunGpupool("validate " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("spec.gpusPerReplica: must be > 0"), std::string::npos)
+      << result.output;
+}
+
+TEST(Cli, ValidateReportsUnreadableYaml) {
+  auto path = std::filesystem::temp_directory_path() / "gpupool-cli-broken.yaml";
+  std::ofstream(path) << "a: [1, 2\n";
+  Result result = RunGpupool("validate " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("gpupool-cli-broken.yaml:"), std::string::npos) << result.output;
+}
+
+}  // namespace
