@@ -5,10 +5,7 @@ namespace {
 
 std::vector<OwnerReference> ReadOwnerReferences(JsonReader& meta) {
   std::vector<OwnerReference> refs;
-  const Json* list = meta.Array("ownerReferences");
-  if (!list) return refs;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(meta.PathOf("ownerReferences"), i), meta.errors());
+  meta.ForEachItem("ownerReferences", [&](JsonReader& item) {
     OwnerReference ref;
     ref.api_version = item.String("apiVersion", Presence::kRequired).value_or("");
     ref.kind = item.String("kind", Presence::kRequired).value_or("");
@@ -16,7 +13,7 @@ std::vector<OwnerReference> ReadOwnerReferences(JsonReader& meta) {
     ref.uid = item.String("uid", Presence::kRequired).value_or("");
     ref.controller = item.Bool("controller").value_or(false);
     refs.push_back(std::move(ref));
-  }
+  });
   return refs;
 }
 
@@ -91,10 +88,7 @@ void WriteObjectMeta(const ObjectMeta& meta, Json& metadata) {
 
 std::vector<Condition> ReadConditions(JsonReader& parent) {
   std::vector<Condition> conditions;
-  const Json* list = parent.Array("conditions");
-  if (!list) return conditions;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(parent.PathOf("conditions"), i), parent.errors());
+  parent.ForEachItem("conditions", [&](JsonReader& item) {
     Condition condition;
     condition.type = item.String("type", Presence::kRequired).value_or("");
     condition.status = item.String("status", Presence::kRequired).value_or("");
@@ -107,7 +101,7 @@ std::vector<Condition> ReadConditions(JsonReader& parent) {
       item.Error("status", "must be one of True, False, Unknown");
     }
     conditions.push_back(std::move(condition));
-  }
+  });
   return conditions;
 }
 

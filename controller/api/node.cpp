@@ -5,25 +5,20 @@ namespace {
 
 std::vector<Taint> ReadTaints(JsonReader& spec) {
   std::vector<Taint> taints;
-  const Json* list = spec.Array("taints");
-  if (!list) return taints;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(spec.PathOf("taints"), i), spec.errors());
+  spec.ForEachItem("taints", [&](JsonReader& item) {
     taints.push_back({item.String("key", Presence::kRequired).value_or(""),
                       item.String("value").value_or(""),
                       item.String("effect", Presence::kRequired).value_or("")});
-  }
+  });
   return taints;
 }
 
 bool ReadReady(JsonReader& status) {
-  const Json* list = status.Array("conditions");
-  if (!list) return false;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(status.PathOf("conditions"), i), status.errors());
-    if (item.String("type") == "Ready") return item.String("status") == "True";
-  }
-  return false;
+  bool ready = false;
+  status.ForEachItem("conditions", [&](JsonReader& item) {
+    if (item.String("type") == "Ready") ready = item.String("status") == "True";
+  });
+  return ready;
 }
 
 }  // namespace

@@ -20,10 +20,7 @@ ResourceAmounts ContainerRequests(JsonReader& container) {
 
 ResourceAmounts SumContainers(JsonReader& spec, std::string_view key, bool take_max) {
   ResourceAmounts total;
-  const Json* list = spec.Array(key);
-  if (!list) return total;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader container((*list)[i], Child(spec.PathOf(key), i), spec.errors());
+  spec.ForEachItem(key, [&](JsonReader& container) {
     ResourceAmounts one = ContainerRequests(container);
     if (take_max) {
       total.gpu_milli = std::max(total.gpu_milli, one.gpu_milli);
@@ -34,22 +31,19 @@ ResourceAmounts SumContainers(JsonReader& spec, std::string_view key, bool take_
       total.cpu_milli += one.cpu_milli;
       total.memory_bytes += one.memory_bytes;
     }
-  }
+  });
   return total;
 }
 
 std::vector<NodeSelectorRequirement> ReadTerm(JsonReader& term) {
   std::vector<NodeSelectorRequirement> requirements;
-  const Json* list = term.Array("matchExpressions");
-  if (!list) return requirements;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(term.PathOf("matchExpressions"), i), term.errors());
+  term.ForEachItem("matchExpressions", [&](JsonReader& item) {
     NodeSelectorRequirement requirement;
     requirement.key = item.String("key", Presence::kRequired).value_or("");
     requirement.op = item.String("operator", Presence::kRequired).value_or("");
     requirement.values = item.StringList("values");
     requirements.push_back(std::move(requirement));
-  }
+  });
   return requirements;
 }
 
@@ -65,35 +59,25 @@ std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(JsonReade
   std::string path =
       Child(spec.PathOf("affinity"), "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
   JsonReader selector(*required, path, spec.errors());
-  const Json* list = selector.Array("nodeSelectorTerms");
-  if (!list) return terms;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader term((*list)[i], Child(selector.PathOf("nodeSelectorTerms"), i), spec.errors());
-    terms.push_back(ReadTerm(term));
-  }
+  selector.ForEachItem("nodeSelectorTerms",
+                       [&](JsonReader& term) { terms.push_back(ReadTerm(term)); });
   return terms;
 }
 
 std::vector<Toleration> ReadTolerations(JsonReader& spec) {
   std::vector<Toleration> tolerations;
-  const Json* list = spec.Array("tolerations");
-  if (!list) return tolerations;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(spec.PathOf("tolerations"), i), spec.errors());
+  spec.ForEachItem("tolerations", [&](JsonReader& item) {
     tolerations.push_back({item.String("key").value_or(""), item.String("operator").value_or(""),
                            item.String("value").value_or(""), item.String("effect").value_or("")});
-  }
+  });
   return tolerations;
 }
 
 std::vector<std::string> ReadGates(JsonReader& spec) {
   std::vector<std::string> gates;
-  const Json* list = spec.Array("schedulingGates");
-  if (!list) return gates;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(spec.PathOf("schedulingGates"), i), spec.errors());
+  spec.ForEachItem("schedulingGates", [&](JsonReader& item) {
     gates.push_back(item.String("name", Presence::kRequired).value_or(""));
-  }
+  });
   return gates;
 }
 
@@ -131,14 +115,11 @@ std::optional<int32_t> FirstExitCode(const Json& status) {
 void ReadPodStatus(JsonReader& status, const Json& raw, Pod& pod) {
   pod.phase = status.String("phase").value_or("");
   pod.start_time = status.String("startTime");
-  if (const Json* list = status.Array("conditions")) {
-    for (size_t i = 0; i < list->size(); ++i) {
-      JsonReader item((*list)[i], Child(status.PathOf("conditions"), i), status.errors());
-      pod.conditions.push_back(
-          {item.String("type").value_or(""), item.String("status").value_or(""),
-           item.String("reason").value_or(""), item.String("message").value_or("")});
-    }
-  }
+  status.ForEachItem("conditions", [&](JsonReader& item) {
+    pod.conditions.push_back({item.String("type").value_or(""), item.String("status").value_or(""),
+                              item.String("reason").value_or(""),
+                              item.String("message").value_or("")});
+  });
   pod.exit_code = FirstExitCode(raw);
 }
 

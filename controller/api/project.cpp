@@ -26,17 +26,14 @@ QueueQuota ReadQuota(JsonReader& item) {
 
 std::vector<QueueQuota> ReadQuotas(JsonReader& spec) {
   std::vector<QueueQuota> quotas;
-  const Json* list = spec.Array("quotas");
-  if (!list) return quotas;
   std::set<std::string> seen;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(spec.PathOf("quotas"), i), spec.errors());
+  spec.ForEachItem("quotas", [&](JsonReader& item) {
     QueueQuota quota = ReadQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
     }
     quotas.push_back(std::move(quota));
-  }
+  });
   return quotas;
 }
 
@@ -64,10 +61,7 @@ ProjectSpec ReadSpec(JsonReader& spec) {
 
 std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
   std::vector<ProjectQueueUsage> usage;
-  const Json* list = status.Array("queues");
-  if (!list) return usage;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(status.PathOf("queues"), i), status.errors());
+  status.ForEachItem("queues", [&](JsonReader& item) {
     ProjectQueueUsage entry;
     entry.queue = item.String("queue", Presence::kRequired).value_or("");
     entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
@@ -77,7 +71,7 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
     entry.running_jobs = item.Int32("runningJobs").value_or(0);
     entry.pending_jobs = item.Int32("pendingJobs").value_or(0);
     usage.push_back(std::move(entry));
-  }
+  });
   return usage;
 }
 

@@ -22,10 +22,7 @@ QueueSpec ReadSpec(JsonReader& spec) {
 
 std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
   std::vector<QueueProjectUsage> usage;
-  const Json* list = status.Array("projects");
-  if (!list) return usage;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(status.PathOf("projects"), i), status.errors());
+  status.ForEachItem("projects", [&](JsonReader& item) {
     QueueProjectUsage entry;
     entry.project = item.String("project", Presence::kRequired).value_or("");
     entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
@@ -33,7 +30,7 @@ std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
     entry.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
     entry.pending = item.QuantityField("pending").value_or(Quantity{});
     usage.push_back(std::move(entry));
-  }
+  });
   return usage;
 }
 

@@ -23,10 +23,7 @@ std::optional<JobPhase> ReadPhase(JsonReader& status) {
 
 std::vector<ReplicaPlacement> ReadPlacement(JsonReader& status) {
   std::vector<ReplicaPlacement> placement;
-  const Json* list = status.Array("placement");
-  if (!list) return placement;
-  for (size_t i = 0; i < list->size(); ++i) {
-    JsonReader item((*list)[i], Child(status.PathOf("placement"), i), status.errors());
+  status.ForEachItem("placement", [&](JsonReader& item) {
     ReplicaPlacement entry;
     entry.replica = item.Int32("replica", Presence::kRequired).value_or(0);
     entry.node = item.String("node", Presence::kRequired).value_or("");
@@ -40,7 +37,7 @@ std::vector<ReplicaPlacement> ReadPlacement(JsonReader& status) {
       }
     }
     placement.push_back(std::move(entry));
-  }
+  });
   return placement;
 }
 

@@ -42,6 +42,17 @@ class JsonReader {
   // The field if it is an array (nullptr when absent or wrong type).
   const Json* Array(std::string_view key, Presence = Presence::kOptional);
 
+  // Calls `read(item)` with a reader for each element of the array field `key`.
+  template <typename ReadItem>
+  void ForEachItem(std::string_view key, ReadItem read, Presence presence = Presence::kOptional) {
+    const Json* list = Array(key, presence);
+    if (!list) return;
+    for (size_t i = 0; i < list->size(); ++i) {
+      JsonReader item((*list)[i], Child(PathOf(key), i), errors_);
+      read(item);
+    }
+  }
+
   void Error(std::string_view key, std::string message) const;
 
  private:
