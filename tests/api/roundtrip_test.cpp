@@ -22,13 +22,19 @@ Json Encode(const Json& object) {
   return out;
 }
 
-// Every field present in `subset` has the same value in `whole`.
+// Every field present in `subset` has the same value in `whole` (which may
+// hold more: the defaults gpupool writes out).
 void ExpectContains(const Json& whole, const Json& subset, const std::string& path) {
   if (subset.is_object()) {
     ASSERT_TRUE(whole.is_object()) << path;
     for (const auto& [key, value] : subset.items()) {
       ASSERT_TRUE(whole.contains(key)) << path << "." << key << " was dropped";
       ExpectContains(whole[key], value, path + "." + key);
+    }
+  } else if (subset.is_array()) {
+    ASSERT_TRUE(whole.is_array() && whole.size() == subset.size()) << path;
+    for (size_t i = 0; i < subset.size(); ++i) {
+      ExpectContains(whole[i], subset[i], path + "[" + std::to_string(i) + "]");
     }
   } else {
     EXPECT_EQ(whole, subset) << path;
