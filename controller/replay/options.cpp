@@ -1,0 +1,149 @@
+#include "gpupool/replay/options.h"
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace gpupool::replay {
+
+const char kReplayUsage[] =
+    "Usage: gpupool replay --trace philly|alibaba [flags]\n"
+    "\n"
+    "Replays a real GPU-cluster trace through the gpupool scheduling engine in a\n"
+    "discrete-event simulation and reports what the scheduler would have done.\n"
+    "\n"
+    "  --trace NAME            philly: Microsoft Philly jobs of 15 virtual clusters (tenants),\n"
+    "                          static quotas against guaranteed quotas.\n"
+    "                          alibaba: Alibaba GPU 2023 fragmentation experiment, gpupool's\n"
+    "                          placement against plain best-fit on the same arrivals.\n"
+    "  --trace-dir DIR         folder holding philly-vc/ and alibaba-gpu-2023/\n"
+    "                          (default: $GPUPOOL_TRACE_DIR, else ../shared/traces beside\n"
+    "                          the checkout)\n"
+    "  --json                  print a JSON summary on stdout instead of tables\n"
+    "  --svg-dir DIR           also write SVG charts into DIR\n"
+    "\n"
+    "Philly (quota of a tenant: its share of the cluster in proportion to its average\n"
+    "demand, at least 1 GPU; see docs/results.md):\n"
+    "  --policy P              static, guaranteed or both (default both)\n"
+    "  --nodes N               nodes in the simulated cluster (default 60)\n"
+    "  --gpus-per-node N       GPUs per node (default 8); larger jobs are gangs of\n"
+    "                          node-sized replicas\n"
+    "  --max-jobs N            replay only the first N jobs by arrival (default all)\n"
+    "  --cycle-seconds S       scheduling cycles on a grid of S seconds; 0 runs one at\n"
+    "                          every event time (default 60)\n"
+    "  --min-runtime-seconds S over-quota jobs younger than S are not reclaimed (default 0)\n"
+    "\n"
+    "Alibaba (tasks never leave; each is placed on arrival or fails):\n"
+    "  --pod-list FILE         pod list inside alibaba-gpu-2023/ (default\n"
+    "                          openb_pod_list_default.csv)\n"
+    "  --seed N                seed of the random arrival order (default 42)\n"
+    "  --arrive-percent P      stop when GPU requests reach P % of capacity (default 130)\n"
+    "\n"
+    "Exit status: 0 done, 1 the trace could not be read or replayed, 2 bad flags.\n";
+
+namespace {
+
+int64_t ParseInteger(const std::string& flag, const std::string& text, int64_t min) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() || value < min) {
+    throw UsageError(flag + ": expected an integer >= " + std::to_string(min) + ", got \"" + text +
+                     "\"");
+  }
+  return value;
+}
+
+double ParseNumber(const std::string& flag, const std::string& text, double min) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
+      !std::isfinite(value) || value < min) {
+    throw UsageError(flag + ": expected a number >= " + std::to_string(static_cast<int>(min)) +
+                     ", got \"" + text + "\"");
+  }
+  return value;
+}
+
+std::vector<QuotaPolicy> ParsePolicies(const std::string& text) {
+  if (text == "static") return {QuotaPolicy::kStatic};
+  if (text == "guaranteed") return {QuotaPolicy::kGuaranteed};
+  if (text == "both") return {QuotaPolicy::kStatic, QuotaPolicy::kGuaranteed};
+  throw UsageError("--policy: expected static, guaranteed or both, got \"" + text + "\"");
+}
+
+using Setter = std::function<void(ReplayOptions&, const std::string&)>;
+
+const std::map<std::string, Setter>& ValueFlags() {
+  static const std::map<std::string, Setter> flags = {
+      {"--trace",
+       [](ReplayOptions& o, const std::string& v) {
+         if (v != "philly" && v != "alibaba") {
+           throw UsageError("--trace: expected philly or alibaba, got \"" + v + "\"");
+         }
+         o.trace = v == "philly" ? TraceKind::kPhilly : TraceKind::kAlibaba;
+       }},
+      {"--trace-dir", [](ReplayOptions& o, const std::string& v) { o.trace_dir = v; }},
+      {"--svg-dir", [](ReplayOptions& o, const std::string& v) { o.svg_dir = v; }},
+      {"--policy", [](ReplayOptions& o, const std::string& v) { o.policies = ParsePolicies(v); }},
+      {"--nodes",
+       [](ReplayOptions& o, const std::string& v) {
+         o.shape.nodes = static_cast<int>(ParseInteger("--nodes", v, 1));
+       }},
+      {"--gpus-per-node",
+       [](ReplayOptions& o, const std::string& v) {
+         o.shape.gpus_per_node = static_cast<int>(ParseInteger("--gpus-per-node", v, 1));
+       }},
+      {"--max-jobs", [](ReplayOptions& o,
+                        const std::string& v) { o.max_jobs = ParseInteger("--max-jobs", v, 1); }},
+      {"--cycle-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.cycle_seconds = ParseNumber("--cycle-seconds", v, 0);
+       }},
+      {"--min-runtime-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.min_runtime_seconds = ParseInteger("--min-runtime-seconds", v, 0);
+       }},
+      {"--pod-list", [](ReplayOptions& o, const std::string& v) { o.pod_list = v; }},
+      {"--seed",
+       [](ReplayOptions& o, const std::string& v) {
+         o.seed = static_cast<uint64_t>(ParseInteger("--seed", v, 0));
+       }},
+      {"--arrive-percent",
+       [](ReplayOptions& o, const std::string& v) {
+         o.arrive_percent = ParseNumber("--arrive-percent", v, 1);
+       }},
+  };
+  return flags;
+}
+
+}  // namespace
+
+ReplayOptions ParseReplayArgs(std::span<const std::string> args) {
+  ReplayOptions options;
+  bool trace_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i], value;
+    const bool inline_value = flag.find('=') != std::string::npos;
+    if (inline_value) {
+      value = flag.substr(flag.find('=') + 1);
+      flag = flag.substr(0, flag.find('='));
+    }
+    if ((flag == "-h" || flag == "--help" || flag == "--json") && !inline_value) {
+      (flag == "--json" ? options.json : options.help) = true;
+      continue;
+    }
+    const auto setter = ValueFlags().find(flag);
+    if (setter == ValueFlags().end()) throw UsageError(flag + ": unknown flag");
+    if (!inline_value) {
+      if (i + 1 >= args.size()) throw UsageError(flag + ": missing value");
+      value = args[++i];
+    }
+    setter->second(options, value);
+    trace_given = trace_given || flag == "--trace";
+  }
+  if (!options.help && !trace_given) throw UsageError("--trace: required (philly or alibaba)");
+  return options;
+}
+
+}  // namespace gpupool::replay

@@ -1,0 +1,18 @@
+// What the fragmentation experiment shows: milli-GPUs allocated / capacity as
+// arrivals grow, for each placer side by side; as a table, JSON and an SVG chart.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "gpupool/replay/fragmentation.h"
+
+namespace gpupool::replay {
+
+void PrintFragTable(std::ostream& out, const FragExperiment& experiment);
+nlohmann::json FragJson(const FragExperiment& experiment);
+// alibaba-allocation.svg; returns its path.
+std::string WriteFragChart(const std::string& dir, const FragExperiment& experiment);
+
+}  // namespace gpupool::replay

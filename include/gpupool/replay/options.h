@@ -1,0 +1,48 @@
+// The flags of `gpupool replay`, parsed and checked in one place so the
+// command and its tests agree on every default and every error message.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpupool/replay/cluster_sim.h"
+
+namespace gpupool::replay {
+
+// A bad flag or value; what() names the flag, e.g. `--nodes: expected a positive
+// integer, got "x"`.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class TraceKind { kPhilly, kAlibaba };
+
+struct ReplayOptions {
+  bool help = false;
+  TraceKind trace = TraceKind::kPhilly;
+  std::string trace_dir;  // empty: TraceDir()
+  bool json = false;
+  std::string svg_dir;  // empty: no charts
+  // Philly
+  std::vector<QuotaPolicy> policies = {QuotaPolicy::kStatic, QuotaPolicy::kGuaranteed};
+  ClusterShape shape;
+  int64_t max_jobs = -1;  // -1: every job
+  double cycle_seconds = 60;
+  int64_t min_runtime_seconds = 0;
+  // Alibaba
+  std::string pod_list = "openb_pod_list_default.csv";
+  uint64_t seed = 42;
+  double arrive_percent = 130;
+};
+
+// The text `gpupool replay --help` prints: every flag with its default.
+extern const char kReplayUsage[];
+
+// Throws UsageError for unknown flags, missing or malformed values.
+ReplayOptions ParseReplayArgs(std::span<const std::string> args);
+
+}  // namespace gpupool::replay

@@ -1,0 +1,95 @@
+#include "gpupool/replay/options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace gpupool::replay {
+namespace {
+
+using ::testing::HasSubstr;
+
+ReplayOptions Parse(std::vector<std::string> args) { return ParseReplayArgs(args); }
+
+std::string ErrorOf(std::vector<std::string> args) {
+  try {
+    Parse(std::move(args));
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(ReplayOptionsTest, Defaults) {
+  const auto options = Parse({"--trace", "philly"});
+  EXPECT_EQ(options.trace, TraceKind::kPhilly);
+  EXPECT_EQ(options.policies.size(), 2u);
+  EXPECT_EQ(options.shape.TotalGpus(), 480);
+  EXPECT_EQ(options.seed, 42u);
+  EXPECT_DOUBLE_EQ(options.arrive_percent, 130);
+  EXPECT_FALSE(options.json);
+}
+
+TEST(ReplayOptionsTest, EveryFlagInBothForms) {
+  const auto options = Parse({"--trace=alibaba",
+                              "--json",
+                              "--svg-dir",
+                              "out",
+                              "--policy=guaranteed",
+                              "--nodes",
+                              "4",
+                              "--gpus-per-node=2",
+                              "--max-jobs",
+                              "100",
+                              "--cycle-seconds",
+                              "0",
+                              "--min-runtime-seconds",
+                              "600",
+                              "--seed",
+                              "7",
+                              "--arrive-percent",
+                              "90.5",
+                              "--pod-list",
+                              "p.csv",
+                              "--trace-dir",
+                              "/t"});
+  EXPECT_EQ(options.trace, TraceKind::kAlibaba);
+  EXPECT_TRUE(options.json);
+  EXPECT_EQ(options.svg_dir, "out");
+  EXPECT_EQ(options.policies, std::vector<QuotaPolicy>{QuotaPolicy::kGuaranteed});
+  EXPECT_EQ(options.shape.nodes, 4);
+  EXPECT_EQ(options.shape.gpus_per_node, 2);
+  EXPECT_EQ(options.max_jobs, 100);
+  EXPECT_EQ(options.cycle_seconds, 0);
+  EXPECT_EQ(options.min_runtime_seconds, 600);
+  EXPECT_EQ(options.seed, 7u);
+  EXPECT_DOUBLE_EQ(options.arrive_percent, 90.5);
+  EXPECT_EQ(options.pod_list, "p.csv");
+  EXPECT_EQ(options.trace_dir, "/t");
+}
+
+TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
+  EXPECT_THAT(ErrorOf({}), HasSubstr("--trace: required"));
+  EXPECT_THAT(ErrorOf({"--trace", "borg"}), HasSubstr("--trace: expected philly or alibaba"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "x"}),
+              HasSubstr("--nodes: expected an integer >= 1, got \"x\""));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "0"}), HasSubstr("--nodes"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "fair"}),
+              HasSubstr("--policy: expected static, guaranteed or both"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--frobnicate"}),
+              HasSubstr("--frobnicate: unknown flag"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--seed"}), HasSubstr("--seed: missing value"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--cycle-seconds", "-1"}),
+              HasSubstr("--cycle-seconds: expected a number >= 0"));
+  EXPECT_TRUE(Parse({"--help"}).help);
+}
+
+TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
+  for (const char* flag : {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes",
+                           "--gpus-per-node", "--max-jobs", "--cycle-seconds",
+                           "--min-runtime-seconds", "--pod-list", "--seed", "--arrive-percent"}) {
+    EXPECT_THAT(std::string(kReplayUsage), HasSubstr(flag));
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::replay
