@@ -1,0 +1,186 @@
+#include "cycle.h"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <tuple>
+
+#include "fair_share.h"
+#include "reasons.h"
+
+namespace gpupool::engine::internal {
+namespace {
+
+PackingModel ModelFor(const EngineState& state) {
+  if (state.options.packing != Packing::kFragmentationAware) return PackingModel({});
+  if (!state.options.expected_workload.empty()) {
+    return PackingModel(state.options.expected_workload);
+  }
+  return PackingModel::Learn(state);
+}
+
+double Ratio(std::int64_t allocated, std::int64_t deserved) {
+  if (deserved > 0) return static_cast<double>(allocated) / static_cast<double>(deserved);
+  return allocated > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+}
+
+}  // namespace
+
+Cycle::Cycle(EngineState& state)
+    : state_(state), model_(ModelFor(state)), placer_(state_, model_) {}
+
+Decisions Cycle::Run() {
+  for (NodeState& node : state_.nodes) node.reserved_full = 0;
+  reserved_in_slot_.assign(state_.quotas.size(), 0);
+  holder_of_queue_.assign(state_.queues.size(), -1);
+  ComputeDeserved();
+  for (int job : state_.invalid_pending) {
+    Wait(job, WaitCode::kUnknownQueue,
+         "queue \"" + state_.jobs[job].queue_name + "\" does not exist");
+  }
+  std::vector<std::vector<int>> lists = CollectPending();
+  RunPass(lists, true);
+  RunPass(lists, false);
+  RecordShares();
+  return std::move(decisions_);
+}
+
+void Cycle::ComputeDeserved() {
+  std::size_t projects = state_.projects.size();
+  for (std::size_t q = 0; q < state_.queues.size(); ++q) {
+    std::vector<ShareRequest> requests(projects);
+    for (std::size_t p = 0; p < projects; ++p) {
+      std::size_t slot = state_.Slot(static_cast<int>(q), static_cast<int>(p));
+      const QuotaState& quota = state_.quotas[slot];
+      const Usage& usage = state_.usage[slot];
+      requests[p] = {quota.gpu, quota.limit, usage.gpu + usage.pending_gpu, quota.weight};
+    }
+    bool fixed = state_.queues[q].spec.sharing == Sharing::kFixed;
+    std::vector<MilliGpu> deserved;
+    if (!fixed) deserved = WaterFill(state_.queues[q].capacity, requests);
+    for (std::size_t p = 0; p < projects; ++p) {
+      QuotaState& quota = state_.quotas[state_.Slot(static_cast<int>(q), static_cast<int>(p))];
+      quota.deserved = fixed ? quota.gpu : deserved[p];
+    }
+  }
+}
+
+double Cycle::DominantShare(std::size_t slot) const {
+  const QuotaState& quota = state_.quotas[slot];
+  const Usage& usage = state_.usage[slot];
+  double share = Ratio(usage.gpu, quota.deserved);
+  if (quota.cpu > 0) share = std::max(share, Ratio(usage.cpu, quota.cpu));
+  if (quota.memory > 0) share = std::max(share, Ratio(usage.memory, quota.memory));
+  return share;
+}
+
+std::vector<std::vector<int>> Cycle::CollectPending() {
+  std::vector<std::vector<int>> lists(state_.pending.size());
+  for (std::size_t slot = 0; slot < lists.size(); ++slot) {
+    lists[slot].assign(state_.pending[slot].begin(), state_.pending[slot].end());
+  }
+  return lists;
+}
+
+// Projects take turns: the best project (priority, then lowest dominant share) offers
+// its best job (priority, then arrival); its share is re-read after every decision.
+void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
+  using Key = std::tuple<int, double, int, Seconds, std::size_t>;
+  auto key_of = [&](std::size_t slot, std::size_t cursor) {
+    const JobState& head = state_.jobs[lists[slot][cursor]];
+    int project = static_cast<int>(slot % state_.projects.size());
+    return Key{-state_.projects[project].priority, DominantShare(slot), -head.priority,
+               head.arrival_time, slot};
+  };
+  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
+  std::vector<std::size_t> cursor(lists.size(), 0);
+  std::vector<std::vector<int>> deferred(lists.size());
+  for (std::size_t slot = 0; slot < lists.size(); ++slot) {
+    if (!lists[slot].empty()) heap.push(key_of(slot, 0));
+  }
+  while (!heap.empty()) {
+    Key top = heap.top();
+    heap.pop();
+    std::size_t slot = std::get<4>(top);
+    if (cursor[slot] >= lists[slot].size()) continue;
+    Key now = key_of(slot, cursor[slot]);
+    if (now != top) {
+      heap.push(now);
+      continue;
+    }
+    int job = lists[slot][cursor[slot]++];
+    if (Attempt(job, in_quota).defer) deferred[slot].push_back(job);
+    if (cursor[slot] < lists[slot].size()) heap.push(key_of(slot, cursor[slot]));
+  }
+  lists = std::move(deferred);
+}
+
+Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
+  if (!in_quota) return AttemptOverQuota(job);
+  if (!Prevalidate(job)) return {};
+  const JobState& j = state_.jobs[job];
+  if (int count = InQuotaCount(j); count > 0) return AttemptInQuota(job, count);
+  const Queue& queue = state_.queues[j.queue].spec;
+  if (queue.sharing == Sharing::kGuaranteed && IsPreemptible(j.workload_class)) {
+    return {false, true};
+  }
+  // Fixed quota or non-preemptible work: only room made inside its own project helps.
+  int count = j.min_replicas;
+  Accounting within = [&](MilliGpu freed) { return WithinQuota(j, count, freed); };
+  if (queue.preempt_in_project && TryInProject(job, count, within)) return {true, false};
+  if (queue.sharing == Sharing::kFixed) {
+    Wait(job, WaitCode::kQuota, FixedQuotaReason(state_, j, count));
+  } else {
+    Wait(job, WaitCode::kQuota, NonPreemptibleQuotaReason(state_, j, count));
+  }
+  return {};
+}
+
+Cycle::Outcome Cycle::AttemptInQuota(int job, int count) {
+  const JobState& j = state_.jobs[job];
+  const Queue& queue = state_.queues[j.queue].spec;
+  PlaceResult placed = PlaceBest(j, count);
+  if (!placed.replicas.empty()) {
+    Admit(job, std::move(placed.replicas), {}, PreemptionReason::kReclaim);
+    return {true, false};
+  }
+  int minimum = j.min_replicas;
+  if (queue.sharing == Sharing::kGuaranteed && queue.reclaim && TryReclaim(job, minimum)) {
+    return {true, false};
+  }
+  Accounting any = [](MilliGpu) { return true; };
+  if (queue.preempt_in_project && TryInProject(job, minimum, any)) return {true, false};
+  WaitForCapacity(job, count, placed.failure, true);
+  return {};
+}
+
+Cycle::Outcome Cycle::AttemptOverQuota(int job) {
+  const JobState& j = state_.jobs[job];
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  const Usage& usage = state_.usage[slot];
+  MilliGpu limit = state_.quotas[slot].limit;
+  int count = 0;
+  for (int c : {j.replicas, j.min_replicas}) {
+    if (count == 0 && usage.gpu + state_.JobGpu(j, c) <= limit) count = c;
+  }
+  if (count == 0) {
+    Wait(job, WaitCode::kLimit, LimitReason(state_, j, j.min_replicas));
+    return {};
+  }
+  PlaceResult placed = PlaceBest(j, count);
+  if (!placed.replicas.empty()) {
+    Admit(job, std::move(placed.replicas), {}, PreemptionReason::kReclaim);
+    return {true, false};
+  }
+  // Over quota, a job may only take the place of its own project's lower-priority
+  // work: the project must not grow.
+  MilliGpu need = state_.JobGpu(j, j.min_replicas);
+  Accounting swap = [&, need](MilliGpu freed) { return freed >= need; };
+  if (state_.queues[j.queue].spec.preempt_in_project && TryInProject(job, j.min_replicas, swap)) {
+    return {true, false};
+  }
+  WaitForCapacity(job, count, placed.failure, false);
+  return {};
+}
+
+}  // namespace gpupool::engine::internal

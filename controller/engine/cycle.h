@@ -1,0 +1,71 @@
+// One scheduling cycle over the working state: deserved shares, the in-quota pass,
+// the over-quota pass, reclaim and in-project preemption, reservations, reasons.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "gpupool/engine/decisions.h"
+#include "packing.h"
+#include "placement.h"
+#include "state.h"
+
+namespace gpupool::engine::internal {
+
+class Cycle {
+ public:
+  explicit Cycle(EngineState& state);
+  Decisions Run();
+
+ private:
+  struct Outcome {
+    bool admitted = false;
+    bool defer = false;  // Not in quota: try again in the over-quota pass.
+  };
+  // Yields the next victim candidate (or -1), and whether taking it is allowed.
+  using VictimSource = std::function<int()>;
+  using Accounting = std::function<bool(MilliGpu freed_own)>;
+
+  void ComputeDeserved();
+  double DominantShare(std::size_t slot) const;
+  std::vector<std::vector<int>> CollectPending();
+  void RunPass(std::vector<std::vector<int>>& lists, bool in_quota);
+  Outcome Attempt(int job, bool in_quota);
+  Outcome AttemptInQuota(int job, int count);
+  Outcome AttemptOverQuota(int job);
+  bool Prevalidate(int job);
+  int InQuotaCount(const JobState& job) const;
+  bool WithinQuota(const JobState& job, int count, MilliGpu freed) const;
+  const std::vector<int>& Eligible(const JobState& job);
+  PlaceResult PlaceBest(const JobState& job, int count);
+  void Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
+             PreemptionReason reason);
+  bool TryReclaim(int job, int count);
+  bool TryInProject(int job, int count, const Accounting& accounting);
+  std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
+                                 const Accounting& accounting);
+  bool VictimAllowed(const JobState& victim) const;
+  bool FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims);
+  bool FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason);
+  void Wait(int job, WaitCode code, std::string message);
+  void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
+  bool FitsIgnoringReservations(const JobState& job);
+  MilliGpu Reserve(int job, int count);
+  void RecordShares();
+
+  EngineState& state_;
+  PackingModel model_;
+  Placer placer_;
+  Decisions decisions_;
+  std::unordered_map<std::string, std::vector<int>> eligible_cache_;
+  std::unordered_set<int> touched_;                // Admitted or preempted this cycle: not victims.
+  std::unordered_set<int> decided_;                // Jobs with an admission or a waiting entry.
+  std::vector<std::uint8_t> reserved_in_slot_;     // One reservation per project and queue.
+  std::vector<int> holder_of_queue_;               // A job holding room, per queue (or -1).
+  std::unordered_set<std::string> failed_shapes_;  // Capacity failures since last release.
+};
+
+}  // namespace gpupool::engine::internal

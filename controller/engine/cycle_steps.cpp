@@ -1,0 +1,194 @@
+// The steps of a cycle shared by both passes: checks, placement, admission,
+// waiting reasons and reservations.
+#include <algorithm>
+
+#include "cycle.h"
+#include "reasons.h"
+
+namespace gpupool::engine::internal {
+namespace {
+
+std::string ConstraintKey(const JobState& job) {
+  std::string key =
+      std::to_string(job.queue) + "|" +
+      std::to_string(job.shape.gpu_milli >= kMilliPerGpu ? job.shape.gpu_milli / kMilliPerGpu
+                                                         : (job.shape.gpu_milli > 0 ? 1 : 0));
+  for (const auto& [k, v] : job.node_selector) key += "|" + k + "=" + v;
+  key += "|";
+  for (const std::string& model : job.gpu_models) key += model + ",";
+  if (job.topology.mode == TopologyMode::kRequired) key += "|" + job.topology.key;
+  return key;
+}
+
+std::string ShapeKey(const JobState& job, int count) {
+  return ConstraintKey(job) + "#" + std::to_string(job.shape.gpu_milli) + "," +
+         std::to_string(job.shape.cpu_milli) + "," + std::to_string(job.shape.memory_bytes) + "x" +
+         std::to_string(count) + "t" + std::to_string(static_cast<int>(job.topology.mode)) +
+         job.topology.key;
+}
+
+}  // namespace
+
+bool Cycle::Prevalidate(int job) {
+  const JobState& j = state_.jobs[job];
+  if (std::string why = InvalidRequestReason(j); !why.empty()) {
+    Wait(job, WaitCode::kInvalidRequest, why);
+    return false;
+  }
+  if (Eligible(j).empty()) {
+    Wait(job, WaitCode::kNoMatchingNodes, NoMatchingNodesReason(state_, j));
+    return false;
+  }
+  return true;
+}
+
+bool Cycle::WithinQuota(const JobState& job, int count, MilliGpu freed) const {
+  std::size_t slot = state_.Slot(job.queue, job.project);
+  const QuotaState& quota = state_.quotas[slot];
+  const Usage& usage = state_.usage[slot];
+  if (usage.gpu - freed + state_.JobGpu(job, count) > quota.gpu) return false;
+  if (quota.cpu >= 0 && usage.cpu + job.shape.cpu_milli * count > quota.cpu) return false;
+  if (quota.memory >= 0 && usage.memory + job.shape.memory_bytes * count > quota.memory) {
+    return false;
+  }
+  return true;
+}
+
+int Cycle::InQuotaCount(const JobState& job) const {
+  if (WithinQuota(job, job.replicas, 0)) return job.replicas;
+  if (WithinQuota(job, job.min_replicas, 0)) return job.min_replicas;
+  return 0;
+}
+
+const std::vector<int>& Cycle::Eligible(const JobState& job) {
+  std::string key = ConstraintKey(job);
+  auto it = eligible_cache_.find(key);
+  if (it == eligible_cache_.end()) {
+    it = eligible_cache_.emplace(std::move(key), EligibleNodes(state_, job)).first;
+  }
+  return it->second;
+}
+
+// Tries all wanted replicas, then the gang's minimum. A shape that found no room is
+// not searched again until something is released.
+PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
+  PlaceResult result;
+  result.failure = PlaceFailure::kCapacity;
+  std::vector<int> counts{count};
+  if (job.min_replicas < count) counts.push_back(job.min_replicas);
+  for (int c : counts) {
+    std::string key = ShapeKey(job, c);
+    if (failed_shapes_.count(key)) continue;
+    PlaceResult attempt = placer_.Place(job, c, Eligible(job));
+    if (!attempt.replicas.empty()) return attempt;
+    if (attempt.failure == PlaceFailure::kTopology) result.failure = PlaceFailure::kTopology;
+    if (attempt.failure == PlaceFailure::kCapacity) failed_shapes_.insert(std::move(key));
+  }
+  return result;
+}
+
+void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
+                  PreemptionReason reason) {
+  JobState& j = state_.jobs[job];
+  Admission admission;
+  admission.job = j.name;
+  for (int v : victims) {
+    const JobState& victim = state_.jobs[v];
+    std::string message =
+        reason == PreemptionReason::kReclaim ? ReclaimMessage(state_, j) : InProjectMessage(j);
+    decisions_.preemptions.push_back({victim.name, reason, j.name, std::move(message)});
+    admission.waits_for.push_back(victim.name);
+    state_.Requeue(v);
+    touched_.insert(v);
+  }
+  if (!victims.empty()) failed_shapes_.clear();
+  state_.Admit(job, std::move(placed));
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
+  admission.replicas = ExportReplicas(state_, j);
+  decisions_.admissions.push_back(std::move(admission));
+  touched_.insert(job);
+}
+
+void Cycle::Wait(int job, WaitCode code, std::string message) {
+  decisions_.waiting.push_back({state_.jobs[job].name, code, std::move(message)});
+}
+
+void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve) {
+  const JobState& j = state_.jobs[job];
+  if (failure == PlaceFailure::kTopology) {
+    Wait(job, WaitCode::kTopology, TopologyReason(j, count));
+    return;
+  }
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  bool whole = j.shape.gpu_milli >= kMilliPerGpu;
+  if (may_reserve && whole && state_.options.reserve_for_blocked_jobs && !reserved_in_slot_[slot]) {
+    reserved_in_slot_[slot] = 1;
+    MilliGpu held = Reserve(job, j.min_replicas);
+    if (holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
+    Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, held));
+    return;
+  }
+  int holder = holder_of_queue_[j.queue];
+  if (holder >= 0 && holder != job && FitsIgnoringReservations(j)) {
+    Wait(job, WaitCode::kReservedForOther, ReservedForOtherReason(state_, j, state_.jobs[holder]));
+    return;
+  }
+  Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, 0));
+}
+
+bool Cycle::FitsIgnoringReservations(const JobState& job) {
+  std::vector<std::pair<int, int>> saved;
+  for (int n : Eligible(job)) {
+    if (state_.nodes[n].reserved_full > 0) {
+      saved.emplace_back(n, state_.nodes[n].reserved_full);
+      state_.nodes[n].reserved_full = 0;
+    }
+  }
+  bool fits =
+      !saved.empty() && !placer_.Place(job, job.min_replicas, Eligible(job)).replicas.empty();
+  for (auto [n, reserved] : saved) state_.nodes[n].reserved_full = reserved;
+  return fits;
+}
+
+// Holds, on the nodes with the most room, the free whole devices the job will use
+// once running work there ends; later jobs of lower rank cannot take them.
+MilliGpu Cycle::Reserve(int job, int count) {
+  const JobState& j = state_.jobs[job];
+  int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
+  std::vector<std::pair<int, int>> ranked;  // (-available, node)
+  for (int n : Eligible(j)) {
+    const NodeState& node = state_.nodes[n];
+    ranked.emplace_back(-(node.full_free - node.reserved_full), n);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  MilliGpu held = 0;
+  int remaining = count;
+  for (auto [negative_available, n] : ranked) {
+    if (remaining <= 0) break;
+    NodeState& node = state_.nodes[n];
+    int fits = static_cast<int>(node.used.size()) / per_replica;
+    int replicas = std::min(remaining, fits);
+    int hold = std::min(-negative_available, replicas * per_replica);
+    node.reserved_full += std::max(0, hold);
+    held += std::max(0, hold) * kMilliPerGpu;
+    remaining -= replicas;
+  }
+  return held;
+}
+
+void Cycle::RecordShares() {
+  for (std::size_t q = 0; q < state_.queues.size(); ++q) {
+    for (std::size_t p = 0; p < state_.projects.size(); ++p) {
+      std::size_t slot = state_.Slot(static_cast<int>(q), static_cast<int>(p));
+      const QuotaState& quota = state_.quotas[slot];
+      const Usage& usage = state_.usage[slot];
+      if (quota.gpu == 0 && usage.gpu == 0 && usage.pending_gpu == 0) continue;
+      decisions_.shares.push_back(
+          {state_.projects[p].name, state_.queues[q].spec.name, quota.gpu, quota.deserved,
+           usage.gpu, std::max<MilliGpu>(0, usage.gpu - quota.gpu), usage.pending_gpu});
+    }
+  }
+}
+
+}  // namespace gpupool::engine::internal

@@ -1,0 +1,270 @@
+#include "placement.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace gpupool::engine::internal {
+namespace {
+
+constexpr double kEpsilon = 1e-6;
+
+bool ModelMatches(const JobState& job, const NodeState& node) {
+  if (job.gpu_models.empty()) return true;
+  return std::find(job.gpu_models.begin(), job.gpu_models.end(), node.model) !=
+         job.gpu_models.end();
+}
+
+int DevicesPerReplica(const JobState& job) {
+  if (job.shape.gpu_milli <= 0) return 0;
+  if (job.shape.gpu_milli < kMilliPerGpu) return 1;
+  return static_cast<int>(job.shape.gpu_milli / kMilliPerGpu);
+}
+
+}  // namespace
+
+std::vector<int> EligibleNodes(const EngineState& state, const JobState& job) {
+  std::vector<int> out;
+  if (job.queue < 0) return out;
+  bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
+  for (int n : state.queues[job.queue].nodes) {
+    const NodeState& node = state.nodes[n];
+    if (!node.schedulable || !ModelMatches(job, node)) continue;
+    if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) continue;
+    if (!LabelsMatch(job.node_selector, node.labels)) continue;
+    if (need_domain && !node.labels.count(job.topology.key)) continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
+bool Placer::Fraction(const JobState& job) const {
+  return job.shape.gpu_milli > 0 && job.shape.gpu_milli < kMilliPerGpu;
+}
+
+int Placer::AvailableFull(int node) const {
+  const NodeState& n = state_.nodes[node];
+  return std::max(0, n.full_free - n.reserved_full);
+}
+
+int Placer::Hostable(const JobState& job, int node, int cap) const {
+  const NodeState& n = state_.nodes[node];
+  int count = cap;
+  if (job.shape.cpu_milli > 0) {
+    count = static_cast<int>(std::min<MilliCpu>(count, n.cpu_free / job.shape.cpu_milli));
+  }
+  if (job.shape.memory_bytes > 0) {
+    count = static_cast<int>(std::min<Bytes>(count, n.memory_free / job.shape.memory_bytes));
+  }
+  if (Fraction(job)) {
+    MilliGpu pieces = AvailableFull(node) * (kMilliPerGpu / job.shape.gpu_milli);
+    for (std::int32_t used : n.used) {
+      if (used > 0) pieces += (kMilliPerGpu - used) / job.shape.gpu_milli;
+    }
+    count = static_cast<int>(std::min<MilliGpu>(count, pieces));
+  } else if (int g = DevicesPerReplica(job); g > 0) {
+    count = std::min(count, AvailableFull(node) / g);
+  }
+  return std::max(0, count);
+}
+
+bool Placer::FitsOne(const JobState& job, int node) const { return Hostable(job, node, 1) > 0; }
+
+std::uint64_t Placer::LowestFree(int node, int count) const {
+  const NodeState& n = state_.nodes[node];
+  std::uint64_t mask = 0;
+  for (std::size_t d = 0; d < n.used.size() && count > 0; ++d) {
+    if (n.used[d] == 0) {
+      mask |= std::uint64_t{1} << d;
+      --count;
+    }
+  }
+  return mask;
+}
+
+double Placer::Delta(const NodeState& node, std::uint64_t mask, MilliGpu per_device, int replicas,
+                     const JobState& job) const {
+  double after = model_.WasteAfter(node, mask, per_device, job.shape.cpu_milli * replicas,
+                                   job.shape.memory_bytes * replicas);
+  return after - model_.Waste(node.used, node.cpu_free, node.memory_free);
+}
+
+// The node that takes `count` replicas and leaves the least waste (or, for best-fit,
+// the fewest whole devices free), so large holes stay open for large jobs.
+int Placer::BestNodeForWhole(const JobState& job, const std::vector<int>& nodes, int count) const {
+  int best = -1;
+  std::tuple<double, int, MilliCpu, int> best_key;
+  int g = DevicesPerReplica(job);
+  bool aware = state_.options.packing == Packing::kFragmentationAware && !model_.empty();
+  for (int n : nodes) {
+    if (Hostable(job, n, count) < count) continue;
+    const NodeState& node = state_.nodes[n];
+    double delta = 0;
+    if (aware) delta = Delta(node, LowestFree(n, g * count), kMilliPerGpu, count, job);
+    std::tuple<double, int, MilliCpu, int> key{delta, AvailableFull(n) - g * count,
+                                               node.cpu_free - job.shape.cpu_milli * count, n};
+    if (best < 0 || std::get<0>(key) < std::get<0>(best_key) - kEpsilon ||
+        (std::get<0>(key) <= std::get<0>(best_key) + kEpsilon &&
+         std::tie(std::get<1>(key), std::get<2>(key), std::get<3>(key)) <
+             std::tie(std::get<1>(best_key), std::get<2>(best_key), std::get<3>(best_key)))) {
+      best = n;
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+std::vector<Placed> Placer::WholeGang(const JobState& job, int count,
+                                      const std::vector<int>& nodes) {
+  std::vector<std::pair<int, int>> chosen;  // node, replicas
+  if (int n = BestNodeForWhole(job, nodes, count); n >= 0) {
+    chosen.emplace_back(n, count);
+  } else {
+    // Fewest nodes: take the roomiest nodes until the rest fits on one, then the
+    // tightest node that holds the rest.
+    std::vector<std::pair<int, int>> room;
+    for (int n : nodes) {
+      if (int h = Hostable(job, n, count); h > 0) room.emplace_back(-h, n);
+    }
+    std::sort(room.begin(), room.end());
+    int remaining = count;
+    for (std::size_t i = 0; i < room.size() && remaining > 0; ++i) {
+      if (-room[i].first >= remaining) {
+        std::vector<int> rest;
+        for (std::size_t j = i; j < room.size(); ++j) rest.push_back(room[j].second);
+        int n = BestNodeForWhole(job, rest, remaining);
+        chosen.emplace_back(n, remaining);
+        remaining = 0;
+      } else {
+        chosen.emplace_back(room[i].second, -room[i].first);
+        remaining += room[i].first;
+      }
+    }
+    if (remaining > 0) return {};
+  }
+  std::vector<Placed> placed;
+  int g = DevicesPerReplica(job);
+  for (auto [n, replicas] : chosen) {
+    for (int r = 0; r < replicas; ++r) {
+      placed.push_back({n, LowestFree(n, g)});
+      state_.Take(job, placed.back());
+    }
+  }
+  for (const Placed& p : placed) state_.Release(job, p);
+  return placed;
+}
+
+// One fractional replica: an already-shared device if any fits, otherwise a free
+// one; among those, the least added waste (or the tightest device for best-fit).
+bool Placer::BestFraction(const JobState& job, const std::vector<int>& nodes, Placed& out) const {
+  bool aware = state_.options.packing == Packing::kFragmentationAware && !model_.empty();
+  MilliGpu m = job.shape.gpu_milli;
+  for (bool shared : {true, false}) {
+    bool found = false;
+    std::tuple<double, MilliGpu, int, int> best_key;
+    for (int n : nodes) {
+      const NodeState& node = state_.nodes[n];
+      if (node.cpu_free < job.shape.cpu_milli || node.memory_free < job.shape.memory_bytes) {
+        continue;
+      }
+      if (!shared && AvailableFull(n) == 0) continue;
+      double before = aware ? model_.Waste(node.used, node.cpu_free, node.memory_free) : 0;
+      std::int32_t last_used = -1;
+      for (std::size_t d = 0; d < node.used.size(); ++d) {
+        std::int32_t used = node.used[d];
+        bool candidate = shared ? used > 0 && used + m <= kMilliPerGpu : used == 0;
+        if (!candidate || used == last_used) continue;  // Same usage, same outcome.
+        last_used = used;
+        std::uint64_t mask = std::uint64_t{1} << d;
+        double delta =
+            aware ? model_.WasteAfter(node, mask, m, job.shape.cpu_milli, job.shape.memory_bytes) -
+                        before
+                  : 0;
+        std::tuple<double, MilliGpu, int, int> key{delta, kMilliPerGpu - used - m, AvailableFull(n),
+                                                   n};
+        bool better =
+            !found || delta < std::get<0>(best_key) - kEpsilon ||
+            (delta <= std::get<0>(best_key) + kEpsilon &&
+             std::tie(std::get<1>(key), std::get<2>(key), std::get<3>(key)) <
+                 std::tie(std::get<1>(best_key), std::get<2>(best_key), std::get<3>(best_key)));
+        if (better) {
+          found = true;
+          best_key = key;
+          out = {n, mask};
+        }
+      }
+    }
+    if (found) return true;
+  }
+  return false;
+}
+
+std::vector<Placed> Placer::FractionGang(const JobState& job, int count,
+                                         const std::vector<int>& nodes) {
+  std::vector<Placed> placed;
+  for (int r = 0; r < count; ++r) {
+    Placed p;
+    if (!BestFraction(job, nodes, p)) break;
+    placed.push_back(p);
+    state_.Take(job, p);
+  }
+  for (const Placed& p : placed) state_.Release(job, p);
+  if (static_cast<int>(placed.size()) < count) return {};
+  return placed;
+}
+
+std::vector<Placed> Placer::Anywhere(const JobState& job, int count,
+                                     const std::vector<int>& nodes) {
+  return Fraction(job) ? FractionGang(job, count, nodes) : WholeGang(job, count, nodes);
+}
+
+// The domain that holds the whole gang on the fewest nodes, then the tightest one.
+std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
+                                        const std::vector<int>& nodes) {
+  std::map<std::string, std::vector<int>> domains;
+  for (int n : nodes) {
+    auto it = state_.nodes[n].labels.find(job.topology.key);
+    if (it != state_.nodes[n].labels.end()) domains[it->second].push_back(n);
+  }
+  std::vector<std::tuple<int, MilliGpu, std::string>> ranked;
+  for (auto& [name, members] : domains) {
+    std::vector<int> room;
+    MilliGpu free = 0;
+    for (int n : members) {
+      room.push_back(Hostable(job, n, count));
+      for (std::int32_t used : state_.nodes[n].used) free += kMilliPerGpu - used;
+    }
+    std::sort(room.rbegin(), room.rend());
+    int covered = 0;
+    int needed = 0;
+    while (needed < static_cast<int>(room.size()) && covered < count) covered += room[needed++];
+    if (covered >= count) ranked.emplace_back(needed, free, name);
+  }
+  std::sort(ranked.begin(), ranked.end());
+  for (const auto& entry : ranked) {
+    std::vector<Placed> placed = Anywhere(job, count, domains[std::get<2>(entry)]);
+    if (!placed.empty()) return placed;
+  }
+  return {};
+}
+
+PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& nodes) {
+  PlaceResult result;
+  if (count <= 0) return result;
+  bool domain = job.topology.mode != TopologyMode::kNone && !job.topology.key.empty() && count > 1;
+  if (domain) {
+    result.replicas = InOneDomain(job, count, nodes);
+    if (!result.replicas.empty()) return result;
+    if (job.topology.mode == TopologyMode::kRequired) {
+      bool anywhere = !Anywhere(job, count, nodes).empty();
+      result.failure = anywhere ? PlaceFailure::kTopology : PlaceFailure::kCapacity;
+      return result;
+    }
+  }
+  result.replicas = Anywhere(job, count, nodes);
+  if (result.replicas.empty()) result.failure = PlaceFailure::kCapacity;
+  return result;
+}
+
+}  // namespace gpupool::engine::internal

@@ -1,0 +1,52 @@
+// Where replicas go: best-fit (or fragmentation-aware) whole GPUs, gangs on the
+// fewest nodes inside one topology domain, fractions on shared devices first.
+#pragma once
+
+#include <vector>
+
+#include "packing.h"
+#include "state.h"
+
+namespace gpupool::engine::internal {
+
+// Nodes that could ever host one replica: in the pool, schedulable, right model,
+// matching the selector, with enough devices.
+std::vector<int> EligibleNodes(const EngineState& state, const JobState& job);
+
+enum class PlaceFailure { kNone, kCapacity, kTopology };
+
+struct PlaceResult {
+  std::vector<Placed> replicas;  // Empty on failure.
+  PlaceFailure failure = PlaceFailure::kNone;
+};
+
+class Placer {
+ public:
+  Placer(EngineState& state, const PackingModel& model) : state_(state), model_(model) {}
+
+  // Finds room for `count` replicas of `job` among `nodes`, honouring reservations.
+  // The state is left as it was.
+  PlaceResult Place(const JobState& job, int count, const std::vector<int>& nodes);
+
+  // Whether one replica fits on the node now (reservations honoured).
+  bool FitsOne(const JobState& job, int node) const;
+
+ private:
+  bool Fraction(const JobState& job) const;
+  int AvailableFull(int node) const;
+  int Hostable(const JobState& job, int node, int cap) const;
+  std::uint64_t LowestFree(int node, int count) const;
+  double Delta(const NodeState& node, std::uint64_t mask, MilliGpu per_device, int replicas,
+               const JobState& job) const;
+  int BestNodeForWhole(const JobState& job, const std::vector<int>& nodes, int count) const;
+  bool BestFraction(const JobState& job, const std::vector<int>& nodes, Placed& out) const;
+  std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
+  std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);
+  std::vector<Placed> InOneDomain(const JobState& job, int count, const std::vector<int>& nodes);
+  std::vector<Placed> Anywhere(const JobState& job, int count, const std::vector<int>& nodes);
+
+  EngineState& state_;
+  const PackingModel& model_;
+};
+
+}  // namespace gpupool::engine::internal

@@ -1,0 +1,131 @@
+#include "reasons.h"
+
+#include <cstdio>
+
+namespace gpupool::engine::internal {
+namespace {
+
+const QuotaState& QuotaOf(const EngineState& state, const JobState& job) {
+  return state.quotas[state.Slot(job.queue, job.project)];
+}
+
+const Usage& UsageOf(const EngineState& state, const JobState& job) {
+  return state.usage[state.Slot(job.queue, job.project)];
+}
+
+std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+MilliGpu FreeGpus(const EngineState& state, int queue) {
+  MilliGpu free = 0;
+  for (int n : state.queues[queue].nodes) {
+    if (!state.nodes[n].schedulable) continue;
+    for (std::int32_t used : state.nodes[n].used) free += kMilliPerGpu - used;
+  }
+  return free;
+}
+
+}  // namespace
+
+std::string FormatGpus(MilliGpu milli) {
+  char buffer[48];
+  if (milli % kMilliPerGpu == 0) {
+    long long whole = milli / kMilliPerGpu;
+    std::snprintf(buffer, sizeof buffer, "%lld GPU%s", whole, whole == 1 ? "" : "s");
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%g GPU%s", static_cast<double>(milli) / kMilliPerGpu,
+                  milli < kMilliPerGpu ? "" : "s");
+  }
+  return buffer;
+}
+
+std::string DescribeRequest(const JobState& job, int replicas) {
+  if (replicas == 1) return FormatGpus(job.shape.gpu_milli);
+  return std::to_string(replicas) + " replicas of " + FormatGpus(job.shape.gpu_milli);
+}
+
+std::string InvalidRequestReason(const JobState& job) {
+  MilliGpu g = job.shape.gpu_milli;
+  if (g < 0 || (g > kMilliPerGpu && g % kMilliPerGpu != 0)) {
+    return "gpusPerReplica " + FormatGpus(g) +
+           " is neither a fraction below 1 nor a whole number of GPUs";
+  }
+  if (job.replicas < 1 || job.min_replicas < 1) return "replicas and minReplicas must be >= 1";
+  if (job.min_replicas > job.replicas) {
+    return "minReplicas " + std::to_string(job.min_replicas) + " is more than replicas " +
+           std::to_string(job.replicas);
+  }
+  if (job.shape.cpu_milli < 0 || job.shape.memory_bytes < 0) {
+    return "cpu and memory requests must be >= 0";
+  }
+  return {};
+}
+
+std::string NoMatchingNodesReason(const EngineState& state, const JobState& job) {
+  std::string out = "no schedulable node of queue " + Quoted(state.queues[job.queue].spec.name) +
+                    " can ever hold one replica of " + FormatGpus(job.shape.gpu_milli);
+  if (!job.gpu_models.empty()) {
+    out += " of model";
+    for (const std::string& model : job.gpu_models) out += " " + model;
+  }
+  if (!job.node_selector.empty()) out += " matching its node selector";
+  if (job.topology.mode == TopologyMode::kRequired) out += " labelled " + job.topology.key;
+  return out;
+}
+
+std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas) {
+  return "project " + job.project_name + " is at its fixed quota of " +
+         FormatGpus(QuotaOf(state, job).gpu) + " in queue " + job.queue_name + " (uses " +
+         FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
+         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+}
+
+std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas) {
+  return std::string(ToString(job.workload_class)) + " jobs run only within quota: project " +
+         job.project_name + " uses " + FormatGpus(UsageOf(state, job).gpu) + " of its " +
+         FormatGpus(QuotaOf(state, job).gpu) + " in queue " + job.queue_name + ", this job needs " +
+         FormatGpus(job.shape.gpu_milli * replicas);
+}
+
+std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
+  return "project " + job.project_name + " is at its limit of " +
+         FormatGpus(QuotaOf(state, job).limit) + " in queue " + job.queue_name + " (uses " +
+         FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
+         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+}
+
+std::string TopologyReason(const JobState& job, int replicas) {
+  return "no single " + job.topology.key + " domain has room for " +
+         DescribeRequest(job, replicas) + " (the pool as a whole has)";
+}
+
+std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
+                           MilliGpu held_for_it) {
+  std::string out = "queue " + job.queue_name + " has no room for " +
+                    DescribeRequest(job, replicas) + " now (" +
+                    FormatGpus(FreeGpus(state, job.queue)) + " free, none where it fits)";
+  if (held_for_it > 0) {
+    out += "; " + FormatGpus(held_for_it) + " are held for it so smaller jobs cannot overtake it";
+  }
+  return out;
+}
+
+std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
+                                   const JobState& holder) {
+  (void)state;
+  return "the free GPUs where " + DescribeRequest(job, job.min_replicas) +
+         " would fit are held for job " + holder.name + " of project " + holder.project_name +
+         ", which is within its quota and waits for room";
+}
+
+std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary) {
+  return "reclaimed by project " + beneficiary.project_name + " (below its quota of " +
+         FormatGpus(QuotaOf(state, beneficiary).gpu) + " in queue " + beneficiary.queue_name +
+         ") for job " + beneficiary.name;
+}
+
+std::string InProjectMessage(const JobState& beneficiary) {
+  return "preempted by job " + beneficiary.name + " of the same project, priority " +
+         std::to_string(beneficiary.priority);
+}
+
+}  // namespace gpupool::engine::internal

@@ -1,0 +1,26 @@
+// Sentences for waiting jobs and preemptions: what blocks the job, in numbers.
+#pragma once
+
+#include <string>
+
+#include "state.h"
+
+namespace gpupool::engine::internal {
+
+std::string FormatGpus(MilliGpu milli);                          // "1 GPU", "2 GPUs", "0.5 GPU".
+std::string DescribeRequest(const JobState& job, int replicas);  // "4 replicas of 8 GPUs"
+
+std::string InvalidRequestReason(const JobState& job);  // Empty when the request is valid.
+std::string NoMatchingNodesReason(const EngineState& state, const JobState& job);
+std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas);
+std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas);
+std::string LimitReason(const EngineState& state, const JobState& job, int replicas);
+std::string TopologyReason(const JobState& job, int replicas);
+std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
+                           MilliGpu held_for_it);
+std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
+                                   const JobState& holder);
+std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary);
+std::string InProjectMessage(const JobState& beneficiary);
+
+}  // namespace gpupool::engine::internal

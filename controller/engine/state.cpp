@@ -1,0 +1,347 @@
+#include "state.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+namespace gpupool::engine::internal {
+
+bool LabelsMatch(const Labels& selector, const Labels& labels) {
+  for (const auto& [key, value] : selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+int DeviceCount(std::uint64_t devices) { return std::popcount(devices); }
+
+bool PendingOrder::operator()(int a, int b) const {
+  const JobState& x = state->jobs[a];
+  const JobState& y = state->jobs[b];
+  if (x.priority != y.priority) return x.priority > y.priority;
+  if (x.arrival_time != y.arrival_time) return x.arrival_time < y.arrival_time;
+  return x.name < y.name;
+}
+
+bool VictimOrder::operator()(int a, int b) const {
+  const JobState& x = state->jobs[a];
+  const JobState& y = state->jobs[b];
+  if (x.priority != y.priority) return x.priority < y.priority;
+  if (x.start_time != y.start_time) return x.start_time > y.start_time;
+  return x.name < y.name;
+}
+
+EngineState::EngineState(const Snapshot& snapshot, Options opts)
+    : now(snapshot.now), options(std::move(opts)) {
+  LoadNodes(snapshot);
+  LoadQueues(snapshot);
+  LoadProjects(snapshot);
+  jobs.reserve(snapshot.running.size() + snapshot.pending.size());
+  for (const RunningJob& job : snapshot.running) AddRunning(job);
+  for (const PendingJob& job : snapshot.pending) AddPending(job);
+}
+
+void EngineState::LoadNodes(const Snapshot& snapshot) {
+  nodes.reserve(snapshot.nodes.size());
+  for (const Node& node : snapshot.nodes) {
+    NodeState state;
+    state.name = node.name;
+    state.labels = node.labels;
+    state.model = node.gpu_model;
+    state.used.assign(static_cast<std::size_t>(std::clamp(node.gpus, 0, 64)), 0);
+    for (std::size_t d = 0; d < state.used.size() && d < node.unmanaged_milli.size(); ++d) {
+      state.used[d] =
+          static_cast<std::int32_t>(std::clamp<MilliGpu>(node.unmanaged_milli[d], 0, kMilliPerGpu));
+    }
+    state.full_free = static_cast<int>(std::count(state.used.begin(), state.used.end(), 0));
+    state.cpu_free = node.cpu_milli;
+    state.memory_free = node.memory_bytes;
+    state.schedulable = node.schedulable;
+    node_index.emplace(node.name, static_cast<int>(nodes.size()));
+    nodes.push_back(std::move(state));
+  }
+}
+
+void EngineState::LoadQueues(const Snapshot& snapshot) {
+  for (const Queue& queue : snapshot.queues) {
+    if (queue_index.count(queue.name)) continue;
+    int index = static_cast<int>(queues.size());
+    queue_index.emplace(queue.name, index);
+    QueueState state;
+    state.spec = queue;
+    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+      NodeState& node = nodes[n];
+      if (!LabelsMatch(queue.node_selector, node.labels)) continue;
+      state.nodes.push_back(n);
+      node.queues.push_back(index);
+      if (!node.schedulable) continue;
+      for (std::int32_t used : node.used) state.capacity += kMilliPerGpu - used;
+    }
+    queues.push_back(std::move(state));
+  }
+}
+
+void EngineState::LoadProjects(const Snapshot& snapshot) {
+  for (const Project& project : snapshot.projects) {
+    if (project_index.count(project.name)) continue;
+    project_index.emplace(project.name, static_cast<int>(projects.size()));
+    projects.push_back({project.name, project.priority});
+  }
+  // Jobs may name projects that have no object (yet): they get quota 0.
+  for (const RunningJob& job : snapshot.running) ProjectFor(job.project);
+  for (const PendingJob& job : snapshot.pending) ProjectFor(job.project);
+  std::size_t slots = queues.size() * projects.size();
+  quotas.assign(slots, QuotaState{});
+  usage.assign(slots, Usage{});
+  pending.assign(slots, std::set<int, PendingOrder>(PendingOrder{this}));
+  victims.assign(slots, std::set<int, VictimOrder>(VictimOrder{this}));
+  for (std::size_t q = 0; q < queues.size(); ++q) {
+    for (std::size_t p = 0; p < projects.size(); ++p) {
+      quotas[Slot(static_cast<int>(q), static_cast<int>(p))].limit = queues[q].capacity;
+    }
+  }
+  for (const Project& project : snapshot.projects) {
+    int p = project_index.at(project.name);
+    for (const ProjectQuota& quota : project.quotas) {
+      auto q = queue_index.find(quota.queue);
+      if (q == queue_index.end()) continue;
+      QuotaState& state = quotas[Slot(q->second, p)];
+      state.gpu = std::max<MilliGpu>(0, quota.gpu);
+      state.limit = quota.limit < 0 ? std::max(state.gpu, queues[q->second].capacity)
+                                    : std::max(state.gpu, quota.limit);
+      state.weight = std::max<std::int64_t>(0, quota.over_quota_weight);
+      state.cpu = quota.cpu_milli;
+      state.memory = quota.memory_bytes;
+    }
+  }
+}
+
+int EngineState::ProjectFor(const std::string& name) {
+  auto it = project_index.find(name);
+  if (it != project_index.end()) return it->second;
+  int index = static_cast<int>(projects.size());
+  project_index.emplace(name, index);
+  projects.push_back({name, 0});
+  if (quotas.empty()) return index;  // Still loading: slots are sized afterwards.
+  // A project first seen after loading: re-lay the per-slot tables out.
+  std::size_t old_projects = projects.size() - 1;
+  std::vector<QuotaState> new_quotas(queues.size() * projects.size());
+  std::vector<Usage> new_usage(new_quotas.size());
+  std::vector<std::set<int, PendingOrder>> new_pending(
+      new_quotas.size(), std::set<int, PendingOrder>(PendingOrder{this}));
+  std::vector<std::set<int, VictimOrder>> new_victims(
+      new_quotas.size(), std::set<int, VictimOrder>(VictimOrder{this}));
+  for (std::size_t q = 0; q < queues.size(); ++q) {
+    for (std::size_t p = 0; p <= old_projects; ++p) {
+      std::size_t to = q * projects.size() + p;
+      if (p == old_projects) {
+        new_quotas[to].limit = queues[q].capacity;
+        continue;
+      }
+      std::size_t from = q * old_projects + p;
+      new_quotas[to] = quotas[from];
+      new_usage[to] = usage[from];
+      new_pending[to] = std::move(pending[from]);
+      new_victims[to] = std::move(victims[from]);
+    }
+  }
+  quotas = std::move(new_quotas);
+  usage = std::move(new_usage);
+  pending = std::move(new_pending);
+  victims = std::move(new_victims);
+  return index;
+}
+
+int EngineState::NewJob(std::string_view name) {
+  if (job_index.count(std::string(name))) return -1;
+  int index;
+  if (!free_jobs_.empty()) {
+    index = free_jobs_.back();
+    free_jobs_.pop_back();
+    jobs[index] = JobState{};
+  } else {
+    index = static_cast<int>(jobs.size());
+    jobs.emplace_back();
+  }
+  jobs[index].name = std::string(name);
+  jobs[index].alive = true;
+  job_index.emplace(jobs[index].name, index);
+  return index;
+}
+
+int EngineState::AddPending(const PendingJob& spec) {
+  int project = ProjectFor(spec.project);
+  int index = NewJob(spec.name);
+  if (index < 0) return -1;
+  JobState& job = jobs[index];
+  job.queue_name = spec.queue;
+  job.project_name = spec.project;
+  auto q = queue_index.find(spec.queue);
+  job.queue = q == queue_index.end() ? -1 : q->second;
+  job.project = project;
+  job.workload_class = spec.workload_class;
+  job.priority = spec.priority;
+  job.arrival_time = spec.arrival_time;
+  job.shape = spec.shape;
+  job.replicas = spec.replicas;
+  job.min_replicas = spec.min_replicas;
+  job.topology = spec.topology;
+  job.node_selector = spec.node_selector;
+  job.gpu_models = spec.gpu_models;
+  IndexPending(index, true);
+  return index;
+}
+
+int EngineState::AddRunning(const RunningJob& spec) {
+  int project = ProjectFor(spec.project);
+  int index = NewJob(spec.name);
+  if (index < 0) return -1;
+  JobState& job = jobs[index];
+  job.queue_name = spec.queue;
+  job.project_name = spec.project;
+  auto q = queue_index.find(spec.queue);
+  job.queue = q == queue_index.end() ? -1 : q->second;
+  job.project = project;
+  job.workload_class = spec.workload_class;
+  job.priority = spec.priority;
+  job.arrival_time = spec.arrival_time;
+  job.start_time = spec.start_time;
+  job.shape = spec.shape;
+  job.min_replicas = spec.min_replicas;
+  job.replicas = std::max<int>(spec.max_replicas, static_cast<int>(spec.replicas.size()));
+  std::vector<Placed> placed;
+  for (const ReplicaPlacement& replica : spec.replicas) {
+    auto n = node_index.find(replica.node);
+    Placed p;
+    p.node = n == node_index.end() ? -1 : n->second;
+    for (int d : replica.devices) {
+      if (p.node >= 0 && d >= 0 && d < static_cast<int>(nodes[p.node].used.size())) {
+        p.devices |= std::uint64_t{1} << d;
+      }
+    }
+    placed.push_back(p);
+  }
+  Start(index, std::move(placed), spec.start_time);
+  return index;
+}
+
+void EngineState::Take(const JobState& job, const Placed& placed) {
+  if (placed.node < 0) return;
+  NodeState& node = nodes[placed.node];
+  MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
+  for (std::size_t d = 0; d < node.used.size(); ++d) {
+    if (!(placed.devices >> d & 1)) continue;
+    if (node.used[d] == 0) --node.full_free;
+    node.used[d] += static_cast<std::int32_t>(per_device);
+  }
+  node.cpu_free -= job.shape.cpu_milli;
+  node.memory_free -= job.shape.memory_bytes;
+}
+
+void EngineState::Release(const JobState& job, const Placed& placed) {
+  if (placed.node < 0) return;
+  NodeState& node = nodes[placed.node];
+  MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
+  for (std::size_t d = 0; d < node.used.size(); ++d) {
+    if (!(placed.devices >> d & 1)) continue;
+    node.used[d] -= static_cast<std::int32_t>(per_device);
+    if (node.used[d] == 0) ++node.full_free;
+  }
+  node.cpu_free += job.shape.cpu_milli;
+  node.memory_free += job.shape.memory_bytes;
+}
+
+void EngineState::Account(const JobState& job, int sign) {
+  if (job.queue < 0) return;
+  Usage& u = usage[Slot(job.queue, job.project)];
+  auto count = static_cast<std::int64_t>(job.placed.size());
+  u.gpu += sign * job.shape.gpu_milli * count;
+  u.cpu += sign * job.shape.cpu_milli * count;
+  u.memory += sign * job.shape.memory_bytes * count;
+}
+
+void EngineState::IndexPending(int index, bool insert) {
+  JobState& job = jobs[index];
+  if (job.queue < 0) {
+    if (insert) {
+      invalid_pending.push_back(index);
+    } else {
+      std::erase(invalid_pending, index);
+    }
+  } else {
+    std::size_t slot = Slot(job.queue, job.project);
+    if (insert) {
+      pending[slot].insert(index);
+      usage[slot].pending_gpu += JobGpu(job, job.replicas);
+    } else {
+      pending[slot].erase(index);
+      usage[slot].pending_gpu -= JobGpu(job, job.replicas);
+    }
+  }
+  if (insert) {
+    ++pending_count;
+  } else {
+    --pending_count;
+  }
+}
+
+void EngineState::IndexRunning(int index, bool insert) {
+  JobState& job = jobs[index];
+  if (job.queue >= 0 && IsPreemptible(job.workload_class)) {
+    auto& set = victims[Slot(job.queue, job.project)];
+    if (insert) {
+      set.insert(index);
+    } else {
+      set.erase(index);
+    }
+  }
+  if (insert) {
+    ++running_count;
+  } else {
+    --running_count;
+  }
+}
+
+void EngineState::Start(int index, std::vector<Placed> placed, Seconds start_time) {
+  JobState& job = jobs[index];
+  job.placed = std::move(placed);
+  job.running = true;
+  job.start_time = start_time;
+  for (const Placed& p : job.placed) Take(job, p);
+  Account(job, +1);
+  IndexRunning(index, true);
+}
+
+void EngineState::Admit(int index, std::vector<Placed> placed) {
+  IndexPending(index, false);
+  Start(index, std::move(placed), now);
+}
+
+void EngineState::Requeue(int index) {
+  JobState& job = jobs[index];
+  if (!job.running) return;
+  IndexRunning(index, false);
+  Account(job, -1);
+  for (const Placed& p : job.placed) Release(job, p);
+  job.placed.clear();
+  job.running = false;
+  IndexPending(index, true);
+}
+
+void EngineState::Remove(int index) {
+  JobState& job = jobs[index];
+  if (!job.alive) return;
+  if (job.running) {
+    IndexRunning(index, false);
+    Account(job, -1);
+    for (const Placed& p : job.placed) Release(job, p);
+  } else {
+    IndexPending(index, false);
+  }
+  job_index.erase(job.name);
+  job = JobState{};
+  free_jobs_.push_back(index);
+}
+
+}  // namespace gpupool::engine::internal

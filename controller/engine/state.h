@@ -1,0 +1,163 @@
+// The engine's working state: nodes with per-device usage, jobs, per-project
+// accounting, ordered pending and victim indexes. Built from a Snapshot, updated in
+// place by admissions, completions and preemptions.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpupool/engine/engine.h"
+#include "gpupool/engine/snapshot.h"
+
+namespace gpupool::engine::internal {
+
+struct NodeState {
+  std::string name;
+  Labels labels;
+  std::string model;
+  std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged included.
+  MilliCpu cpu_free = 0;
+  Bytes memory_free = 0;
+  bool schedulable = true;
+  int full_free = 0;        // Devices with nothing on them.
+  int reserved_full = 0;    // Whole devices held this cycle for a blocked job.
+  std::vector<int> queues;  // Queues whose pool holds this node.
+};
+
+// One replica's place: a node and the devices it uses (bit i = device i).
+struct Placed {
+  int node = -1;
+  std::uint64_t devices = 0;
+};
+
+struct JobState {
+  std::string name;
+  std::string queue_name;
+  std::string project_name;
+  int queue = -1;  // -1: the queue does not exist.
+  int project = -1;
+  WorkloadClass workload_class = WorkloadClass::kTrain;
+  int priority = 0;
+  Seconds arrival_time = 0;
+  Seconds start_time = 0;
+  ReplicaShape shape;
+  int replicas = 1;
+  int min_replicas = 1;
+  TopologyRequest topology;
+  Labels node_selector;
+  std::vector<std::string> gpu_models;
+  bool alive = false;
+  bool running = false;
+  std::vector<Placed> placed;  // Running replicas.
+};
+
+struct QuotaState {
+  MilliGpu gpu = 0;
+  MilliGpu limit = 0;  // Resolved: never below gpu; the pool's size when unset.
+  std::int64_t weight = 1;
+  MilliCpu cpu = -1;
+  Bytes memory = -1;
+  MilliGpu deserved = 0;  // Recomputed every cycle.
+};
+
+struct Usage {
+  MilliGpu gpu = 0;
+  MilliCpu cpu = 0;
+  Bytes memory = 0;
+  MilliGpu pending_gpu = 0;
+};
+
+struct QueueState {
+  Queue spec;
+  std::vector<int> nodes;  // The pool.
+  MilliGpu capacity = 0;   // Schedulable GPU milli of the pool, unmanaged use excluded.
+};
+
+struct ProjectState {
+  std::string name;
+  int priority = 0;
+};
+
+class EngineState;
+
+// Pending jobs of one project and queue, best first: priority, arrival, name.
+struct PendingOrder {
+  const EngineState* state;
+  bool operator()(int a, int b) const;
+};
+// Running preemptible jobs of one project and queue, first victim first:
+// lowest priority, then the shortest run so far, then name.
+struct VictimOrder {
+  const EngineState* state;
+  bool operator()(int a, int b) const;
+};
+
+class EngineState {
+ public:
+  EngineState(const Snapshot& snapshot, Options options);
+
+  Seconds now = 0;
+  Options options;
+  std::vector<NodeState> nodes;
+  std::vector<QueueState> queues;
+  std::vector<ProjectState> projects;
+  std::vector<JobState> jobs;
+  std::unordered_map<std::string, int> node_index;
+  std::unordered_map<std::string, int> queue_index;
+  std::unordered_map<std::string, int> project_index;
+  std::unordered_map<std::string, int> job_index;
+
+  // Indexed by Slot(queue, project).
+  std::vector<QuotaState> quotas;
+  std::vector<Usage> usage;
+  std::vector<std::set<int, PendingOrder>> pending;
+  std::vector<std::set<int, VictimOrder>> victims;
+  std::vector<int> invalid_pending;  // Pending jobs whose queue does not exist.
+
+  std::size_t Slot(int queue, int project) const {
+    return static_cast<std::size_t>(queue) * projects.size() + static_cast<std::size_t>(project);
+  }
+  MilliGpu JobGpu(const JobState& job, int replicas) const {
+    return job.shape.gpu_milli * replicas;
+  }
+
+  int AddPending(const PendingJob& job);
+  int AddRunning(const RunningJob& job);
+  // Pending -> running on `placed`, started now (resources taken).
+  void Admit(int job, std::vector<Placed> placed);
+  void Requeue(int job);  // Running -> pending; resources released.
+  void Remove(int job);   // Gone entirely; resources released if running.
+
+  // Low-level resource bookkeeping for tentative placements.
+  void Take(const JobState& job, const Placed& placed);
+  void Release(const JobState& job, const Placed& placed);
+
+  std::size_t running_count = 0;
+  std::size_t pending_count = 0;
+  Snapshot ToSnapshot() const;
+  std::size_t JobMemoryBytes() const;
+
+ private:
+  int NewJob(std::string_view name);
+  int ProjectFor(const std::string& name);
+  void Account(const JobState& job, int sign);
+  void IndexPending(int job, bool insert);
+  void IndexRunning(int job, bool insert);
+  void Start(int job, std::vector<Placed> placed, Seconds start_time);
+  void LoadNodes(const Snapshot& snapshot);
+  void LoadQueues(const Snapshot& snapshot);
+  void LoadProjects(const Snapshot& snapshot);
+  void ExportProjects(Snapshot& snapshot) const;
+  void ExportJobs(Snapshot& snapshot) const;
+  std::vector<int> free_jobs_;
+};
+
+std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);
+bool LabelsMatch(const Labels& selector, const Labels& labels);
+int DeviceCount(std::uint64_t devices);
+
+}  // namespace gpupool::engine::internal

@@ -1,0 +1,147 @@
+// Turning the working state back into a Snapshot, and measuring what jobs cost.
+#include <algorithm>
+
+#include "state.h"
+
+namespace gpupool::engine::internal {
+namespace {
+
+std::vector<ReplicaPlacement> ExportPlacement(const EngineState& state, const JobState& job) {
+  std::vector<ReplicaPlacement> replicas;
+  replicas.reserve(job.placed.size());
+  for (const Placed& placed : job.placed) {
+    ReplicaPlacement replica;
+    if (placed.node >= 0) replica.node = state.nodes[placed.node].name;
+    for (int d = 0; d < 64; ++d) {
+      if (placed.devices >> d & 1) replica.devices.push_back(d);
+    }
+    replicas.push_back(std::move(replica));
+  }
+  return replicas;
+}
+
+std::size_t StringBytes(const std::string& s) {
+  return s.capacity() > 15 ? s.capacity() + 1 : 0;  // Heap beyond the small buffer.
+}
+
+std::size_t LabelBytes(const Labels& labels) {
+  std::size_t bytes = 0;
+  for (const auto& [key, value] : labels) {
+    bytes += 48 + sizeof(std::string) * 2 + StringBytes(key) + StringBytes(value);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job) {
+  return ExportPlacement(state, job);
+}
+
+Snapshot EngineState::ToSnapshot() const {
+  Snapshot snapshot;
+  snapshot.now = now;
+  for (const NodeState& node : nodes) {
+    Node out;
+    out.name = node.name;
+    out.labels = node.labels;
+    out.gpu_model = node.model;
+    out.gpus = static_cast<int>(node.used.size());
+    out.schedulable = node.schedulable;
+    // Free capacity is what the snapshot carries; add back what our jobs hold.
+    out.cpu_milli = node.cpu_free;
+    out.memory_bytes = node.memory_free;
+    out.unmanaged_milli.assign(node.used.begin(), node.used.end());
+    snapshot.nodes.push_back(std::move(out));
+  }
+  for (const JobState& job : jobs) {
+    if (!job.alive || !job.running) continue;
+    for (const Placed& placed : job.placed) {
+      if (placed.node < 0) continue;
+      Node& node = snapshot.nodes[placed.node];
+      node.cpu_milli += job.shape.cpu_milli;
+      node.memory_bytes += job.shape.memory_bytes;
+      MilliGpu per_device = std::min(job.shape.gpu_milli, kMilliPerGpu);
+      for (int d = 0; d < node.gpus; ++d) {
+        if (placed.devices >> d & 1) node.unmanaged_milli[d] -= per_device;
+      }
+    }
+  }
+  for (Node& node : snapshot.nodes) {
+    if (std::all_of(node.unmanaged_milli.begin(), node.unmanaged_milli.end(),
+                    [](MilliGpu m) { return m == 0; })) {
+      node.unmanaged_milli.clear();
+    }
+  }
+  for (const QueueState& queue : queues) snapshot.queues.push_back(queue.spec);
+  ExportProjects(snapshot);
+  ExportJobs(snapshot);
+  return snapshot;
+}
+
+void EngineState::ExportProjects(Snapshot& snapshot) const {
+  for (std::size_t p = 0; p < projects.size(); ++p) {
+    Project project{projects[p].name, projects[p].priority, {}};
+    for (std::size_t q = 0; q < queues.size(); ++q) {
+      const QuotaState& quota = quotas[Slot(static_cast<int>(q), static_cast<int>(p))];
+      project.quotas.push_back(
+          {queues[q].spec.name, quota.gpu, quota.limit, quota.weight, quota.cpu, quota.memory});
+    }
+    snapshot.projects.push_back(std::move(project));
+  }
+}
+
+void EngineState::ExportJobs(Snapshot& snapshot) const {
+  for (const JobState& job : jobs) {
+    if (!job.alive) continue;
+    if (job.running) {
+      RunningJob out;
+      out.name = job.name;
+      out.queue = job.queue_name;
+      out.project = job.project_name;
+      out.workload_class = job.workload_class;
+      out.priority = job.priority;
+      out.start_time = job.start_time;
+      out.arrival_time = job.arrival_time;
+      out.shape = job.shape;
+      out.replicas = ExportPlacement(*this, job);
+      out.min_replicas = job.min_replicas;
+      out.max_replicas = job.replicas;
+      snapshot.running.push_back(std::move(out));
+      continue;
+    }
+    PendingJob out;
+    out.name = job.name;
+    out.queue = job.queue_name;
+    out.project = job.project_name;
+    out.workload_class = job.workload_class;
+    out.priority = job.priority;
+    out.replicas = job.replicas;
+    out.min_replicas = job.min_replicas;
+    out.shape = job.shape;
+    out.topology = job.topology;
+    out.node_selector = job.node_selector;
+    out.gpu_models = job.gpu_models;
+    out.arrival_time = job.arrival_time;
+    snapshot.pending.push_back(std::move(out));
+  }
+}
+
+std::size_t EngineState::JobMemoryBytes() const {
+  std::size_t bytes = jobs.capacity() * sizeof(JobState);
+  for (const JobState& job : jobs) {
+    bytes += StringBytes(job.name) + StringBytes(job.queue_name) + StringBytes(job.project_name) +
+             StringBytes(job.topology.key);
+    bytes += LabelBytes(job.node_selector);
+    bytes += job.gpu_models.capacity() * sizeof(std::string);
+    for (const std::string& model : job.gpu_models) bytes += StringBytes(model);
+    bytes += job.placed.capacity() * sizeof(Placed);
+  }
+  // Name index: one node with the key copy and the hash bucket pointer per job.
+  for (const auto& [name, index] : job_index) bytes += 48 + StringBytes(name) + 8;
+  // Ordered pending / victim sets: one red-black node (32 bytes + the int) per entry.
+  bytes += (running_count + pending_count) * 40;
+  return bytes;
+}
+
+}  // namespace gpupool::engine::internal

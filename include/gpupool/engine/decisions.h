@@ -1,0 +1,74 @@
+// What one scheduling cycle decided. Every pending job of the snapshot appears
+// exactly once, either in `admissions` or in `waiting`; every victim in `preemptions`
+// is a running job of the snapshot.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpupool/engine/snapshot.h"
+
+namespace gpupool::engine {
+
+struct Admission {
+  std::string job;
+  std::vector<ReplicaPlacement> replicas;  // min_replicas..replicas entries.
+  bool over_quota = false;                 // Admitted beyond the project's quota: may be reclaimed.
+  // Victims (names, also listed in `preemptions`) whose resources this admission
+  // uses: the operator releases the job's pods once these have stopped.
+  std::vector<std::string> waits_for;
+};
+
+enum class PreemptionReason {
+  kReclaim,          // Another project takes back its guaranteed quota.
+  kProjectPriority,  // A higher-priority job of the same project.
+};
+
+struct Preemption {
+  std::string victim;
+  PreemptionReason reason = PreemptionReason::kReclaim;
+  std::string beneficiary;  // The admitted job that needs the room.
+  std::string message;      // e.g. "reclaimed by project joe (below its quota of 2 GPUs)"
+};
+
+// Why a job waits, as a category (for metrics and tests) and as a sentence a
+// person can act on (for status conditions and Events).
+enum class WaitCode {
+  kUnknownQueue,      // The queue does not exist.
+  kInvalidRequest,    // e.g. 1.5 GPUs per replica, or min_replicas > replicas.
+  kQuota,             // Fixed quota, or non-preemptible work beyond its quota.
+  kLimit,             // The project's limit in a Guaranteed queue.
+  kNoMatchingNodes,   // No node of the pool could ever host it (model, selector, size).
+  kTopology,          // No single topology domain has room for the gang.
+  kCapacity,          // The pool has no room now; it waits its turn.
+  kReservedForOther,  // Room is held for an older, larger job of the same pool.
+};
+
+struct Waiting {
+  std::string job;
+  WaitCode code = WaitCode::kCapacity;
+  std::string message;
+};
+
+// Accounting per project and queue after this cycle's decisions.
+struct ProjectShare {
+  std::string project;
+  std::string queue;
+  MilliGpu quota = 0;
+  MilliGpu deserved = 0;    // Quota plus its water-filled share of idle capacity.
+  MilliGpu allocated = 0;   // Running plus admitted, minus preempted.
+  MilliGpu over_quota = 0;  // Part of `allocated` above quota.
+  MilliGpu pending = 0;     // GPUs asked for by jobs still waiting.
+};
+
+struct Decisions {
+  std::vector<Admission> admissions;
+  std::vector<Preemption> preemptions;
+  std::vector<Waiting> waiting;
+  std::vector<ProjectShare> shares;
+};
+
+const char* ToString(WaitCode code);
+const char* ToString(PreemptionReason reason);
+
+}  // namespace gpupool::engine
