@@ -1,6 +1,6 @@
 #include "gpupool/api/json_reader.h"
 
-#include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace gpupool::api {
@@ -42,12 +42,9 @@ std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error) 
     return Quantity{units * 1000, value};
   }
   if (value.is_number_float()) {
-    double milli = value.get<double>() * 1000.0;
-    if (!std::isfinite(milli) || std::abs(milli) > 9e15 || milli != std::round(milli)) {
-      *error = "must be a quantity with at most 3 decimals, written as a string (\"0.5\")";
-      return std::nullopt;
-    }
-    return Quantity{static_cast<int64_t>(milli), value};
+    // As the CRD schema (int-or-string) does: a float cannot carry a fraction exactly.
+    *error = "must be an integer or a string; write fractions quoted, as \"0.5\"";
+    return std::nullopt;
   }
   *error = "must be a quantity (integer or string), got " + JsonTypeName(value);
   return std::nullopt;
