@@ -1,0 +1,76 @@
+#include "gpupool/kube/errors.h"
+
+#include <gtest/gtest.h>
+
+namespace gpupool::kube {
+namespace {
+
+TEST(StatusErrors, DecodesReasonMessageAndCauses) {
+  std::string body = R"({"kind":"Status","apiVersion":"v1","status":"Failure",
+    "message":"Pod \"p\" is invalid","reason":"Invalid","code":422,
+    "details":{"causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers"}]}})";
+  ApiError error = DecodeStatusError(422, body, "POST /api/v1/namespaces/a/pods");
+  EXPECT_EQ(error.reason(), Reason::kInvalid);
+  EXPECT_TRUE(IsInvalid(error));
+  EXPECT_EQ(error.http_code(), 422);
+  ASSERT_EQ(error.causes().size(), 1u);
+  EXPECT_EQ(error.causes()[0].field, "spec.containers");
+  EXPECT_EQ(error.causes()[0].type, "FieldValueRequired");
+  EXPECT_NE(std::string(error.what()).find("POST /api/v1/namespaces/a/pods: HTTP 422 Invalid"),
+            std::string::npos);
+  EXPECT_FALSE(error.IsRetryable());
+}
+
+TEST(StatusErrors, MapsEveryReason) {
+  struct Case {
+    int code;
+    const char* reason;
+    Reason expected;
+  };
+  for (const Case& c :
+       {Case{404, "NotFound", Reason::kNotFound},
+        Case{409, "AlreadyExists", Reason::kAlreadyExists},
+        Case{409, "Conflict", Reason::kConflict}, Case{403, "Forbidden", Reason::kForbidden},
+        Case{401, "Unauthorized", Reason::kUnauthorized}, Case{410, "Expired", Reason::kGone},
+        Case{410, "Gone", Reason::kGone}, Case{429, "TooManyRequests", Reason::kTooManyRequests},
+        Case{500, "InternalError", Reason::kInternalError},
+        Case{503, "ServiceUnavailable", Reason::kServiceUnavailable},
+        Case{504, "Timeout", Reason::kTimeout}, Case{400, "BadRequest", Reason::kBadRequest},
+        Case{405, "MethodNotAllowed", Reason::kMethodNotAllowed}}) {
+    std::string body = std::string(R"({"kind":"Status","reason":")") + c.reason + R"(","code":)" +
+                       std::to_string(c.code) + "}";
+    EXPECT_EQ(DecodeStatusError(c.code, body, "GET /x").reason(), c.expected) << c.reason;
+  }
+}
+
+TEST(StatusErrors, FallsBackToHttpCodeWithoutStatusBody) {
+  ApiError error = DecodeStatusError(503, "<html>down</html>", "GET /x", 3);
+  EXPECT_EQ(error.reason(), Reason::kServiceUnavailable);
+  EXPECT_EQ(error.retry_after_seconds(), 3);
+  EXPECT_TRUE(error.IsRetryable());
+  EXPECT_NE(std::string(error.what()).find("<html>down</html>"), std::string::npos);
+  EXPECT_EQ(DecodeStatusError(418, "", "GET /x").reason(), Reason::kUnknown);
+  EXPECT_EQ(DecodeStatusError(410, "not json", "GET /x").reason(), Reason::kGone);
+}
+
+TEST(StatusErrors, ReadsRetryAfterFromStatusDetails) {
+  std::string body =
+      R"({"kind":"Status","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":2}})";
+  ApiError error = DecodeStatusError(429, body, "GET /x");
+  EXPECT_EQ(error.retry_after_seconds(), 2);
+  EXPECT_TRUE(error.IsRetryable());
+}
+
+TEST(StatusErrors, OnlyTransientFailuresAreRetryable) {
+  for (int code : {400, 401, 403, 404, 409, 410, 422}) {
+    EXPECT_FALSE(DecodeStatusError(code, "", "GET /x").IsRetryable()) << code;
+  }
+  for (int code : {429, 500, 503, 504}) {
+    EXPECT_TRUE(DecodeStatusError(code, "", "GET /x").IsRetryable()) << code;
+  }
+  EXPECT_TRUE(ApiError(Reason::kConnectFailed, 0, "x").IsRetryable());
+  EXPECT_FALSE(ApiError(Reason::kTlsFailed, 0, "x").IsRetryable());
+}
+
+}  // namespace
+}  // namespace gpupool::kube
