@@ -26,8 +26,11 @@ double Ratio(std::int64_t allocated, std::int64_t deserved) {
 
 }  // namespace
 
-Cycle::Cycle(EngineState& state)
-    : state_(state), model_(ModelFor(state)), placer_(state_, model_) {}
+Cycle::Cycle(EngineState& state, const PackingModel* model)
+    : state_(state),
+      own_model_(model ? PackingModel({}) : ModelFor(state)),
+      model_(model ? *model : own_model_),
+      placer_(state_, model_) {}
 
 Decisions Cycle::Run() {
   for (NodeState& node : state_.nodes) node.reserved_full = 0;

@@ -17,7 +17,8 @@ namespace gpupool::engine::internal {
 
 class Cycle {
  public:
-  explicit Cycle(EngineState& state);
+  // `model`: packing model to reuse across cycles (null: built for this cycle).
+  explicit Cycle(EngineState& state, const PackingModel* model = nullptr);
   Decisions Run();
 
  private:
@@ -57,7 +58,8 @@ class Cycle {
   void RecordShares();
 
   EngineState& state_;
-  PackingModel model_;
+  PackingModel own_model_;
+  const PackingModel& model_;
   Placer placer_;
   Decisions decisions_;
   std::unordered_map<std::string, std::vector<int>> eligible_cache_;

@@ -1,5 +1,7 @@
 #include "gpupool/engine/engine.h"
 
+#include <optional>
+
 #include "cycle.h"
 #include "state.h"
 
@@ -7,7 +9,14 @@ namespace gpupool::engine {
 
 class EngineState : public internal::EngineState {
  public:
-  using internal::EngineState::EngineState;
+  EngineState(const Snapshot& snapshot, Options opts)
+      : internal::EngineState(snapshot, std::move(opts)) {
+    // A workload given up front does not change between cycles: score it once.
+    if (options.packing == Packing::kFragmentationAware && !options.expected_workload.empty()) {
+      fixed_model.emplace(options.expected_workload);
+    }
+  }
+  std::optional<internal::PackingModel> fixed_model;
 };
 
 Decisions Decide(const Snapshot& snapshot, const Options& options) {
@@ -32,7 +41,10 @@ bool Engine::Finish(std::string_view job) {
   return true;
 }
 
-Decisions Engine::Decide() { return internal::Cycle(*state_).Run(); }
+Decisions Engine::Decide() {
+  const internal::PackingModel* model = state_->fixed_model ? &*state_->fixed_model : nullptr;
+  return internal::Cycle(*state_, model).Run();
+}
 
 Snapshot Engine::ToSnapshot() const { return state_->ToSnapshot(); }
 std::size_t Engine::running_count() const { return state_->running_count; }

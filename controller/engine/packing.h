@@ -2,6 +2,8 @@
 // fragmentation-aware packer places each replica where waste grows least.
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "gpupool/engine/engine.h"
@@ -12,25 +14,33 @@ namespace gpupool::engine::internal {
 class PackingModel {
  public:
   // Shapes without GPUs are dropped (they never use free GPU capacity); weights are
-  // normalized; only the `max_shapes` heaviest are kept to bound the cost.
-  explicit PackingModel(std::vector<WorkloadShape> shapes, std::size_t max_shapes = 24);
+  // normalized; only the `max_shapes` most frequent are kept to bound the cost.
+  explicit PackingModel(std::vector<WorkloadShape> shapes, std::size_t max_shapes = 48);
 
   // Learns the shapes from the replicas of running and pending jobs.
   static PackingModel Learn(const EngineState& state);
 
-  // Expected free milli-GPUs on a node that a replica drawn from the shapes cannot
-  // use: all of it when the replica does not fit the node at all, otherwise the
-  // free part of each device too small for it.
+  // Expected GPU milli left unused on the node if it were filled with copies of a
+  // replica drawn from the shapes: for each shape, the free milli-GPUs minus what
+  // as many copies as fit (by device pieces, whole devices, cpu and memory) would
+  // use, weighted by the shape's frequency. A node whose cpu is nearly gone, or
+  // whose devices hold pieces too small for common shapes, wastes much.
   double Waste(const std::vector<std::int32_t>& used, MilliCpu cpu_free, Bytes memory_free) const;
-  // Waste after adding `milli` to device `device` (or whole devices in `mask`) and
-  // taking cpu/memory.
+  // Waste once `per_device` milli are added to each device in `mask` and
+  // `cpu`/`memory` are taken. Results are memoized per node state.
   double WasteAfter(const NodeState& node, std::uint64_t mask, MilliGpu per_device, MilliCpu cpu,
                     Bytes memory) const;
 
   bool empty() const { return shapes_.empty(); }
 
  private:
+  struct View;
+  double WasteOf(const View& view, MilliCpu cpu_free, Bytes memory_free) const;
+
   std::vector<WorkloadShape> shapes_;
+  std::vector<MilliGpu> sizes_;       // Distinct per-replica GPU requests.
+  std::vector<std::size_t> size_of_;  // Shape index -> index into sizes_.
+  mutable std::unordered_map<std::uint64_t, double> memo_;
 };
 
 }  // namespace gpupool::engine::internal
