@@ -76,6 +76,8 @@ FakeApiServer::FakeApiServer(std::optional<FakeTls> tls) : tls_(tls.has_value())
   }
   server_->new_task_queue = [] { return new httplib::ThreadPool(24); };
   server_->set_keep_alive_max_count(100000);
+  // Without TCP_NODELAY each small response waits for a delayed ACK (~40 ms).
+  server_->set_tcp_nodelay(true);
   auto handler = [this](const httplib::Request& req, httplib::Response& res) { Handle(req, res); };
   server_->Get(".*", handler);
   server_->Post(".*", handler);
