@@ -1,0 +1,97 @@
+#include "gpupool/replay/engine_scheduler.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+namespace gpupool::replay {
+namespace {
+
+constexpr char kQueue[] = "philly";
+// Philly jobs ask only for GPUs: nodes get CPU and memory nothing can exhaust.
+constexpr engine::MilliCpu kNodeCpu = int64_t{1} << 40;
+constexpr engine::Bytes kNodeMemory = int64_t{1} << 50;
+
+// Engine names are the decimal job and node indices, so decisions map back
+// without a lookup table.
+int64_t IndexOf(const std::string& name, const char* what) {
+  int64_t index = -1;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
+  if (error != std::errc() || end != name.data() + name.size()) {
+    throw std::logic_error(std::string("engine returned an unknown ") + what + " \"" + name + "\"");
+  }
+  return index;
+}
+
+}  // namespace
+
+engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
+                                QuotaPolicy policy, int64_t min_runtime_seconds) {
+  engine::Snapshot snapshot;
+  for (int n = 0; n < shape.nodes; ++n) {
+    engine::Node node;
+    node.name = std::to_string(n);
+    node.gpus = shape.gpus_per_node;
+    node.cpu_milli = kNodeCpu;
+    node.memory_bytes = kNodeMemory;
+    snapshot.nodes.push_back(std::move(node));
+  }
+  engine::Queue queue;
+  queue.name = kQueue;
+  queue.sharing =
+      policy == QuotaPolicy::kStatic ? engine::Sharing::kFixed : engine::Sharing::kGuaranteed;
+  queue.min_runtime_seconds = min_runtime_seconds;
+  snapshot.queues.push_back(queue);
+  for (const auto& tenant : tenants) {
+    engine::ProjectQuota quota;
+    quota.queue = kQueue;
+    quota.gpu = int64_t{tenant.quota} * engine::kMilliPerGpu;
+    snapshot.projects.push_back({tenant.tenant, 0, {quota}});
+  }
+  return snapshot;
+}
+
+EngineScheduler::EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
+                                 QuotaPolicy policy, int64_t min_runtime_seconds)
+    : engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds)) {
+  for (const auto& tenant : tenants) tenant_names_.push_back(tenant.tenant);
+}
+
+engine::PendingJob EngineScheduler::ToPending(const ClusterView& view, int64_t index) const {
+  const SimJob& job = (*view.jobs)[index];
+  engine::PendingJob pending;
+  pending.name = std::to_string(index);
+  pending.queue = kQueue;
+  pending.project = tenant_names_.at(job.tenant);
+  pending.replicas = job.replicas;
+  pending.min_replicas = job.replicas;
+  pending.shape.gpu_milli = int64_t{job.gpus_per_replica} * engine::kMilliPerGpu;
+  pending.arrival_time = static_cast<engine::Seconds>(std::floor(job.trace->arrival));
+  return pending;
+}
+
+CycleDecisions EngineScheduler::Decide(const ClusterView& view) {
+  engine_.SetNow(static_cast<engine::Seconds>(std::floor(view.now)));
+  for (int64_t index : *view.finished) {
+    if (!engine_.Finish(std::to_string(index))) {
+      throw std::logic_error("engine does not know finished job " + std::to_string(index));
+    }
+  }
+  for (int64_t index : *view.arrived) engine_.AddPending(ToPending(view, index));
+  const engine::Decisions decisions = engine_.Decide();
+  CycleDecisions result;
+  for (const auto& preemption : decisions.preemptions) {
+    result.preempt.push_back(IndexOf(preemption.victim, "victim"));
+  }
+  preemptions_ += decisions.preemptions.size();
+  for (const auto& admission : decisions.admissions) {
+    StartDecision start{IndexOf(admission.job, "job")};
+    for (const auto& replica : admission.replicas) {
+      start.nodes.push_back(static_cast<int>(IndexOf(replica.node, "node")));
+    }
+    result.start.push_back(std::move(start));
+  }
+  return result;
+}
+
+}  // namespace gpupool::replay

@@ -1,0 +1,136 @@
+#include "gpupool/replay/runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "gpupool/replay/csv.h"
+#include "gpupool/replay/engine_placer.h"
+#include "gpupool/replay/engine_scheduler.h"
+#include "gpupool/replay/frag_report.h"
+#include "gpupool/replay/philly_report.h"
+#include "gpupool/replay/traces.h"
+
+namespace gpupool::replay {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string Dir(const ReplayOptions& options) {
+  return options.trace_dir.empty() ? TraceDir() : options.trace_dir;
+}
+
+void PrintQuotas(std::ostream& out, const std::vector<TenantQuota>& tenants,
+                 const ReplayOptions& options, size_t jobs) {
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "Philly replay: %zu jobs, %d nodes x %d GPUs = %d GPUs, cycle %.0f s\n"
+                "tenant    jobs  avg demand (GPUs)  quota (GPUs)\n",
+                jobs, options.shape.nodes, options.shape.gpus_per_node, options.shape.TotalGpus(),
+                options.cycle_seconds);
+  out << line;
+  for (const auto& tenant : tenants) {
+    std::snprintf(line, sizeof line, "%-8s %6zu %18.1f %13d\n", tenant.tenant.c_str(), tenant.jobs,
+                  tenant.average_demand, tenant.quota);
+    out << line;
+  }
+}
+
+nlohmann::json QuotasJson(const std::vector<TenantQuota>& tenants) {
+  nlohmann::json quotas = nlohmann::json::array();
+  for (const auto& t : tenants) {
+    quotas.push_back({{"tenant", t.tenant},
+                      {"jobs", t.jobs},
+                      {"average_demand_gpus", t.average_demand},
+                      {"quota_gpus", t.quota}});
+  }
+  return quotas;
+}
+
+int RunPhilly(const ReplayOptions& options, std::ostream& out) {
+  const auto started = std::chrono::steady_clock::now();
+  auto trace = LoadPhillyTrace(Dir(options) + "/philly-vc/philly.csv");
+  if (options.max_jobs > 0 && int64_t(trace.size()) > options.max_jobs) {
+    trace.resize(options.max_jobs);
+  }
+  const auto tenants = ProportionalQuotas(trace, options.shape.TotalGpus());
+  std::vector<PolicyReport> reports;
+  for (QuotaPolicy policy : options.policies) {
+    SimOptions sim{policy, options.shape, options.cycle_seconds};
+    EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds);
+    const auto policy_started = std::chrono::steady_clock::now();
+    const auto outcome = RunClusterSimulation(trace, tenants, sim, scheduler);
+    reports.push_back(SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started)));
+  }
+  std::vector<std::string> charts;
+  if (!options.svg_dir.empty()) charts = WritePhillyCharts(options.svg_dir, reports);
+  if (options.json) {
+    auto json = PhillyJson(reports);
+    json["jobs"] = trace.size();
+    json["nodes"] = options.shape.nodes;
+    json["gpus_per_node"] = options.shape.gpus_per_node;
+    json["cycle_seconds"] = options.cycle_seconds;
+    json["quotas"] = QuotasJson(tenants);
+    json["charts"] = charts;
+    json["wall_seconds"] = SecondsSince(started);
+    out << json.dump(2) << "\n";
+    return 0;
+  }
+  PrintQuotas(out, tenants, options, trace.size());
+  PrintPhillyTables(out, reports);
+  for (const auto& chart : charts) out << "wrote " << chart << "\n";
+  char line[64];
+  std::snprintf(line, sizeof line, "total %.1f s\n", SecondsSince(started));
+  out << line;
+  return 0;
+}
+
+int RunAlibaba(const ReplayOptions& options, std::ostream& out) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string dir = Dir(options) + "/alibaba-gpu-2023/";
+  const auto nodes = LoadAlibabaNodes(dir + "openb_node_list_gpu_node.csv");
+  const auto tasks = LoadAlibabaTasks(dir + options.pod_list);
+  EnginePlacer ours(nodes, tasks, engine::Packing::kFragmentationAware, "gpupool");
+  EnginePlacer engine_best_fit(nodes, tasks, engine::Packing::kBestFit, "gpupool-bestfit");
+  BestFitPlacer best_fit;
+  const auto experiment = RunFragmentation(nodes, tasks, options.arrive_percent, options.seed,
+                                           {&ours, &engine_best_fit, &best_fit});
+  std::string chart;
+  if (!options.svg_dir.empty()) chart = WriteFragChart(options.svg_dir, experiment);
+  if (options.json) {
+    auto json = FragJson(experiment);
+    json["pod_list"] = options.pod_list;
+    if (!chart.empty()) json["charts"] = {chart};
+    json["wall_seconds"] = SecondsSince(started);
+    out << json.dump(2) << "\n";
+    return 0;
+  }
+  PrintFragTable(out, experiment);
+  if (!chart.empty()) out << "wrote " << chart << "\n";
+  char line[64];
+  std::snprintf(line, sizeof line, "total %.2f s (loading, sampling and all placers)\n",
+                SecondsSince(started));
+  out << line;
+  return 0;
+}
+
+}  // namespace
+
+int RunReplay(const ReplayOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    return options.trace == TraceKind::kPhilly ? RunPhilly(options, out) : RunAlibaba(options, out);
+  } catch (const TraceError& error) {
+    err << "gpupool replay: " << error.what() << "\n";
+  } catch (const std::invalid_argument& error) {
+    err << "gpupool replay: " << error.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& error) {
+    err << "gpupool replay: " << error.what() << "\n";
+  } catch (const std::runtime_error& error) {
+    err << "gpupool replay: " << error.what() << "\n";
+  }
+  return 1;
+}
+
+}  // namespace gpupool::replay

@@ -1,0 +1,41 @@
+// The simulation's scheduler backed by the gpupool engine. The engine keeps its
+// own state between cycles (engine::Engine), so each cycle only reports what
+// changed: jobs that arrived and jobs that finished since the last one.
+//
+// Philly on the engine: one queue over all nodes (Fixed for --policy static,
+// Guaranteed for --policy guaranteed), one project per tenant with its quota in
+// whole GPUs, over-quota weight 1, no limit; every job is a Train job of
+// priority 0 whose replicas form one gang.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpupool/engine/engine.h"
+#include "gpupool/replay/cluster_sim.h"
+
+namespace gpupool::replay {
+
+class EngineScheduler : public Scheduler {
+ public:
+  EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
+                  QuotaPolicy policy, int64_t min_runtime_seconds);
+
+  CycleDecisions Decide(const ClusterView& view) override;
+
+  size_t preemption_count() const { return preemptions_; }
+
+ private:
+  engine::PendingJob ToPending(const ClusterView& view, int64_t index) const;
+
+  std::vector<std::string> tenant_names_;
+  engine::Engine engine_;
+  size_t preemptions_ = 0;
+};
+
+// The snapshot the scheduler starts from (exposed for tests and docs).
+engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
+                                QuotaPolicy policy, int64_t min_runtime_seconds);
+
+}  // namespace gpupool::replay
