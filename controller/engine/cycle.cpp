@@ -44,8 +44,27 @@ Decisions Cycle::Run() {
   std::vector<std::vector<int>> lists = CollectPending();
   RunPass(lists, true);
   RunPass(lists, false);
+  RetryReclaim();
   RecordShares();
   return std::move(decisions_);
+}
+
+// The over-quota pass may have pushed projects above quota that were below it when
+// an in-quota job looked for victims; such a job tries once more, so it is never
+// left blocked by over-quota work.
+void Cycle::RetryReclaim() {
+  bool any = false;
+  for (auto [job, index] : retry_reclaim_) {
+    const JobState& j = state_.jobs[job];
+    const Queue& queue = state_.queues[j.queue].spec;
+    if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim) continue;
+    if (!WithinQuota(j, j.min_replicas, 0) || !TryReclaim(job, j.min_replicas)) continue;
+    decisions_.waiting[index].job.clear();
+    any = true;
+  }
+  if (any) {
+    std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
+  }
 }
 
 void Cycle::ComputeDeserved() {

@@ -49,6 +49,11 @@ class Cycle {
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
                                  const Accounting& accounting);
   bool VictimAllowed(const JobState& victim) const;
+  std::vector<int> ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated);
+  std::vector<int> VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
+  int SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
+                   const std::vector<MilliGpu>& allocated);
+  const std::vector<std::vector<int>>& JobsByNode();
   bool FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims);
   bool FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason);
   void Wait(int job, WaitCode code, std::string message);
@@ -56,6 +61,7 @@ class Cycle {
   bool FitsIgnoringReservations(const JobState& job);
   MilliGpu Reserve(int job, int count);
   void RecordShares();
+  void RetryReclaim();
 
   EngineState& state_;
   PackingModel own_model_;
@@ -63,11 +69,16 @@ class Cycle {
   Placer placer_;
   Decisions decisions_;
   std::unordered_map<std::string, std::vector<int>> eligible_cache_;
-  std::unordered_set<int> touched_;                // Admitted or preempted this cycle: not victims.
-  std::unordered_set<int> decided_;                // Jobs with an admission or a waiting entry.
-  std::vector<std::uint8_t> reserved_in_slot_;     // One reservation per project and queue.
-  std::vector<int> holder_of_queue_;               // A job holding room, per queue (or -1).
-  std::unordered_set<std::string> failed_shapes_;  // Capacity failures since last release.
+  std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
+  std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.
+  std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.
+  std::vector<int> holder_of_queue_;            // A job holding room, per queue (or -1).
+  // In-quota jobs that waited for room in the first pass (job, index in waiting):
+  // over-quota admissions of the second pass may have made room reclaimable.
+  std::vector<std::pair<int, std::size_t>> retry_reclaim_;
+  std::unordered_set<std::string> failed_shapes_;
+  std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
+  bool jobs_by_node_ready_ = false;             // Capacity failures since last release.
 };
 
 }  // namespace gpupool::engine::internal

@@ -121,6 +121,7 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
     return;
   }
   std::size_t slot = state_.Slot(j.queue, j.project);
+  if (may_reserve) retry_reclaim_.emplace_back(job, decisions_.waiting.size());
   bool whole = j.shape.gpu_milli >= kMilliPerGpu;
   if (may_reserve && whole && state_.options.reserve_for_blocked_jobs && !reserved_in_slot_[slot]) {
     reserved_in_slot_[slot] = 1;

@@ -3,6 +3,7 @@
 // drop every victim the job can do without, so the set is minimal.
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "cycle.h"
 
@@ -65,10 +66,117 @@ bool Cycle::TryReclaim(int job, int count) {
       return victim;
     }
   };
-  Accounting any = [](MilliGpu) { return true; };
-  std::vector<int> victims = SelectVictims(job, count, next, any);
+  std::vector<int> victims;
+  if (count == 1) {
+    // One replica needs room on one node: victims elsewhere would only spend the
+    // other projects' over-quota budget for nothing.
+    std::vector<MilliGpu> allocated(state_.projects.size(), -1);
+    for (const Source& s : sources) allocated[s.project] = s.allocated;
+    victims = ReclaimOnOneNode(job, allocated);
+  } else {
+    Accounting any = [](MilliGpu) { return true; };
+    victims = SelectVictims(job, count, next, any);
+  }
   if (victims.empty()) return false;
   return FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim);
+}
+
+const std::vector<std::vector<int>>& Cycle::JobsByNode() {
+  if (!jobs_by_node_ready_) {
+    jobs_by_node_.assign(state_.nodes.size(), {});
+    for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
+      if (!state_.jobs[j].running) continue;
+      for (const Placed& p : state_.jobs[j].placed) {
+        if (p.node >= 0) jobs_by_node_[p.node].push_back(j);
+      }
+    }
+    jobs_by_node_ready_ = true;
+  }
+  return jobs_by_node_;
+}
+
+// The node where the fewest victims (then the fewest GPUs taken) make room.
+std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated) {
+  std::vector<int> best;
+  MilliGpu best_gpu = 0;
+  for (int n : Eligible(state_.jobs[job])) {
+    std::vector<int> victims = VictimsOnNode(job, n, allocated);
+    if (victims.empty()) continue;
+    MilliGpu gpu = 0;
+    for (int v : victims) {
+      gpu += state_.JobGpu(state_.jobs[v], static_cast<int>(state_.jobs[v].placed.size()));
+    }
+    if (best.empty() || victims.size() < best.size() ||
+        (victims.size() == best.size() && gpu < best_gpu)) {
+      best = std::move(victims);
+      best_gpu = gpu;
+    }
+  }
+  return best;
+}
+
+std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
+  const JobState& j = state_.jobs[job];
+  std::vector<std::tuple<double, int, Seconds, int>> candidates;
+  for (int v : JobsByNode()[node]) {
+    const JobState& victim = state_.jobs[v];
+    if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
+    if (!VictimAllowed(victim)) continue;
+    const QuotaState& quota = state_.quotas[state_.Slot(victim.queue, victim.project)];
+    candidates.emplace_back(-OverShare(allocated[victim.project], quota.deserved), victim.priority,
+                            -victim.start_time, v);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<int> ordered;
+  for (const auto& candidate : candidates) ordered.push_back(std::get<3>(candidate));
+  // One victim is the least harm: take the first (in victim order) that is enough.
+  if (int v = SingleVictim(j, node, ordered, allocated); v >= 0) return {v};
+  std::vector<MilliGpu> taken(state_.projects.size(), 0);
+  std::vector<int> chosen;
+  bool fits = false;
+  for (int v : ordered) {
+    const JobState& victim = state_.jobs[v];
+    MilliGpu gpu = state_.JobGpu(victim, static_cast<int>(victim.placed.size()));
+    MilliGpu quota = state_.quotas[state_.Slot(victim.queue, victim.project)].gpu;
+    if (allocated[victim.project] - taken[victim.project] - gpu < quota) continue;
+    taken[victim.project] += gpu;
+    chosen.push_back(v);
+    for (const Placed& p : victim.placed) state_.Release(victim, p);
+    if ((fits = placer_.FitsOne(j, node))) break;
+  }
+  if (fits) {
+    // Minimal: give back every victim the job can do without, latest chosen first.
+    for (std::size_t i = chosen.size(); i-- > 0;) {
+      const JobState& victim = state_.jobs[chosen[i]];
+      for (const Placed& p : victim.placed) state_.Take(victim, p);
+      if (placer_.FitsOne(j, node)) {
+        chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      for (const Placed& p : victim.placed) state_.Release(victim, p);
+    }
+  }
+  for (int v : chosen) {
+    for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
+  }
+  if (!fits) chosen.clear();
+  return chosen;
+}
+
+int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
+                        const std::vector<MilliGpu>& allocated) {
+  for (int v : ordered) {
+    const JobState& victim = state_.jobs[v];
+    MilliGpu gpu = state_.JobGpu(victim, static_cast<int>(victim.placed.size()));
+    MilliGpu quota = state_.quotas[state_.Slot(victim.queue, victim.project)].gpu;
+    if (allocated[victim.project] - gpu < quota) continue;
+    for (const Placed& p : victim.placed) state_.Release(victim, p);
+    bool enough = placer_.FitsOne(job, node);
+    for (const Placed& p : victim.placed) state_.Take(victim, p);
+    if (enough) return v;
+  }
+  return -1;
 }
 
 // A higher-priority job of the same project and queue takes the place of the

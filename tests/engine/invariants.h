@@ -1,0 +1,19 @@
+// Invariants every cycle's decisions must keep, checked independently of the
+// engine's own bookkeeping (from the snapshots before and after, and the decisions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpupool/engine/engine.h"
+
+namespace gpupool::engine::testing {
+
+// Returns one line per violated invariant; empty when all hold.
+// `check_reclaim_progress`: also check that an in-quota job of a Guaranteed queue
+// never waits for capacity while a single reclaimable over-quota job of another
+// project stands in its way (only meaningful when reservations are off).
+std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions& decisions,
+                                         const Snapshot& after, bool check_reclaim_progress);
+
+}  // namespace gpupool::engine::testing
