@@ -45,6 +45,10 @@ void PrintFragTable(std::ostream& out, const FragExperiment& experiment) {
                   "%-14s final %.2f %%, placed %zu, failed %zu (%.1f GPUs asked), %.2f s\n",
                   run.placer.c_str(), run.AllocatedPercent(), run.placed, run.failed,
                   run.failed_gpu_milli / 1000.0, run.seconds);
+    out << line << "               failed by kind:";
+    for (const auto& [kind, count] : run.failed_by_kind) out << " " << kind << " " << count;
+    std::snprintf(line, sizeof line, "; first failure at %.1f %% arrived\n",
+                  run.first_failure_percent);
     out << line;
   }
 }
@@ -62,6 +66,8 @@ nlohmann::json FragJson(const FragExperiment& experiment) {
                     {"placed", run.placed},
                     {"failed", run.failed},
                     {"failed_gpu_milli", run.failed_gpu_milli},
+                    {"failed_by_kind", run.failed_by_kind},
+                    {"first_failure_arrived_percent", run.first_failure_percent},
                     {"seconds", run.seconds}});
   }
   return {{"trace", "alibaba"},

@@ -67,6 +67,12 @@ void FragCluster::Apply(const TaskPlacement& placement, const AlibabaTask& task)
   allocated_milli_ += task.TotalGpuMilli();
 }
 
+std::string TaskKind(const AlibabaTask& task) {
+  if (task.num_gpu == 0) return "cpu-only";
+  if (task.gpu_milli < 1000) return "fraction";
+  return std::to_string(task.num_gpu) + "-gpu";
+}
+
 std::vector<int> PickDevices(const FragNode& node, const AlibabaTask& task) {
   std::vector<int> devices;
   if (task.num_gpu == 1 && task.gpu_milli < 1000) {
@@ -169,6 +175,8 @@ FragExperiment RunFragmentation(const std::vector<AlibabaNode>& nodes,
       } else {
         ++run.failed;
         run.failed_gpu_milli += task.TotalGpuMilli();
+        ++run.failed_by_kind[TaskKind(task)];
+        if (run.first_failure_percent < 0) run.first_failure_percent = 100.0 * requested / capacity;
       }
       run.curve.push_back(
           {100.0 * requested / capacity, 100.0 * cluster.allocated_milli() / capacity});

@@ -69,15 +69,20 @@ TEST(EngineReplayTest, PhillySliceEndToEnd) {
   if (testing::TraceFileOrEmpty("philly-vc/philly.csv").empty()) {
     GTEST_SKIP() << "Philly trace not found under " << TraceDir();
   }
+  // 2,000 jobs on 30 nodes: a few seconds, enough for big jobs to meet small quotas.
   const auto options = ParseReplayArgs(std::vector<std::string>{"--trace", "philly", "--max-jobs",
-                                                                "3000", "--nodes", "8", "--json"});
+                                                                "2000", "--nodes", "30", "--json"});
   std::ostringstream out, err;
   ASSERT_EQ(RunReplay(options, out, err), 0) << err.str();
   const auto json = nlohmann::json::parse(out.str());
   ASSERT_EQ(json["policies"].size(), 2u);
   EXPECT_EQ(json["policies"][0]["policy"], "static");
   EXPECT_EQ(json["policies"][0]["all"]["preemptions"], 0);
-  EXPECT_EQ(json["policies"][1]["all"]["jobs"], 3000);
+  EXPECT_EQ(json["policies"][1]["all"]["jobs"], 2000);
+  // Lending idle quota lets every job start; static quotas strand the large ones.
+  EXPECT_EQ(json["policies"][1]["all"]["never_started"], 0);
+  EXPECT_GT(json["policies"][0]["all"]["never_started"], 0);
+  EXPECT_GT(json["policies"][1]["utilization_percent"], json["policies"][0]["utilization_percent"]);
 }
 
 TEST(EngineReplayTest, MissingTraceIsAClearError) {

@@ -39,6 +39,13 @@ TEST(BestFitTest, PicksTheNodeWithLeastLeftAndTheFullestDevice) {
   EXPECT_FALSE(best_fit.Place(cluster, Task(1, 100, 99000), 3).has_value());
 }
 
+TEST(TaskKindTest, GroupsFailures) {
+  EXPECT_EQ(TaskKind(Task(0, 0)), "cpu-only");
+  EXPECT_EQ(TaskKind(Task(1, 500)), "fraction");
+  EXPECT_EQ(TaskKind(Task(1, 1000)), "1-gpu");
+  EXPECT_EQ(TaskKind(Task(8, 1000)), "8-gpu");
+}
+
 TEST(FragClusterTest, RejectsPlacementsThatDoNotFit) {
   const auto nodes = Nodes();
   FragCluster cluster(nodes);
@@ -85,6 +92,7 @@ TEST(FragExperimentTest, RunsPlacersSideBySideAndChecksThem) {
   PrintFragTable(table, experiment);
   EXPECT_THAT(table.str(), HasSubstr("best-fit"));
   EXPECT_EQ(FragJson(experiment)["runs"][0]["placer"], "best-fit");
+  EXPECT_EQ(run.failed_by_kind.size(), run.failed == 0 ? 0u : 1u);
   BrokenPlacer broken;
   EXPECT_THROW(RunFragmentation(nodes, tasks, 130, 42, {&broken}), std::logic_error);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,9 @@ class BestFitPlacer : public TaskPlacer {
                                      int64_t sequence) override;
 };
 
+// "cpu-only", "fraction" or "<n>-gpu": how failures are grouped.
+std::string TaskKind(const AlibabaTask& task);
+
 // Devices of one node a task can use (best-fit inside the node), or empty.
 std::vector<int> PickDevices(const FragNode& node, const AlibabaTask& task);
 
@@ -90,6 +94,10 @@ struct FragRun {
   size_t placed = 0;
   size_t failed = 0;
   int64_t failed_gpu_milli = 0;
+  // Failed tasks by kind ("cpu-only", "fraction", "1-gpu", "2-gpu", ...), and the
+  // arrival level (% of capacity) at which the first task of any kind failed.
+  std::map<std::string, size_t> failed_by_kind;
+  double first_failure_percent = -1;
   double seconds = 0;  // wall time spent placing
   double AllocatedPercent() const { return curve.empty() ? 0 : curve.back().allocated_percent; }
   // Allocation when arrivals first reached `arrived_percent` (or the last point).
