@@ -1,0 +1,95 @@
+#include "sandbox/admission.h"
+
+#include <algorithm>
+
+#include "sandbox/api_error.h"
+#include "sandbox/crd.h"
+#include "sandbox/object_meta.h"
+#include "sandbox/pod_rules.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+bool IsCore(const ResourceType& resource, const char* kind) {
+  return resource.group.empty() && resource.kind == kind;
+}
+
+bool IsCrd(const ResourceType& resource) {
+  return resource.group == "apiextensions.k8s.io" && resource.kind == "CustomResourceDefinition";
+}
+
+std::string QualifiedKind(const ResourceType& resource) {
+  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
+}
+
+std::string NameOf(const Json& object) { return object["metadata"].value("name", ""); }
+
+}  // namespace
+
+void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
+                                    WriteOptions& options) {
+  auto check = sandbox::CheckCustomResource(resource, object);
+  if (!check.pruned.empty() && options.strict_fields) {
+    std::string message = "strict decoding error: ";
+    for (size_t i = 0; i < check.pruned.size(); ++i) {
+      message += (i ? ", " : "") + std::string("unknown field \"") + check.pruned[i] + "\"";
+    }
+    throw BadRequest(message);
+  }
+  for (const auto& path : check.pruned)
+    options.warnings.push_back("unknown field \"" + path + "\"");
+  if (!check.errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), check.errors);
+}
+
+void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOptions& options) {
+  if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  if (IsCore(resource, "Pod")) {
+    auto errors = PreparePodCreate(object);
+    if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);
+  } else if (IsCore(resource, "Namespace")) {
+    object["spec"] = {{"finalizers", Json::array({"kubernetes"})}};
+    object["status"] = {{"phase", "Active"}};
+    auto& labels = object["metadata"]["labels"];
+    labels["kubernetes.io/metadata.name"] = NameOf(object);
+  } else if (IsCrd(resource)) {
+    auto errors = ValidateCrd(object);
+    if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), errors);
+    EstablishCrd(object);
+  }
+}
+
+void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& object,
+                         const std::string& subresource, WriteOptions& options) {
+  if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  if (IsCore(resource, "Pod") && subresource.empty()) {
+    auto errors = ValidatePodUpdate(old, object);
+    if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);
+    SyncSchedulingGatedCondition(object);
+  } else if (IsCore(resource, "Namespace") && subresource.empty()) {
+    object["spec"] = old.value("spec", Json::object());
+  } else if (IsCrd(resource) && subresource.empty()) {
+    auto errors = ValidateCrd(object);
+    if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), errors);
+    if (object["spec"]["group"] != old["spec"]["group"] ||
+        object["spec"]["names"]["plural"] != old["spec"]["names"]["plural"]) {
+      throw Invalid(QualifiedKind(resource), NameOf(object),
+                    {{"spec.group", "Invalid value: field is immutable"}});
+    }
+    EstablishCrd(object);
+  }
+}
+
+void Admission::AfterWrite(const ResourceType& resource, const Json& object) {
+  if (!IsCrd(resource) || object["metadata"].contains("deletionTimestamp")) return;
+  resources_.RemoveCrd(NameOf(object));
+  for (auto& served : ServedResources(object)) resources_.Add(served);
+}
+
+void Admission::AfterDelete(const ResourceType& resource, const Json& object, Store& store) {
+  if (!IsCrd(resource)) return;
+  resources_.RemoveCrd(NameOf(object));
+  const auto& spec = object["spec"];
+  store.DropResource(spec.value("group", "") + "/" + spec["names"].value("plural", ""));
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,42 @@
+// Per-kind rules applied to writes before they are stored: defaults,
+// validation (built-ins, pods, CRDs, custom resources), and the side effects
+// of CRDs on what the server serves.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sandbox/resource_type.h"
+#include "sandbox/store.h"
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+struct WriteOptions {
+  bool dry_run = false;
+  bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
+  std::vector<std::string> warnings;  // returned as Warning headers
+};
+
+class Admission {
+ public:
+  explicit Admission(ResourceRegistry& resources) : resources_(resources) {}
+
+  // Defaults and validation of a new object; throws ApiError (422 Invalid).
+  void OnCreate(const ResourceType& resource, Json& object, WriteOptions& options);
+  // Validation of an update (`object` already carries the preserved metadata).
+  void OnUpdate(const ResourceType& resource, const Json& old, Json& object,
+                const std::string& subresource, WriteOptions& options);
+  // Side effects once stored: a CRD starts or stops serving its resources.
+  void AfterWrite(const ResourceType& resource, const Json& object);
+  void AfterDelete(const ResourceType& resource, const Json& object, Store& store);
+
+ private:
+  void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
+
+  ResourceRegistry& resources_;
+};
+
+}  // namespace gpupool::sandbox

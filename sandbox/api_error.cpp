@@ -1,0 +1,109 @@
+#include "sandbox/api_error.h"
+
+#include <algorithm>
+
+namespace gpupool::sandbox {
+namespace {
+
+// "pods" -> {group "", kind "pods"}; "queues.gpupool.dev" -> {"gpupool.dev", "queues"}.
+Json Details(const std::string& resource, const std::string& name) {
+  const auto dot = resource.find('.');
+  Json details = {{"name", name}, {"kind", resource.substr(0, dot)}};
+  if (dot != std::string::npos) details["group"] = resource.substr(dot + 1);
+  return details;
+}
+
+}  // namespace
+
+Json StatusJson(const ApiError& error) {
+  Json status = {{"kind", "Status"},    {"apiVersion", "v1"},      {"metadata", Json::object()},
+                 {"status", "Failure"}, {"message", error.what()}, {"reason", error.reason},
+                 {"code", error.code}};
+  if (!error.details.is_null()) status["details"] = error.details;
+  return status;
+}
+
+Json SuccessStatus(const Json& details) {
+  Json status = {{"kind", "Status"},
+                 {"apiVersion", "v1"},
+                 {"metadata", Json::object()},
+                 {"status", "Success"}};
+  if (!details.is_null()) status["details"] = details;
+  return status;
+}
+
+ApiError NotFound(const std::string& resource, const std::string& name) {
+  return ApiError(404, "NotFound", resource + " \"" + name + "\" not found",
+                  Details(resource, name));
+}
+
+ApiError AlreadyExists(const std::string& resource, const std::string& name) {
+  return ApiError(409, "AlreadyExists", resource + " \"" + name + "\" already exists",
+                  Details(resource, name));
+}
+
+ApiError Conflict(const std::string& resource, const std::string& name, const std::string& why) {
+  return ApiError(409, "Conflict",
+                  "Operation cannot be fulfilled on " + resource + " \"" + name + "\": " + why,
+                  Details(resource, name));
+}
+
+ApiError Invalid(const std::string& kind, const std::string& name, const api::FieldErrors& errors) {
+  Json causes = Json::array();
+  std::string joined;
+  for (const auto& error : errors) {
+    causes.push_back(
+        {{"reason", "FieldValueInvalid"}, {"message", error.message}, {"field", error.path}});
+    if (!joined.empty()) joined += ", ";
+    joined += (error.path.empty() ? "" : error.path + ": ") + error.message;
+  }
+  if (errors.size() > 1) joined = "[" + joined + "]";
+  Json details = {{"name", name}, {"kind", kind}, {"causes", causes}};
+  return ApiError(422, "Invalid", kind + " \"" + name + "\" is invalid: " + joined, details);
+}
+
+ApiError BadRequest(const std::string& message) { return ApiError(400, "BadRequest", message); }
+
+ApiError Forbidden(const std::string& resource, const std::string& name, const std::string& why) {
+  return ApiError(403, "Forbidden", resource + " \"" + name + "\" is forbidden: " + why,
+                  Details(resource, name));
+}
+
+ApiError Expired(const std::string& message) { return ApiError(410, "Expired", message); }
+
+ApiError MethodNotAllowed(const std::string& message) {
+  return ApiError(405, "MethodNotAllowed", message);
+}
+
+ApiError UnsupportedMediaType(const std::string& content_type) {
+  return ApiError(415, "UnsupportedMediaType",
+                  "the body of the request was in an unknown format - accepted media types "
+                  "include: application/json, application/yaml, "
+                  "application/json-patch+json, application/merge-patch+json, "
+                  "application/strategic-merge-patch+json (got \"" +
+                      content_type + "\")");
+}
+
+ApiError NotAcceptable(const std::string& message) {
+  return ApiError(406, "NotAcceptable", message);
+}
+
+ApiError TooManyRequests(const std::string& message, int retry_after) {
+  ApiError error(429, "TooManyRequests", message, Json{{"retryAfterSeconds", retry_after}});
+  error.retry_after = retry_after;
+  return error;
+}
+
+ApiError Unauthorized() { return ApiError(401, "Unauthorized", "Unauthorized"); }
+
+ApiError InternalError(const std::string& message) {
+  return ApiError(500, "InternalError", "Internal error occurred: " + message);
+}
+
+ApiError ServiceUnavailable(const std::string& message, int retry_after) {
+  ApiError error(503, "ServiceUnavailable", message, Json{{"retryAfterSeconds", retry_after}});
+  error.retry_after = retry_after;
+  return error;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,304 @@
+#include "sandbox/cluster.h"
+
+#include <algorithm>
+
+#include "sandbox/api_error.h"
+#include "sandbox/encoding.h"
+#include "sandbox/object_meta.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+std::string ContinueToken(uint64_t rv, const std::string& last_key) {
+  return Base64Encode(Json{{"rv", rv}, {"start", last_key}}.dump());
+}
+
+// Metadata the client may not change on update.
+void PreserveMetadata(const Json& old, Json& object) {
+  auto& metadata = object["metadata"];
+  const auto& old_metadata = old["metadata"];
+  for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "generation", "namespace"}) {
+    if (old_metadata.contains(field)) {
+      metadata[field] = old_metadata[field];
+    } else {
+      metadata.erase(field);
+    }
+  }
+}
+
+// Everything but metadata and status: what a generation counts changes of.
+bool SpecChanged(const Json& old, const Json& object) {
+  for (const auto& [key, value] : object.items()) {
+    if (key == "metadata" || key == "status" || key == "kind" || key == "apiVersion") continue;
+    if (!old.contains(key) || old[key] != value) return true;
+  }
+  for (const auto& [key, value] : old.items()) {
+    if (key != "metadata" && key != "status" && !object.contains(key)) return true;
+  }
+  return false;
+}
+
+bool SameIgnoringVersion(Json old, Json object) {
+  old["metadata"].erase("resourceVersion");
+  object["metadata"].erase("resourceVersion");
+  return old == object;
+}
+
+void CheckTypeMeta(const ResourceType& resource, Json& object) {
+  if (!object.is_object()) throw BadRequest("the request body must be a JSON object");
+  const std::string kind = object.value("kind", resource.kind);
+  const std::string api_version = object.value("apiVersion", resource.ApiVersion());
+  if (kind != resource.kind || api_version != resource.ApiVersion()) {
+    throw BadRequest("the object has apiVersion \"" + api_version + "\" and kind \"" + kind +
+                     "\" but the request is for " + resource.ApiVersion() +
+                     ", Kind=" + resource.kind);
+  }
+  object["kind"] = kind;
+  object["apiVersion"] = api_version;
+  if (!object.contains("metadata")) object["metadata"] = Json::object();
+  if (!object["metadata"].is_object()) throw BadRequest("metadata must be an object");
+}
+
+}  // namespace
+
+Cluster::Cluster(const ClusterConfig& config)
+    : store_(config.history_window), admission_(resources_) {}
+
+ResourcePtr Cluster::Resource(const std::string& group, const std::string& version,
+                              const std::string& plural) const {
+  auto resource = resources_.Find(group, version, plural);
+  if (!resource) {
+    throw ApiError(404, "NotFound", "the server could not find the requested resource",
+                   Json{{"group", group}, {"kind", plural}});
+  }
+  return resource;
+}
+
+void Cluster::CheckNamespace(const ResourceType& resource, const std::string& ns) {
+  if (!resource.namespaced) return;
+  auto namespace_object = store_.Get("/namespaces", ns);
+  if (!namespace_object) throw NotFound("namespaces", ns);
+  if (namespace_object->json.find("\"deletionTimestamp\"") != std::string::npos) {
+    throw Forbidden(
+        resource.QualifiedName(), "",
+        "unable to create new content in namespace " + ns + " because it is being terminated");
+  }
+}
+
+Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json object,
+                     WriteOptions& options) {
+  CheckTypeMeta(resource, object);
+  auto& metadata = object["metadata"];
+  if (resource.namespaced) {
+    const std::string body_ns = metadata.value("namespace", ns);
+    if (body_ns != ns) {
+      throw BadRequest(
+          "the namespace of the provided object does not match the namespace "
+          "sent on the request");
+    }
+    metadata["namespace"] = ns;
+  } else {
+    metadata.erase("namespace");
+  }
+  auto lock = store_.Lock();
+  CheckNamespace(resource, ns);
+  if (metadata.value("name", "").empty() && !metadata.value("generateName", "").empty()) {
+    metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
+  }
+  const std::string name = metadata.value("name", "");
+  api::FieldErrors errors = ValidateObjectName(name, "metadata.name");
+  auto meta_errors = ValidateMetadataMaps(metadata);
+  errors.insert(errors.end(), meta_errors.begin(), meta_errors.end());
+  if (!errors.empty()) throw Invalid(resource.kind, name, errors);
+  if (store_.Get(StorageKey(resource), ObjectKey(ns, name))) {
+    throw AlreadyExists(resource.QualifiedName(), name);
+  }
+  metadata["uid"] = NewUid();
+  metadata["creationTimestamp"] = NowString();
+  for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
+                            "managedFields", "selfLink"}) {
+    metadata.erase(field);
+  }
+  if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
+  if (resource.status_subresource && resource.IsCustom()) object.erase("status");
+  admission_.OnCreate(resource, object, options);
+  return Commit(resource, std::move(object), options.dry_run);
+}
+
+Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
+  if (dry_run) return object;
+  const uint64_t rv = store_.NextVersion();
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto stored = MakeStored(resource, object, rv);
+  store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
+  admission_.AfterWrite(resource, object);
+  return object;
+}
+
+Json Cluster::RemoveNow(const ResourceType& resource, Json object, bool dry_run) {
+  if (dry_run) return object;
+  const uint64_t rv = store_.NextVersion();
+  object["metadata"]["resourceVersion"] = std::to_string(rv);
+  auto stored = MakeStored(resource, object, rv);
+  store_.Remove(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
+  admission_.AfterDelete(resource, object, store_);
+  return object;
+}
+
+Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
+                          const std::string& name) {
+  auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
+  if (!stored) throw NotFound(resource.QualifiedName(), name);
+  return Json::parse(stored->json);
+}
+
+ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns,
+                             const std::string& name) {
+  auto lock = store_.Lock();
+  auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
+  if (!stored) throw NotFound(resource.QualifiedName(), name);
+  return stored;
+}
+
+Json Cluster::Get(const ResourceType& resource, const std::string& ns, const std::string& name) {
+  return Json::parse(GetStored(resource, ns, name)->json);
+}
+
+ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
+                         const ListOptions& options) {
+  const auto labels = LabelSelector::Parse(options.label_selector);
+  const auto fields = FieldSelector::Parse(options.field_selector, resource.selectable_fields);
+  auto lock = store_.Lock();
+  ListResult result;
+  result.rv = store_.CurrentVersion();
+  std::string start_after;
+  if (!options.continue_token.empty()) {
+    auto decoded = Base64Decode(options.continue_token);
+    Json token = decoded ? Json::parse(*decoded, nullptr, false) : Json();
+    if (!token.is_object() || !token.contains("rv") || !token.contains("start")) {
+      throw BadRequest("continue key is not valid: the continue token is malformed");
+    }
+    result.rv = token["rv"].get<uint64_t>();
+    start_after = token["start"].get<std::string>();
+    if (result.rv < store_.OldestResumable()) {
+      throw Expired(
+          "The provided continue parameter is too old to display a consistent list "
+          "result. You can start a new list without the continue parameter.");
+    }
+  }
+  const std::string prefix = resource.namespaced && !ns.empty() ? ns + "/" : "";
+  bool more = false;
+  result.items = store_.ListAt(
+      StorageKey(resource), result.rv, start_after, prefix, options.limit,
+      [&](const StoredObject& object) {
+        return labels.Matches(object.labels) && fields.Matches(object.fields);
+      },
+      &more);
+  if (more && !result.items.empty()) {
+    const auto& last = result.items.back();
+    result.continue_token = ContinueToken(result.rv, ObjectKey(last->ns, last->name));
+  }
+  return result;
+}
+
+Json Cluster::Update(const ResourceType& resource, const std::string& ns, const std::string& name,
+                     Json object, const std::string& subresource, WriteOptions& options) {
+  CheckTypeMeta(resource, object);
+  const auto& metadata = object["metadata"];
+  if (metadata.value("name", name) != name) {
+    throw BadRequest("the name of the object (" + metadata.value("name", "") +
+                     ") does not match the name on the URL (" + name + ")");
+  }
+  if (resource.namespaced && metadata.value("namespace", ns) != ns) {
+    throw BadRequest(
+        "the namespace of the provided object does not match the namespace "
+        "sent on the request");
+  }
+  auto lock = store_.Lock();
+  Json old = ParseStored(resource, ns, name);
+  const std::string wanted_rv = metadata.value("resourceVersion", "");
+  if (!wanted_rv.empty() && wanted_rv != old["metadata"].value("resourceVersion", "")) {
+    throw Conflict(resource.QualifiedName(), name,
+                   "the object has been modified; please apply your changes to the latest "
+                   "version and try again");
+  }
+  return UpdateLocked(resource, old, std::move(object), subresource, options);
+}
+
+Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const std::string& name,
+                    PatchType type, const std::string& body, const std::string& subresource,
+                    WriteOptions& options) {
+  if (type == PatchType::kStrategic && resource.IsCustom()) {
+    throw UnsupportedMediaType(
+        "application/strategic-merge-patch+json (not served for "
+        "custom resources)");
+  }
+  auto lock = store_.Lock();
+  Json old = ParseStored(resource, ns, name);
+  Json patched = ApplyPatch(type, old, body);
+  CheckTypeMeta(resource, patched);
+  const std::string wanted_rv = patched["metadata"].value("resourceVersion", "");
+  if (wanted_rv != old["metadata"].value("resourceVersion", "")) {
+    throw Conflict(resource.QualifiedName(), name,
+                   "the object has been modified; please apply your changes to the latest "
+                   "version and try again");
+  }
+  if (patched["metadata"].value("name", "") != name) {
+    throw BadRequest("the patch changes metadata.name, which is immutable");
+  }
+  return UpdateLocked(resource, old, std::move(patched), subresource, options);
+}
+
+Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json object,
+                           const std::string& subresource, WriteOptions& options) {
+  if (subresource == "status") {
+    Json updated = old;
+    if (object.contains("status")) {
+      updated["status"] = object["status"];
+    } else {
+      updated.erase("status");
+    }
+    object = std::move(updated);
+  } else if (resource.status_subresource) {
+    if (old.contains("status")) {
+      object["status"] = old["status"];
+    } else {
+      object.erase("status");
+    }
+  }
+  PreserveMetadata(old, object);
+  auto errors = ValidateMetadataMaps(object["metadata"]);
+  if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
+  admission_.OnUpdate(resource, old, object, subresource, options);
+  if (old["metadata"].contains("generation") && SpecChanged(old, object)) {
+    object["metadata"]["generation"] = old["metadata"].value("generation", 1) + 1;
+  }
+  if (SameIgnoringVersion(old, object)) return old;
+  const auto& metadata = object["metadata"];
+  bool finalizers_done = !metadata.contains("finalizers") || metadata["finalizers"].empty();
+  if (resource.group.empty() && resource.kind == "Namespace") {
+    finalizers_done = finalizers_done && object["spec"].value("finalizers", Json::array()).empty();
+  }
+  const bool pod_terminating = resource.kind == "Pod" && resource.group.empty() &&
+                               metadata.value("deletionGracePeriodSeconds", 0) > 0;
+  if (metadata.contains("deletionTimestamp") && finalizers_done && !pod_terminating) {
+    return RemoveNow(resource, std::move(object), options.dry_run);
+  }
+  return Commit(resource, std::move(object), options.dry_run);
+}
+
+bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
+                     const std::function<bool(Json&)>& change, const std::string& subresource) {
+  auto lock = store_.Lock();
+  auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
+  if (!stored) return false;
+  Json old = Json::parse(stored->json);
+  Json object = old;
+  if (!change(object)) return true;
+  WriteOptions options;
+  UpdateLocked(resource, old, std::move(object), subresource, options);
+  return true;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,223 @@
+#include "sandbox/crd.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "gpupool/api/openapi_schema.h"
+#include "sandbox/cel.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+const Json& SchemaOf(const Json& version) {
+  static const Json kNone = Json::object();
+  if (!version.contains("schema") || !version["schema"].contains("openAPIV3Schema")) return kNone;
+  return version["schema"]["openAPIV3Schema"];
+}
+
+// Compiled rules are cached by their text: each is compiled once per process.
+const cel::Program& CompiledRule(const std::string& rule) {
+  static std::mutex mutex;
+  static std::map<std::string, cel::Program> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find(rule);
+  if (it == cache.end()) it = cache.emplace(rule, cel::Program::Compile(rule)).first;
+  return it->second;
+}
+
+// Visits every schema node with its path inside the schema and inside objects.
+template <typename Visit>
+void WalkSchema(const Json& schema, const std::string& schema_path, Visit&& visit) {
+  if (!schema.is_object()) return;
+  visit(schema, schema_path);
+  if (schema.contains("properties") && schema["properties"].is_object()) {
+    for (const auto& [name, child] : schema["properties"].items()) {
+      WalkSchema(child, schema_path + ".properties." + name, visit);
+    }
+  }
+  if (schema.contains("items")) WalkSchema(schema["items"], schema_path + ".items", visit);
+  if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
+    WalkSchema(schema["additionalProperties"], schema_path + ".additionalProperties", visit);
+  }
+}
+
+api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) {
+  api::FieldErrors errors;
+  WalkSchema(schema, path, [&](const Json& node, const std::string& node_path) {
+    if (!node.contains("x-kubernetes-validations")) return;
+    for (size_t i = 0; i < node["x-kubernetes-validations"].size(); ++i) {
+      const Json& rule = node["x-kubernetes-validations"][i];
+      const std::string rule_path =
+          api::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
+      try {
+        CompiledRule(rule.value("rule", ""));
+      } catch (const std::invalid_argument& error) {
+        errors.push_back({rule_path, error.what()});
+      }
+    }
+  });
+  return errors;
+}
+
+// Evaluates the rules of `schema` on `value` and below, as the server does
+// after schema validation.
+void EvaluateRules(const Json& schema, const Json& value, const std::string& path,
+                   api::FieldErrors& errors) {
+  if (!schema.is_object() || value.is_null()) return;
+  for (const auto& rule : schema.value("x-kubernetes-validations", Json::array())) {
+    const std::string text = rule.value("rule", "");
+    std::string message = rule.value("message", "failed rule: " + text);
+    try {
+      if (CompiledRule(text).Evaluate(value)) continue;
+    } catch (const std::exception& error) {
+      message = std::string("failed rule: ") + text + ": " + error.what();
+    }
+    const std::string field =
+        rule.contains("fieldPath") ? path + rule["fieldPath"].get<std::string>() : path;
+    errors.push_back({field, "Invalid value: \"object\": " + message});
+  }
+  if (value.is_object() && schema.contains("properties")) {
+    for (const auto& [name, child] : schema["properties"].items()) {
+      if (value.contains(name)) {
+        EvaluateRules(child, value[name], path.empty() ? name : path + "." + name, errors);
+      }
+    }
+  }
+  if (value.is_array() && schema.contains("items")) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors);
+    }
+  }
+}
+
+api::FieldErrors ValidateNames(const Json& crd) {
+  api::FieldErrors errors;
+  const Json& spec = crd.value("spec", Json::object());
+  const Json& names = spec.value("names", Json::object());
+  const std::string group = spec.value("group", "");
+  const std::string plural = names.value("plural", "");
+  if (group.empty()) errors.push_back({"spec.group", "Required value"});
+  if (plural.empty()) errors.push_back({"spec.names.plural", "Required value"});
+  if (names.value("kind", "").empty()) errors.push_back({"spec.names.kind", "Required value"});
+  const std::string scope = spec.value("scope", "");
+  if (scope != "Namespaced" && scope != "Cluster") {
+    errors.push_back({"spec.scope", "Unsupported value: \"" + scope +
+                                        "\": supported values: \"Cluster\", \"Namespaced\""});
+  }
+  const std::string name = crd["metadata"].value("name", "");
+  if (!plural.empty() && !group.empty() && name != plural + "." + group) {
+    errors.push_back({"metadata.name", "Invalid value: \"" + name +
+                                           "\": must be spec.names.plural+\".\"+spec.group"});
+  }
+  return errors;
+}
+
+}  // namespace
+
+api::FieldErrors ValidateCrd(const Json& crd) {
+  api::FieldErrors errors = ValidateNames(crd);
+  const Json& versions = crd.value("spec", Json::object()).value("versions", Json::array());
+  if (versions.empty()) errors.push_back({"spec.versions", "Required value"});
+  int storage = 0;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const std::string path = api::Child("spec.versions", i);
+    if (versions[i].value("name", "").empty()) errors.push_back({path + ".name", "Required value"});
+    if (versions[i].value("storage", false)) ++storage;
+    const Json& schema = SchemaOf(versions[i]);
+    const std::string schema_path = path + ".schema.openAPIV3Schema";
+    if (schema.empty()) {
+      errors.push_back({schema_path, "Required value: schemas are required"});
+      continue;
+    }
+    for (auto& error : api::CheckStructural(schema)) {
+      errors.push_back({schema_path + (error.path.empty() ? "" : "." + error.path), error.message});
+    }
+    auto rule_errors = CheckRulesCompile(schema, schema_path);
+    errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
+  }
+  if (!versions.empty() && storage != 1) {
+    errors.push_back({"spec.versions",
+                      "Invalid value: must have exactly one version marked as "
+                      "storage version"});
+  }
+  return errors;
+}
+
+void EstablishCrd(Json& crd) {
+  const Json& spec = crd["spec"];
+  Json names = spec["names"];
+  const std::string kind = names.value("kind", "");
+  if (!names.contains("singular")) {
+    std::string singular = kind;
+    for (auto& c : singular) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    names["singular"] = singular;
+  }
+  if (!names.contains("listKind")) names["listKind"] = kind + "List";
+  Json stored = Json::array();
+  for (const auto& version : spec["versions"]) {
+    if (version.value("storage", false)) stored.push_back(version["name"]);
+  }
+  const std::string now = crd["metadata"].value("creationTimestamp", "");
+  crd["status"] = {{"acceptedNames", names},
+                   {"storedVersions", stored},
+                   {"conditions", Json::array({{{"type", "NamesAccepted"},
+                                                {"status", "True"},
+                                                {"reason", "NoConflicts"},
+                                                {"message", "no conflicts found"},
+                                                {"lastTransitionTime", now}},
+                                               {{"type", "Established"},
+                                                {"status", "True"},
+                                                {"reason", "InitialNamesAccepted"},
+                                                {"message", "the initial names have been accepted"},
+                                                {"lastTransitionTime", now}}})}};
+}
+
+std::vector<ResourcePtr> ServedResources(const Json& crd) {
+  std::vector<ResourcePtr> served;
+  const Json& spec = crd["spec"];
+  const Json& names = crd["status"]["acceptedNames"];
+  for (const auto& version : spec["versions"]) {
+    if (!version.value("served", true)) continue;
+    auto resource = std::make_shared<ResourceType>();
+    resource->group = spec["group"];
+    resource->version = version["name"];
+    resource->plural = names["plural"];
+    resource->singular = names["singular"];
+    resource->kind = names["kind"];
+    resource->namespaced = spec.value("scope", "") == "Namespaced";
+    resource->short_names = names.value("shortNames", std::vector<std::string>{});
+    resource->categories = names.value("categories", std::vector<std::string>{});
+    resource->status_subresource =
+        version.contains("subresources") && version["subresources"].contains("status");
+    for (const auto& field : version.value("selectableFields", Json::array())) {
+      std::string path = field.value("jsonPath", "");
+      if (!path.empty() && path[0] == '.') path = path.substr(1);
+      resource->selectable_fields.push_back(path);
+    }
+    resource->crd_version = version;
+    resource->crd_name = crd["metadata"]["name"];
+    served.push_back(resource);
+  }
+  return served;
+}
+
+CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object) {
+  CustomResourceCheck check;
+  const Json& schema = SchemaOf(resource.crd_version);
+  // Type and object metadata are the server's, never pruned or defaulted.
+  Json kept = Json::object();
+  for (const char* field : {"apiVersion", "kind", "metadata"}) {
+    kept[field] = object[field];
+    object.erase(field);
+  }
+  api::ApplyDefaults(schema, object);
+  check.pruned = api::Prune(schema, object);
+  check.errors = api::ValidateAgainstSchema(schema, object);
+  if (check.errors.empty()) EvaluateRules(schema, object, "", check.errors);
+  object.update(kept);
+  return check;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,31 @@
+// CustomResourceDefinitions: validation of the definition, its status
+// (NamesAccepted, Established), the resources it serves, and validation of
+// custom resources against their schema and x-kubernetes-validations rules.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gpupool/api/field_error.h"
+#include "sandbox/resource_type.h"
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+// Errors in a CRD (names, versions, structural schemas, unsupported CEL).
+api::FieldErrors ValidateCrd(const Json& crd);
+// Fills status.acceptedNames, conditions and storedVersions.
+void EstablishCrd(Json& crd);
+// One ResourceType per served version.
+std::vector<ResourcePtr> ServedResources(const Json& crd);
+
+struct CustomResourceCheck {
+  api::FieldErrors errors;
+  std::vector<std::string> pruned;  // paths of unknown fields removed
+};
+// Defaults, prunes and validates `object` (metadata is left alone).
+CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object);
+
+}  // namespace gpupool::sandbox

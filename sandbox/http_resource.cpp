@@ -1,0 +1,113 @@
+// The resource verbs of the front end: one REST path, one Cluster call.
+#include <algorithm>
+
+#include "sandbox/http_server.h"
+#include "sandbox/http_util.h"
+#include "sandbox/table.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+void CheckSubresource(const ResourceType& resource, const ResourcePath& path,
+                      const std::string& method) {
+  if (path.subresource.empty()) return;
+  const bool pod = resource.group.empty() && resource.kind == "Pod";
+  const bool known = (path.subresource == "status" && resource.status_subresource) ||
+                     (pod && (path.subresource == "binding" || path.subresource == "eviction"));
+  if (!known) {
+    throw ApiError(404, "NotFound",
+                   "the server could not find the requested resource (" + resource.plural + "/" +
+                       path.subresource + ")");
+  }
+  const bool post = method == "POST";
+  if ((path.subresource == "status") == post) {
+    throw MethodNotAllowed(method + " is not supported on " + resource.plural + "/" +
+                           path.subresource);
+  }
+}
+
+void WriteObject(httplib::Response& response, int status, const ResourceType& resource,
+                 const Json& object, bool table, const std::string& include_object) {
+  if (!table) return WriteJson(response, status, object.dump());
+  Json body = {{"kind", "Table"},
+               {"apiVersion", "meta.k8s.io/v1"},
+               {"metadata", {{"resourceVersion", object["metadata"].value("resourceVersion", "")}}},
+               {"columnDefinitions", TableColumns(resource)},
+               {"rows", Json::array({TableRow(resource, object, include_object)})}};
+  WriteJson(response, status, body.dump());
+}
+
+}  // namespace
+
+void HttpServer::HandleResource(const httplib::Request& request, httplib::Response& response,
+                                const ResourcePath& path) {
+  const auto resource = cluster_.Resource(path.group, path.version, path.plural);
+  if (!resource->namespaced && !path.ns.empty()) {
+    throw ApiError(404, "NotFound", "the server could not find the requested resource");
+  }
+  CheckSubresource(*resource, path, request.method);
+  const bool table = WantsTable(request);
+  const std::string include_object =
+      request.has_param("includeObject") ? request.get_param_value("includeObject") : "Metadata";
+  const std::string& method = request.method;
+  if (resource->namespaced && path.ns.empty() && !(method == "GET" && path.name.empty())) {
+    throw ApiError(404, "NotFound",
+                   "the server could not find the requested resource "
+                   "(a namespaced resource needs /namespaces/{namespace}/)");
+  }
+  if (method == "GET" && path.name.empty()) {
+    const std::string watch = request.get_param_value("watch");
+    if (watch == "true" || watch == "1") return Watch(request, response, resource, path.ns);
+    const auto result = cluster_.List(*resource, path.ns, ListOptionsOf(request));
+    return WriteJson(
+        response, 200,
+        table ? TableBody(*resource, result, include_object) : ListBody(*resource, result));
+  }
+  if (method == "GET") {
+    if (table) {
+      return WriteObject(response, 200, *resource, cluster_.Get(*resource, path.ns, path.name),
+                         true, include_object);
+    }
+    return WriteJson(response, 200, cluster_.GetStored(*resource, path.ns, path.name)->json);
+  }
+  if (method == "POST" && path.subresource == "binding") {
+    return WriteJson(response, 201, cluster_.Bind(path.ns, path.name, DecodeBody(request)).dump());
+  }
+  if (method == "POST" && path.subresource == "eviction") {
+    return WriteJson(response, 201, cluster_.Evict(path.ns, path.name, DecodeBody(request)).dump());
+  }
+  auto options = WriteOptionsOf(request);
+  Json result;
+  int status = 200;
+  if (method == "POST") {
+    if (!path.name.empty()) throw MethodNotAllowed("POST is not supported on a named object");
+    result = cluster_.Create(*resource, path.ns, DecodeBody(request), options);
+    status = 201;
+  } else if (method == "PUT") {
+    result = cluster_.Update(*resource, path.ns, path.name, DecodeBody(request), path.subresource,
+                             options);
+  } else if (method == "PATCH") {
+    const auto type = ParsePatchType(request.get_header_value("Content-Type"));
+    result = cluster_.Patch(*resource, path.ns, path.name, type, request.body, path.subresource,
+                            options);
+  } else if (method == "DELETE" && !path.name.empty()) {
+    result = cluster_.Delete(*resource, path.ns, path.name, DeleteOptionsOf(request));
+  } else if (method == "DELETE") {
+    const auto delete_options = DeleteOptionsOf(request);
+    auto listed = cluster_.List(*resource, path.ns, ListOptionsOf(request));
+    for (const auto& item : listed.items) {
+      try {
+        cluster_.Delete(*resource, item->ns, item->name, delete_options);
+      } catch (const ApiError& error) {
+        if (error.code != 404) throw;
+      }
+    }
+    return WriteJson(response, 200, ListBody(*resource, listed));
+  } else {
+    throw MethodNotAllowed(method + " is not supported");
+  }
+  AddWarnings(response, options.warnings);
+  WriteObject(response, status, *resource, result, table, include_object);
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,184 @@
+#include "sandbox/http_server.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "gpupool/api/yaml.h"
+#include "sandbox/discovery.h"
+#include "sandbox/http_util.h"
+#include "sandbox/object_meta.h"
+#include "sandbox/table.h"
+#include "sandbox/tls.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+std::optional<ResourcePath> ParseResourcePath(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 1;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (slash > start) parts.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  ResourcePath result;
+  size_t at = 0;
+  if (parts.size() >= 3 && parts[0] == "api") {
+    result.version = parts[1];
+    at = 2;
+  } else if (parts.size() >= 4 && parts[0] == "apis") {
+    result.group = parts[1];
+    result.version = parts[2];
+    at = 3;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(at), parts.end());
+  // "namespaces/{ns}/{plural}..." addresses namespaced resources; "namespaces",
+  // "namespaces/{name}" and "namespaces/{name}/status" the namespaces themselves.
+  if (rest.size() >= 3 && rest[0] == "namespaces" && rest[2] != "status" && rest[2] != "finalize") {
+    result.ns = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  if (rest.empty() || rest.size() > 3) return std::nullopt;
+  result.plural = rest[0];
+  if (rest.size() > 1) result.name = rest[1];
+  if (rest.size() > 2) result.subresource = rest[2];
+  return result;
+}
+
+std::string VerbOf(const httplib::Request& request, const ResourcePath& path) {
+  if (request.method == "GET") {
+    if (!path.name.empty()) return "get";
+    const std::string watch = request.get_param_value("watch");
+    return watch == "true" || watch == "1" ? "watch" : "list";
+  }
+  if (request.method == "POST") return "create";
+  if (request.method == "PUT") return "update";
+  if (request.method == "PATCH") return "patch";
+  if (request.method == "DELETE") return path.name.empty() ? "deletecollection" : "delete";
+  return request.method;
+}
+
+}  // namespace
+
+HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
+                       const std::string& token)
+    : cluster_(cluster), options_(options), token_(token), faults_(options.faults) {
+  if (tls) {
+    server_ = std::make_unique<httplib::SSLServer>(tls->cert, tls->key);
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
+  const int threads = options.threads;
+  // Every watch holds a thread for its whole life: the pool must outnumber them.
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_->set_keep_alive_max_count(100000);
+  server_->set_keep_alive_timeout(30);
+  server_->set_read_timeout(30);
+  server_->set_write_timeout(30);
+  server_->set_tcp_nodelay(true);
+  server_->set_payload_max_length(64 << 20);
+  auto handler = [this](const httplib::Request& request, httplib::Response& response) {
+    Handle(request, response);
+  };
+  server_->Get(".*", handler);
+  server_->Post(".*", handler);
+  server_->Put(".*", handler);
+  server_->Patch(".*", handler);
+  server_->Delete(".*", handler);
+}
+
+HttpServer::~HttpServer() = default;
+
+int HttpServer::Bind() {
+  if (options_.port == 0) {
+    port_ = server_->bind_to_any_port("127.0.0.1");
+  } else if (server_->bind_to_port("127.0.0.1", options_.port)) {
+    port_ = options_.port;
+  } else {
+    port_ = -1;
+  }
+  if (port_ <= 0) {
+    throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(options_.port));
+  }
+  return port_;
+}
+
+void HttpServer::Serve() { server_->listen_after_bind(); }
+
+void HttpServer::Stop() {
+  stopping_ = true;
+  cluster_.store().NotifyAll();
+  server_->stop();
+}
+
+void HttpServer::Handle(const httplib::Request& request, httplib::Response& response) {
+  try {
+    const std::string auth = request.get_header_value("Authorization");
+    if (auth != "Bearer " + token_) throw Unauthorized();
+    if (HandleNonResource(request, response)) return;
+    auto path = ParseResourcePath(request.path);
+    if (!path) throw ApiError(404, "NotFound", "the server could not find the requested resource");
+    const std::string verb = VerbOf(request, *path);
+    if (int latency = faults_.LatencyMs(verb); latency > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(latency));
+    }
+    if (auto error = faults_.ErrorFor(verb)) throw *error;
+    HandleResource(request, response, *path);
+    if (faults_.DropConnection()) WriteTruncated(response);
+  } catch (const ApiError& error) {
+    WriteError(response, error);
+  } catch (const nlohmann::json::exception& error) {
+    WriteError(response, BadRequest(std::string("malformed JSON: ") + error.what()));
+  } catch (const api::YamlError& error) {
+    WriteError(response, BadRequest(std::string("malformed YAML: ") + error.what()));
+  } catch (const std::exception& error) {
+    WriteError(response, InternalError(error.what()));
+  }
+}
+
+bool HttpServer::HandleNonResource(const httplib::Request& request, httplib::Response& response) {
+  const std::string& path = request.path;
+  if (request.method != "GET") return false;
+  Json body;
+  auto& registry = cluster_.resources();
+  if (path == "/version") {
+    body = VersionInfo();
+  } else if (path == "/healthz" || path == "/livez" || path == "/readyz") {
+    response.set_content("ok", "text/plain");
+    return true;
+  } else if (path == "/api") {
+    body = CoreApiVersions("127.0.0.1:" + std::to_string(port_));
+  } else if (path == "/apis") {
+    body = ApiGroupList(registry);
+  } else if (path == "/openapi/v3") {
+    body = OpenApiIndex(registry);
+  } else if (path.rfind("/openapi/v3/", 0) == 0) {
+    auto document = OpenApiDocument(registry, path.substr(12));
+    if (!document) throw ApiError(404, "NotFound", "no OpenAPI document for " + path);
+    response.set_content(*document, "application/json");
+    return true;
+  } else if (path.rfind("/openapi/", 0) == 0) {
+    throw ApiError(404, "NotFound", "only OpenAPI v3 is served (/openapi/v3)");
+  } else if (path == "/api/v1") {
+    body = ApiResourceList(registry, "", "v1");
+  } else if (path.rfind("/apis/", 0) == 0 && std::count(path.begin(), path.end(), '/') <= 3) {
+    const std::string rest = path.substr(6);
+    const size_t slash = rest.find('/');
+    body = slash == std::string::npos
+               ? ApiGroup(registry, rest)
+               : ApiResourceList(registry, rest.substr(0, slash), rest.substr(slash + 1));
+    if (body.is_null())
+      throw ApiError(404, "NotFound", "the server could not find the requested resource");
+  } else {
+    return false;
+  }
+  response.set_content(body.dump(), "application/json");
+  return true;
+}
+
+}  // namespace gpupool::sandbox

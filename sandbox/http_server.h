@@ -1,0 +1,62 @@
+// The HTTP(S) front end: authentication, routing of Kubernetes REST paths,
+// content negotiation (JSON, YAML bodies; Table responses), watches and
+// fault injection, over a Cluster.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "sandbox/cluster.h"
+#include "sandbox/faults.h"
+#include "sandbox/sandbox.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace gpupool::sandbox {
+
+struct TlsMaterial;
+
+// A parsed resource URL: /api/v1/namespaces/{ns}/{plural}/{name}/{sub}.
+struct ResourcePath {
+  std::string group;
+  std::string version;
+  std::string ns;
+  std::string plural;
+  std::string name;
+  std::string subresource;
+};
+
+class HttpServer {
+ public:
+  HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
+             const std::string& token);
+  ~HttpServer();
+
+  // Binds 127.0.0.1:port (0 = free port); returns the port or throws.
+  int Bind();
+  void Serve();  // blocks until Stop()
+  void Stop();
+
+ private:
+  void Handle(const httplib::Request& request, httplib::Response& response);
+  void HandleResource(const httplib::Request& request, httplib::Response& response,
+                      const ResourcePath& path);
+  bool HandleNonResource(const httplib::Request& request, httplib::Response& response);
+  void Watch(const httplib::Request& request, httplib::Response& response,
+             const ResourcePtr& resource, const std::string& ns);
+
+  Cluster& cluster_;
+  Options options_;
+  std::string token_;
+  FaultInjector faults_;
+  std::unique_ptr<httplib::Server> server_;
+  std::atomic<bool> stopping_{false};
+  int port_ = 0;
+};
+
+}  // namespace gpupool::sandbox

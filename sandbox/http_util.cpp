@@ -1,0 +1,164 @@
+#include "sandbox/http_util.h"
+
+#include <algorithm>
+
+#include "gpupool/api/yaml.h"
+#include "sandbox/table.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+int64_t ParseInteger(const std::string& text, const std::string& name) {
+  try {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw BadRequest("invalid value for query parameter " + name + ": \"" + text +
+                   "\" is not an integer");
+}
+
+}  // namespace
+
+void WriteJson(httplib::Response& response, int status, const std::string& body) {
+  response.status = status;
+  response.set_content(body, "application/json");
+}
+
+void WriteError(httplib::Response& response, const ApiError& error) {
+  if (error.retry_after > 0) response.set_header("Retry-After", std::to_string(error.retry_after));
+  WriteJson(response, error.code, StatusJson(error).dump());
+}
+
+void WriteTruncated(httplib::Response& response) {
+  auto body = std::make_shared<std::string>(std::move(response.body));
+  response.body.clear();
+  response.headers.erase("Content-Type");
+  response.set_chunked_content_provider(
+      "application/json", [body](size_t, httplib::DataSink& sink) {
+        sink.write(body->data(), body->size() / 2);
+        return false;  // httplib then closes the connection without ending the body
+      });
+}
+
+void AddWarnings(httplib::Response& response, const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) {
+    std::string escaped;
+    for (char c : warning) {
+      if (c == '"' || c == '\\') escaped += '\\';
+      escaped += c;
+    }
+    response.set_header("Warning", "299 - \"" + escaped + "\"");
+  }
+}
+
+Json DecodeBody(const httplib::Request& request) {
+  std::string type = request.get_header_value("Content-Type");
+  type = type.substr(0, type.find(';'));
+  if (type.empty() || type == "application/json") {
+    try {
+      return Json::parse(request.body);
+    } catch (const Json::exception& error) {
+      throw BadRequest(std::string("the request body is not valid JSON: ") + error.what());
+    }
+  }
+  if (type == "application/yaml") {
+    auto documents = api::YamlToJson(request.body, "request body");
+    if (documents.size() != 1) throw BadRequest("the YAML body must hold exactly one document");
+    return documents[0];
+  }
+  throw UnsupportedMediaType(type);
+}
+
+bool WantsTable(const httplib::Request& request) {
+  return request.get_header_value("Accept").find("as=Table") != std::string::npos;
+}
+
+WriteOptions WriteOptionsOf(const httplib::Request& request) {
+  WriteOptions options;
+  const std::string dry_run = request.get_param_value("dryRun");
+  if (!dry_run.empty() && dry_run != "All") {
+    throw BadRequest("invalid dryRun \"" + dry_run + "\": the only supported value is All");
+  }
+  options.dry_run = dry_run == "All";
+  const std::string validation = request.get_param_value("fieldValidation");
+  if (!validation.empty() && validation != "Strict" && validation != "Warn" &&
+      validation != "Ignore") {
+    throw BadRequest("invalid fieldValidation \"" + validation +
+                     "\": must be one of Ignore, Warn or Strict");
+  }
+  options.strict_fields = validation == "Strict";
+  return options;
+}
+
+DeleteOptions DeleteOptionsOf(const httplib::Request& request) {
+  DeleteOptions options;
+  Json body = Json::object();
+  if (!request.body.empty()) body = DecodeBody(request);
+  if (!body.is_object()) throw BadRequest("the DeleteOptions body must be a JSON object");
+  if (body.contains("gracePeriodSeconds") && body["gracePeriodSeconds"].is_number_integer()) {
+    options.grace_seconds = body["gracePeriodSeconds"].get<int64_t>();
+  }
+  options.propagation = body.value("propagationPolicy", "");
+  if (body.contains("orphanDependents") && body["orphanDependents"] == true) {
+    options.propagation = "Orphan";
+  }
+  const Json preconditions = body.value("preconditions", Json::object());
+  options.uid_precondition = preconditions.value("uid", "");
+  options.rv_precondition = preconditions.value("resourceVersion", "");
+  options.dry_run =
+      !body.value("dryRun", Json::array()).empty() || request.get_param_value("dryRun") == "All";
+  if (request.has_param("gracePeriodSeconds")) {
+    options.grace_seconds =
+        ParseInteger(request.get_param_value("gracePeriodSeconds"), "gracePeriodSeconds");
+  }
+  if (request.has_param("propagationPolicy")) {
+    options.propagation = request.get_param_value("propagationPolicy");
+  }
+  return options;
+}
+
+ListOptions ListOptionsOf(const httplib::Request& request) {
+  ListOptions options;
+  options.label_selector = request.get_param_value("labelSelector");
+  options.field_selector = request.get_param_value("fieldSelector");
+  options.continue_token = request.get_param_value("continue");
+  options.resource_version = request.get_param_value("resourceVersion");
+  if (request.has_param("limit")) {
+    const int64_t limit = ParseInteger(request.get_param_value("limit"), "limit");
+    if (limit < 0) throw BadRequest("invalid value for query parameter limit: must be >= 0");
+    options.limit = static_cast<size_t>(limit);
+  }
+  return options;
+}
+
+std::string ListBody(const ResourceType& resource, const ListResult& result) {
+  Json metadata = {{"resourceVersion", std::to_string(result.rv)}};
+  if (!result.continue_token.empty()) metadata["continue"] = result.continue_token;
+  std::string body = "{\"kind\":\"" + resource.kind + "List\",\"apiVersion\":\"" +
+                     resource.ApiVersion() + "\",\"metadata\":" + metadata.dump() + ",\"items\":[";
+  for (size_t i = 0; i < result.items.size(); ++i) {
+    if (i) body += ',';
+    body += result.items[i]->json;
+  }
+  return body + "]}";
+}
+
+std::string TableBody(const ResourceType& resource, const ListResult& result,
+                      const std::string& include_object) {
+  Json metadata = {{"resourceVersion", std::to_string(result.rv)}};
+  if (!result.continue_token.empty()) metadata["continue"] = result.continue_token;
+  Json rows = Json::array();
+  for (const auto& item : result.items) {
+    rows.push_back(TableRow(resource, Json::parse(item->json), include_object));
+  }
+  return Json{{"kind", "Table"},
+              {"apiVersion", "meta.k8s.io/v1"},
+              {"metadata", metadata},
+              {"columnDefinitions", TableColumns(resource)},
+              {"rows", rows}}
+      .dump();
+}
+
+}  // namespace gpupool::sandbox

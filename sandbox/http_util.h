@@ -1,0 +1,32 @@
+// Small pieces of HTTP handling shared by the front end's files.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+#include <vector>
+
+#include "sandbox/api_error.h"
+#include "sandbox/cluster.h"
+
+namespace gpupool::sandbox {
+
+void WriteJson(httplib::Response& response, int status, const std::string& body);
+void WriteError(httplib::Response& response, const ApiError& error);
+// Replaces the body with one that stops half way and closes the connection.
+void WriteTruncated(httplib::Response& response);
+void AddWarnings(httplib::Response& response, const std::vector<std::string>& warnings);
+
+// The request body as JSON (JSON or YAML content); 415 for other types.
+Json DecodeBody(const httplib::Request& request);
+bool WantsTable(const httplib::Request& request);
+WriteOptions WriteOptionsOf(const httplib::Request& request);
+DeleteOptions DeleteOptionsOf(const httplib::Request& request);
+ListOptions ListOptionsOf(const httplib::Request& request);
+
+// {"kind": "PodList", ..., "items": [...]} built from the stored JSON as is.
+std::string ListBody(const ResourceType& resource, const ListResult& result);
+std::string TableBody(const ResourceType& resource, const ListResult& result,
+                      const std::string& include_object);
+
+}  // namespace gpupool::sandbox

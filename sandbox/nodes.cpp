@@ -1,0 +1,140 @@
+#include "sandbox/nodes.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "sandbox/object_meta.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+[[noreturn]] void Bad(const std::string& part, const std::string& why) {
+  throw std::invalid_argument("flag --nodes: \"" + part + "\": " + why +
+                              " (expected COUNTxGPUS[:label=value,...][;...])");
+}
+
+int64_t Integer(const std::string& part, const std::string& text, const char* what) {
+  try {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  Bad(part, std::string(what) + " \"" + text + "\" is not a non-negative integer");
+}
+
+void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
+  const size_t colon = group.find(':');
+  const std::string shape = group.substr(0, colon);
+  const size_t x = shape.find('x');
+  if (x == std::string::npos) Bad(group, "missing COUNTxGPUS");
+  const int64_t count = Integer(group, shape.substr(0, x), "count");
+  NodeSpec spec;
+  spec.gpus = Integer(group, shape.substr(x + 1), "GPU count");
+  if (colon != std::string::npos) {
+    std::stringstream labels(group.substr(colon + 1));
+    std::string label;
+    while (std::getline(labels, label, ',')) {
+      const size_t eq = label.find('=');
+      if (eq == std::string::npos || eq == 0)
+        Bad(group, "label \"" + label + "\" is not key=value");
+      const std::string key = label.substr(0, eq), value = label.substr(eq + 1);
+      if (key == "cpu") {
+        spec.cpu_milli = Integer(group, value, "cpu") * 1000;
+      } else if (key == "memoryGi") {
+        spec.memory_mib = Integer(group, value, "memoryGi") * 1024;
+      } else {
+        spec.labels.emplace_back(key, value);
+      }
+    }
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    NodeSpec node = spec;
+    node.name = "node-" + std::to_string(nodes.size());
+    nodes.push_back(node);
+  }
+}
+
+std::vector<NodeSpec> ParseAlibabaCsv(std::istream& in) {
+  std::vector<NodeSpec> nodes;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream row(line);
+    std::string name, cpu, memory, gpus, model;
+    std::getline(row, name, ',');
+    std::getline(row, cpu, ',');
+    std::getline(row, memory, ',');
+    std::getline(row, gpus, ',');
+    std::getline(row, model, ',');
+    NodeSpec node;
+    node.name = name;
+    node.cpu_milli = Integer(line, cpu, "cpu_milli");
+    node.memory_mib = Integer(line, memory, "memory_mib");
+    node.gpus = Integer(line, gpus, "gpu");
+    if (!model.empty()) node.labels.emplace_back("gpu", model);
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+}  // namespace
+
+std::vector<NodeSpec> ParseNodes(const std::string& spec_or_file) {
+  std::string spec = spec_or_file;
+  if (std::filesystem::is_regular_file(spec_or_file)) {
+    std::ifstream file(spec_or_file);
+    std::string first;
+    std::getline(file, first);
+    file.seekg(0);
+    if (first.rfind("sn,", 0) == 0) return ParseAlibabaCsv(file);
+    std::stringstream text;
+    text << file.rdbuf();
+    spec.clear();
+    std::string line;
+    while (std::getline(text, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      spec += (spec.empty() ? "" : ";") + line;
+    }
+  }
+  std::vector<NodeSpec> nodes;
+  std::stringstream groups(spec);
+  std::string group;
+  while (std::getline(groups, group, ';')) {
+    if (!group.empty()) ParseGroup(group, nodes);
+  }
+  return nodes;
+}
+
+Json NodeObject(const NodeSpec& spec) {
+  Json labels = {{"kubernetes.io/hostname", spec.name}, {"kubernetes.io/os", "linux"}};
+  for (const auto& [key, value] : spec.labels) labels[key] = value;
+  const Json resources = {{"cpu", std::to_string(spec.cpu_milli) + "m"},
+                          {"memory", std::to_string(spec.memory_mib) + "Mi"},
+                          {"pods", "110"},
+                          {"nvidia.com/gpu", std::to_string(spec.gpus)}};
+  const std::string now = NowString();
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", spec.name}, {"labels", labels}}},
+          {"spec", Json::object()},
+          {"status",
+           {{"capacity", resources},
+            {"allocatable", resources},
+            {"conditions", Json::array({{{"type", "Ready"},
+                                         {"status", "True"},
+                                         {"reason", "KubeletReady"},
+                                         {"message", "simulated kubelet is posting ready status"},
+                                         {"lastHeartbeatTime", now},
+                                         {"lastTransitionTime", now}}})},
+            {"nodeInfo",
+             {{"kubeletVersion", "v1.32.0-sandbox"},
+              {"architecture", "amd64"},
+              {"operatingSystem", "linux"}}}}}};
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,173 @@
+#include "sandbox/object_meta.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <regex>
+
+namespace gpupool::sandbox {
+namespace {
+
+std::mt19937_64& Random() {
+  static thread_local std::mt19937_64 engine(std::random_device{}());
+  return engine;
+}
+
+bool IsDns1123Subdomain(const std::string& name) {
+  static const std::regex kSubdomain(
+      R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
+  return !name.empty() && name.size() <= 253 && std::regex_match(name, kSubdomain);
+}
+
+bool IsQualifiedName(const std::string& key) {
+  static const std::regex kName(R"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])");
+  const auto slash = key.find('/');
+  const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
+  if (slash != std::string::npos && !IsDns1123Subdomain(key.substr(0, slash))) return false;
+  return !name.empty() && name.size() <= 63 && std::regex_match(name, kName);
+}
+
+bool IsLabelValue(const std::string& value) {
+  static const std::regex kValue(R"((([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?)");
+  return value.size() <= 63 && std::regex_match(value, kValue);
+}
+
+}  // namespace
+
+std::string ObjectKey(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string StorageKey(const ResourceType& resource) {
+  return resource.group + "/" + resource.plural;
+}
+
+std::string NewUid() {
+  std::uniform_int_distribution<int> digit(0, 15);
+  std::string uid = "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx";
+  const char* hex = "0123456789abcdef";
+  for (char& c : uid) {
+    if (c == 'x') c = hex[digit(Random())];
+    if (c == 'y') c = hex[8 + digit(Random()) % 4];
+  }
+  return uid;
+}
+
+std::string RandomSuffix(size_t length) {
+  // The alphabet of generateName suffixes: no vowels, no look-alike digits.
+  const char* alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  std::uniform_int_distribution<int> pick(0, 26);
+  std::string suffix;
+  for (size_t i = 0; i < length; ++i) suffix += alphabet[pick(Random())];
+  return suffix;
+}
+
+std::string FormatTime(std::chrono::system_clock::time_point time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* time) {
+  std::tm utc{};
+  int year, month, day, hour, minute, second;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d", &year, &month, &day, &hour, &minute,
+                  &second) != 6) {
+    return false;
+  }
+  utc.tm_year = year - 1900;
+  utc.tm_mon = month - 1;
+  utc.tm_mday = day;
+  utc.tm_hour = hour;
+  utc.tm_min = minute;
+  utc.tm_sec = second;
+  *time = std::chrono::system_clock::from_time_t(timegm(&utc));
+  return true;
+}
+
+std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
+
+api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path) {
+  if (name.empty()) return {{path, "Required value: name or generateName is required"}};
+  if (IsDns1123Subdomain(name)) return {};
+  return {{path, "Invalid value: \"" + name +
+                     "\": a lowercase RFC 1123 subdomain must consist of lower case "
+                     "alphanumeric characters, '-' or '.', and must start and end with an "
+                     "alphanumeric character"}};
+}
+
+api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
+  api::FieldErrors errors;
+  for (const char* field : {"labels", "annotations"}) {
+    if (!metadata.contains(field)) continue;
+    const auto& map = metadata[field];
+    const std::string path = std::string("metadata.") + field;
+    if (!map.is_object()) {
+      errors.push_back({path, "must be a map of strings"});
+      continue;
+    }
+    for (const auto& [key, value] : map.items()) {
+      if (!IsQualifiedName(key))
+        errors.push_back({path, "Invalid value: \"" + key + "\": invalid key"});
+      if (!value.is_string()) {
+        errors.push_back({path + "[" + key + "]", "must be a string"});
+      } else if (std::string(field) == "labels" && !IsLabelValue(value.get<std::string>())) {
+        errors.push_back({path, "Invalid value: \"" + value.get<std::string>() +
+                                    "\": a valid label must be 63 characters or less and "
+                                    "consist of alphanumerics, '-', '_' or '.'"});
+      }
+    }
+  }
+  return errors;
+}
+
+std::string FieldValue(const Json& object, const std::string& path) {
+  if (path == "source" && object.contains("source")) {
+    return object["source"].value("component", "");
+  }
+  const Json* node = &object;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t dot = std::min(path.find('.', start), path.size());
+    const std::string part = path.substr(start, dot - start);
+    if (!node->is_object() || !node->contains(part)) return "";
+    node = &(*node)[part];
+    start = dot + 1;
+  }
+  if (node->is_string()) return node->get<std::string>();
+  if (node->is_boolean()) return node->get<bool>() ? "true" : "false";
+  if (node->is_null()) return "";
+  return node->dump();
+}
+
+ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv) {
+  auto stored = std::make_shared<StoredObject>();
+  const Json& metadata = object["metadata"];
+  stored->ns = metadata.value("namespace", "");
+  stored->name = metadata.value("name", "");
+  stored->uid = metadata.value("uid", "");
+  stored->rv = rv;
+  if (metadata.contains("labels") && metadata["labels"].is_object()) {
+    for (const auto& [key, value] : metadata["labels"].items()) {
+      if (value.is_string()) stored->labels.emplace_back(key, value.get<std::string>());
+    }
+  }
+  stored->fields.emplace_back("metadata.name", stored->name);
+  stored->fields.emplace_back("metadata.namespace", stored->ns);
+  for (const auto& field : resource.selectable_fields) {
+    stored->fields.emplace_back(field, FieldValue(object, field));
+  }
+  if (metadata.contains("ownerReferences") && metadata["ownerReferences"].is_array()) {
+    for (const auto& owner : metadata["ownerReferences"]) {
+      if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));
+    }
+  }
+  stored->json = object.dump();
+  return stored;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,48 @@
+// Helpers over object metadata: keys, names, uids, timestamps and the
+// conversion of a JSON object into its stored form.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpupool/api/field_error.h"
+#include "sandbox/resource_type.h"
+#include "sandbox/store.h"
+
+namespace gpupool::sandbox {
+
+std::string ObjectKey(const std::string& ns, const std::string& name);
+std::string StorageKey(const ResourceType& resource);
+
+std::string NewUid();
+std::string RandomSuffix(size_t length);
+// RFC 3339 in UTC with second precision, as metadata timestamps are written.
+std::string FormatTime(std::chrono::system_clock::time_point time);
+// Inverse of FormatTime; returns false on anything else.
+bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* time);
+std::string NowString();
+
+// Errors when `name` is not a DNS-1123 subdomain (the rule for most kinds).
+api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path);
+// Errors in labels / annotations keys and values.
+api::FieldErrors ValidateMetadataMaps(const Json& metadata);
+
+// The string a selectable field path has in `object` ("" when absent).
+std::string FieldValue(const Json& object, const std::string& path);
+
+// Removes the items of a JSON array that `drop` accepts (no-op for non-arrays).
+template <typename Drop>
+void EraseIf(Json& array, Drop drop) {
+  if (!array.is_array()) return;
+  Json kept = Json::array();
+  for (auto& item : array) {
+    if (!drop(item)) kept.push_back(std::move(item));
+  }
+  array = std::move(kept);
+}
+
+// Builds the stored form; `object` must carry metadata.resourceVersion == rv.
+ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv);
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,155 @@
+// Command-line flags of `gpupool sandbox`.
+#include <algorithm>
+#include <stdexcept>
+
+#include "sandbox/sandbox.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+[[noreturn]] void Bad(const std::string& flag, const std::string& why) {
+  throw std::invalid_argument("flag " + flag + ": " + why);
+}
+
+double Number(const std::string& flag, const std::string& text, double min) {
+  try {
+    size_t used = 0;
+    const double value = std::stod(text, &used);
+    if (used == text.size() && value >= min) return value;
+  } catch (const std::exception&) {
+  }
+  Bad(flag, "\"" + text + "\" is not a number >= " + std::to_string(min));
+}
+
+// "get=0.1,list=0.05" or "0.1" (every verb).
+template <typename Value, typename Convert>
+std::map<std::string, Value> VerbMap(const std::string& flag, const std::string& text,
+                                     Convert convert) {
+  std::map<std::string, Value> map;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const size_t eq = item.find('=');
+    const std::string verb = eq == std::string::npos ? "*" : item.substr(0, eq);
+    static const char* kVerbs[] = {"*",      "get",   "list",   "watch",           "create",
+                                   "update", "patch", "delete", "deletecollection"};
+    if (std::find(std::begin(kVerbs), std::end(kVerbs), verb) == std::end(kVerbs)) {
+      Bad(flag, "unknown verb \"" + verb +
+                    "\" (use get, list, watch, create, update, patch, "
+                    "delete, deletecollection or *)");
+    }
+    map[verb] = convert(eq == std::string::npos ? item : item.substr(eq + 1));
+    start = comma + 1;
+  }
+  return map;
+}
+
+std::vector<int> Codes(const std::string& flag, const std::string& text) {
+  std::vector<int> codes;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (item != "500" && item != "503" && item != "429")
+      Bad(flag, "\"" + item + "\" is not 500, 503 or 429");
+    codes.push_back(std::stoi(item));
+    start = comma + 1;
+  }
+  return codes;
+}
+
+}  // namespace
+
+std::string UsageText() {
+  return "Usage: gpupool sandbox [flags]\n\n"
+         "An in-memory Kubernetes API server with simulated GPU nodes, scheduler and kubelet.\n\n"
+         "  --port N                 port on 127.0.0.1 (0, the default: a free port)\n"
+         "  --port-file PATH         write the chosen port there once serving\n"
+         "  --kubeconfig-out PATH    write a kubeconfig for kubectl and clients\n"
+         "  --token TOKEN            bearer token clients must send (default: random)\n"
+         "  --plain-http             serve HTTP instead of HTTPS\n"
+         "  --nodes SPEC|FILE        e.g. \"2x8:pool=train,gpu=A100;6x2:pool=build\" or a file\n"
+         "  --time-scale X           simulated seconds per real second (default 1)\n"
+         "  --start-seconds S        simulated time from binding to Running (default 2)\n"
+         "  --watch-history N        changes kept for watch resume (default 10000)\n"
+         "  --bookmark-seconds S     bookmark interval of watches (default 10)\n"
+         "  --threads N              HTTP worker threads (default 64)\n"
+         "Fault injection (seeded, reproducible):\n"
+         "  --fault-seed N           random seed (default 1)\n"
+         "  --fault-error-rate R     VERB=P[,VERB=P] or P for every verb\n"
+         "  --fault-error-codes C    codes to inject among 500,503,429 (default all)\n"
+         "  --fault-retry-after S    Retry-After of 429/503 (default 1)\n"
+         "  --fault-latency MS       VERB=MS[,VERB=MS] or MS added to every request\n"
+         "  --fault-watch-cut S      end every watch stream after S seconds\n"
+         "  --fault-compact S        drop the watch history every S seconds (410s)\n"
+         "  --fault-drop-rate P      close connections mid-response with probability P\n";
+}
+
+Options ParseOptions(const std::vector<std::string>& args) {
+  Options options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string value;
+    const size_t eq = flag.find('=');
+    if (eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (flag != "--plain-http") {
+      if (i + 1 >= args.size()) Bad(flag, "needs a value");
+      value = args[++i];
+    }
+    auto rate = [&](const std::string& text) { return Number(flag, text, 0); };
+    auto ms = [&](const std::string& text) { return static_cast<int>(Number(flag, text, 0)); };
+    if (flag == "--port") {
+      options.port = static_cast<int>(Number(flag, value, 0));
+      if (options.port > 65535) Bad(flag, "must be <= 65535");
+    } else if (flag == "--port-file") {
+      options.port_file = value;
+    } else if (flag == "--kubeconfig-out") {
+      options.kubeconfig_out = value;
+    } else if (flag == "--token") {
+      if (value.empty()) Bad(flag, "must not be empty");
+      options.token = value;
+    } else if (flag == "--plain-http") {
+      options.plain_http = true;
+    } else if (flag == "--nodes") {
+      options.nodes = value;
+    } else if (flag == "--time-scale") {
+      options.time_scale = Number(flag, value, 0.001);
+    } else if (flag == "--start-seconds") {
+      options.start_seconds = Number(flag, value, 0);
+    } else if (flag == "--watch-history") {
+      options.history_window = static_cast<size_t>(Number(flag, value, 1));
+    } else if (flag == "--bookmark-seconds") {
+      options.bookmark_seconds = Number(flag, value, 0.1);
+    } else if (flag == "--threads") {
+      options.threads = static_cast<int>(Number(flag, value, 4));
+    } else if (flag == "--fault-seed") {
+      options.faults.seed = static_cast<uint64_t>(Number(flag, value, 0));
+    } else if (flag == "--fault-error-rate") {
+      options.faults.error_rates = VerbMap<double>(flag, value, rate);
+      for (const auto& [verb, p] : options.faults.error_rates) {
+        if (p > 1) Bad(flag, "rate for " + verb + " must be <= 1");
+      }
+    } else if (flag == "--fault-error-codes") {
+      options.faults.error_codes = Codes(flag, value);
+    } else if (flag == "--fault-retry-after") {
+      options.faults.retry_after_seconds = static_cast<int>(Number(flag, value, 1));
+    } else if (flag == "--fault-latency") {
+      options.faults.latency_ms = VerbMap<int>(flag, value, ms);
+    } else if (flag == "--fault-watch-cut") {
+      options.faults.watch_cut_seconds = Number(flag, value, 0.1);
+    } else if (flag == "--fault-compact") {
+      options.faults.compact_seconds = Number(flag, value, 0.1);
+    } else if (flag == "--fault-drop-rate") {
+      options.faults.drop_rate = Number(flag, value, 0);
+      if (options.faults.drop_rate > 1) Bad(flag, "must be <= 1");
+    } else {
+      Bad(flag, "unknown flag (see gpupool sandbox --help)");
+    }
+  }
+  return options;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,25 @@
+// PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and the
+// strategic merge patch of built-in kinds, for the list merge keys in use.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+enum class PatchType { kMerge, kJson, kStrategic, kApply };
+
+// From a Content-Type; throws ApiError 415 for anything else.
+PatchType ParsePatchType(const std::string& content_type);
+
+// Applies `patch` to `target`; throws ApiError 400/422 when the patch is
+// malformed or a JSON patch operation fails (a failed "test" included).
+// `strategic` is only allowed for built-in kinds: the caller decides.
+Json ApplyPatch(PatchType type, const Json& target, const std::string& patch_body);
+
+// Strategic merge of `patch` into `target` (exposed for tests).
+Json StrategicMerge(const Json& target, const Json& patch);
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,22 @@
+// The rules the real API server applies to pods: defaults on create and the
+// narrow set of spec changes allowed afterwards (scheduling gates may only be
+// removed; while gated, nodeSelector may only gain keys and required node
+// affinity only narrow).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "gpupool/api/field_error.h"
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+// Fills defaults and the initial status; returns validation errors.
+api::FieldErrors PreparePodCreate(Json& pod);
+// Errors when `pod` changes `old` in a way the server forbids.
+api::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod);
+// Keeps the PodScheduled=False/SchedulingGated condition in step with the gates.
+void SyncSchedulingGatedCondition(Json& pod);
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,64 @@
+// What the server knows about one served resource: names for discovery and
+// URLs, scope, subresources and the fields list/watch may select on.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+struct ResourceType {
+  std::string group;  // "" for the core group
+  std::string version;
+  std::string plural;
+  std::string singular;
+  std::string kind;
+  bool namespaced = true;
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  bool status_subresource = false;
+  // Field selector labels beyond metadata.name and metadata.namespace, each a
+  // dotted path into the object.
+  std::vector<std::string> selectable_fields;
+  // Custom resources only: the CRD version entry (schema, printer columns)
+  // and the CRD's name.
+  Json crd_version;
+  std::string crd_name;
+
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+  // "pods" or "queues.gpupool.dev": how errors name the resource.
+  std::string QualifiedName() const { return group.empty() ? plural : plural + "." + group; }
+  bool IsCustom() const { return !crd_name.empty(); }
+};
+
+using ResourcePtr = std::shared_ptr<const ResourceType>;
+
+// The resources served, by group/version/plural. Built-ins are fixed; custom
+// resources come and go with their CustomResourceDefinitions.
+class ResourceRegistry {
+ public:
+  ResourceRegistry();
+
+  ResourcePtr Find(const std::string& group, const std::string& version,
+                   const std::string& plural) const;
+  // By group and kind in any served version (for ownerReferences, events).
+  ResourcePtr FindKind(const std::string& api_version, const std::string& kind) const;
+  std::vector<ResourcePtr> All() const;
+  // Group name -> its versions, the core group excluded, in a stable order.
+  std::map<std::string, std::vector<std::string>> Groups() const;
+
+  void Add(ResourcePtr resource);
+  void RemoveCrd(const std::string& crd_name);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, ResourcePtr> by_path_;  // "group/version/plural"
+};
+
+}  // namespace gpupool::sandbox

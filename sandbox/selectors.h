@@ -1,0 +1,48 @@
+// Label and field selectors of list and watch requests.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpupool::sandbox {
+
+using StringPairs = std::vector<std::pair<std::string, std::string>>;
+
+class LabelSelector {
+ public:
+  // Throws ApiError 400 naming `labelSelector` on a malformed selector.
+  static LabelSelector Parse(const std::string& text);
+  bool Matches(const StringPairs& labels) const;
+  bool Empty() const { return requirements_.empty(); }
+
+ private:
+  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kNotExists };
+  struct Requirement {
+    std::string key;
+    Op op;
+    std::vector<std::string> values;
+  };
+  std::vector<Requirement> requirements_;
+};
+
+class FieldSelector {
+ public:
+  // Throws ApiError 400 naming `fieldSelector` on a malformed selector, or when
+  // a field is not one of `supported` (plus metadata.name / metadata.namespace).
+  static FieldSelector Parse(const std::string& text, const std::vector<std::string>& supported);
+  bool Matches(const StringPairs& fields) const;
+  bool Empty() const { return terms_.empty(); }
+  // The value required for `field` with "=", if any (lets lists narrow by name).
+  const std::string* RequiredValue(const std::string& field) const;
+
+ private:
+  struct Term {
+    std::string field;
+    bool equals;
+    std::string value;
+  };
+  std::vector<Term> terms_;
+};
+
+}  // namespace gpupool::sandbox

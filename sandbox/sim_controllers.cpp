@@ -1,0 +1,229 @@
+// The simulator's control loops; each works from the facts Sync() gathered
+// and writes through the Cluster like any client.
+#include <algorithm>
+#include <sstream>
+
+#include "sandbox/api_error.h"
+#include "sandbox/object_meta.h"
+#include "sandbox/simulator.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+bool MatchesRequirement(const Json& labels, const Json& requirement) {
+  const std::string key = requirement.value("key", "");
+  const std::string op = requirement.value("operator", "");
+  const Json values = requirement.value("values", Json::array());
+  const bool has = labels.contains(key);
+  const bool listed = has && std::find(values.begin(), values.end(), labels[key]) != values.end();
+  if (op == "In") return listed;
+  if (op == "NotIn") return !listed;
+  if (op == "Exists") return has;
+  if (op == "DoesNotExist") return !has;
+  if ((op == "Gt" || op == "Lt") && has && !values.empty()) {
+    const long long have = std::atoll(labels[key].get<std::string>().c_str());
+    const long long want = std::atoll(values[0].get<std::string>().c_str());
+    return op == "Gt" ? have > want : have < want;
+  }
+  return false;
+}
+
+bool MatchesAffinity(const Json& labels, const Json& spec) {
+  const Json terms = spec["affinity"]
+                         .value("nodeAffinity", Json::object())
+                         .value("requiredDuringSchedulingIgnoredDuringExecution", Json::object())
+                         .value("nodeSelectorTerms", Json::array());
+  if (terms.empty()) return true;
+  for (const auto& term : terms) {  // terms are ORed, requirements ANDed
+    bool all = true;
+    for (const auto& requirement : term.value("matchExpressions", Json::array())) {
+      all = all && MatchesRequirement(labels, requirement);
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+bool Tolerates(const Json& tolerations, const Json& taint) {
+  for (const auto& toleration : tolerations) {
+    const std::string key = toleration.value("key", "");
+    const std::string effect = toleration.value("effect", "");
+    const bool key_ok = key.empty() || key == taint.value("key", "");
+    const bool effect_ok = effect.empty() || effect == taint.value("effect", "");
+    const bool value_ok = toleration.value("operator", "Equal") == "Exists" ||
+                          toleration.value("value", "") == taint.value("value", "");
+    if (key_ok && effect_ok && value_ok) return true;
+  }
+  return false;
+}
+
+void SetCondition(Json& pod, const std::string& type, const std::string& status,
+                  const std::string& reason, const std::string& message) {
+  auto& conditions = pod["status"]["conditions"];
+  if (!conditions.is_array()) conditions = Json::array();
+  EraseIf(conditions, [&](const Json& c) { return c.value("type", "") == type; });
+  Json condition = {{"type", type},
+                    {"status", status},
+                    {"lastProbeTime", nullptr},
+                    {"lastTransitionTime", NowString()}};
+  if (!reason.empty()) condition["reason"] = reason;
+  if (!message.empty()) condition["message"] = message;
+  conditions.push_back(condition);
+}
+
+}  // namespace
+
+bool Simulator::Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
+                     std::string* why) const {
+  if (!node.ready || node.unschedulable)
+    return *why = "node(s) were unschedulable or not ready", false;
+  for (const auto& [key, value] : pod.spec["nodeSelector"].items()) {
+    if (!node.labels.contains(key) || node.labels[key] != value) {
+      return *why = "node(s) didn't match Pod's node affinity/selector", false;
+    }
+  }
+  if (!MatchesAffinity(node.labels, pod.spec)) {
+    return *why = "node(s) didn't match Pod's node affinity/selector", false;
+  }
+  for (const auto& taint : node.taints) {
+    const std::string effect = taint.value("effect", "");
+    if ((effect == "NoSchedule" || effect == "NoExecute") &&
+        !Tolerates(pod.spec["tolerations"], taint)) {
+      return *why = "node(s) had untolerated taint {" + taint.value("key", "") + "}", false;
+    }
+  }
+  const auto& want = pod.requests;
+  const auto& cap = node.allocatable;
+  if (used.gpu_milli + want.gpu_milli > cap.gpu_milli)
+    return *why = "Insufficient nvidia.com/gpu", false;
+  if (used.cpu_milli + want.cpu_milli > cap.cpu_milli) return *why = "Insufficient cpu", false;
+  if (used.memory_bytes + want.memory_bytes > cap.memory_bytes)
+    return *why = "Insufficient memory", false;
+  if (used.pods + 1 > cap.pods) return *why = "Too many pods", false;
+  return true;
+}
+
+void Simulator::Schedule() {
+  std::map<std::string, Resources> used;
+  std::vector<PodFacts*> pending;
+  for (auto& [key, pod] : pods_) {
+    const bool terminal = pod.phase == "Succeeded" || pod.phase == "Failed";
+    if (!pod.node.empty() && !terminal) {
+      auto& u = used[pod.node];
+      u.cpu_milli += pod.requests.cpu_milli;
+      u.memory_bytes += pod.requests.memory_bytes;
+      u.gpu_milli += pod.requests.gpu_milli;
+      u.pods += 1;
+    } else if (pod.node.empty() && !pod.gated && !pod.deleting && !terminal &&
+               pod.scheduler == "default-scheduler" && !pod.unschedulable_reported) {
+      pending.push_back(&pod);
+    }
+  }
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  for (PodFacts* pod : pending) {
+    std::map<std::string, int> reasons;
+    std::string chosen;
+    for (const auto& [name, node] : nodes_) {
+      std::string why;
+      if (Fits(*pod, node, used[name], &why)) {
+        chosen = name;
+        break;
+      }
+      ++reasons[why];
+    }
+    if (chosen.empty()) {
+      std::ostringstream message;
+      message << "0/" << nodes_.size() << " nodes are available:";
+      for (const auto& [why, count] : reasons) message << " " << count << " " << why << ".";
+      cluster_.Mutate(
+          *pods, pod->ns, pod->name,
+          [&](Json& object) {
+            SetCondition(object, "PodScheduled", "False", "Unschedulable", message.str());
+            return true;
+          },
+          "status");
+      pod->unschedulable_reported = true;  // retried when the cluster changes
+      continue;
+    }
+    cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
+    auto& u = used[chosen];
+    u.cpu_milli += pod->requests.cpu_milli;
+    u.memory_bytes += pod->requests.memory_bytes;
+    u.gpu_milli += pod->requests.gpu_milli;
+    u.pods += 1;
+  }
+}
+
+void Simulator::RunKubelets() {
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  const auto now = SimClock::now();
+  bool freed = false;
+  for (auto& [key, pod] : pods_) {
+    if (pod.node.empty()) continue;
+    auto node = nodes_.find(pod.node);
+    if (node != nodes_.end() && !node->second.ready) continue;  // a NotReady kubelet is silent
+    if (pod.deleting) {
+      const double stop = std::min<double>(static_cast<double>(pod.grace), config_.stop_seconds);
+      if (now >= pod.seen_deleting + Scaled(stop)) {
+        DeleteOptions options;
+        options.grace_seconds = 0;
+        try {
+          cluster_.Delete(*pods, pod.ns, pod.name, options);
+        } catch (const ApiError&) {
+        }
+        freed = true;
+      }
+      continue;
+    }
+    if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
+      cluster_.Mutate(
+          *pods, pod.ns, pod.name,
+          [&](Json& object) {
+            auto& status = object["status"];
+            status["phase"] = "Running";
+            status["startTime"] = NowString();
+            status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
+            Json statuses = Json::array();
+            for (const auto& container : object["spec"].value("containers", Json::array())) {
+              statuses.push_back({{"name", container.value("name", "")},
+                                  {"ready", true},
+                                  {"restartCount", 0},
+                                  {"image", container.value("image", "")},
+                                  {"started", true},
+                                  {"state", {{"running", {{"startedAt", NowString()}}}}}});
+            }
+            status["containerStatuses"] = statuses;
+            for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
+              SetCondition(object, type, "True", "", "");
+            }
+            return true;
+          },
+          "status");
+    } else if (pod.phase == "Running" && pod.run_seconds >= 0 &&
+               now >= pod.seen_running + Scaled(pod.run_seconds)) {
+      const int exit_code = pod.exit_code;
+      cluster_.Mutate(
+          *pods, pod.ns, pod.name,
+          [&](Json& object) {
+            auto& status = object["status"];
+            status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
+            for (auto& container : status["containerStatuses"]) {
+              container["ready"] = false;
+              container["state"] = {{"terminated",
+                                     {{"exitCode", exit_code},
+                                      {"reason", exit_code == 0 ? "Completed" : "Error"},
+                                      {"finishedAt", NowString()}}}};
+            }
+            SetCondition(object, "Ready", "False", "PodCompleted", "");
+            return true;
+          },
+          "status");
+      freed = true;
+    }
+  }
+  if (freed) {
+    for (auto& [key, pod] : pods_) pod.unschedulable_reported = false;
+  }
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,225 @@
+#include "sandbox/simulator.h"
+
+#include <algorithm>
+
+#include "gpupool/api/quantity.h"
+#include "sandbox/api_error.h"
+#include "sandbox/object_meta.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+int64_t Milli(const Json& value) {
+  std::string error;
+  if (value.is_number()) return static_cast<int64_t>(value.get<double>() * 1000);
+  if (!value.is_string()) return 0;
+  return api::ParseMilli(value.get<std::string>(), &error).value_or(0);
+}
+
+Resources PodRequests(const Json& spec) {
+  Resources total;
+  total.pods = 1;
+  for (const auto& container : spec.value("containers", Json::array())) {
+    const Json resources = container.value("resources", Json::object());
+    const Json requests = resources.value("requests", Json::object());
+    const Json limits = resources.value("limits", Json::object());
+    auto pick = [&](const char* name) {
+      if (requests.contains(name)) return Milli(requests[name]);
+      return limits.contains(name) ? Milli(limits[name]) : 0;
+    };
+    total.cpu_milli += pick("cpu");
+    total.memory_bytes += pick("memory") / 1000;
+    total.gpu_milli += pick("nvidia.com/gpu");
+  }
+  return total;
+}
+
+std::string Ref(const std::string& storage, const StoredObject& object) {
+  return storage + "|" + object.ns + "|" + object.name;
+}
+
+}  // namespace
+
+Simulator::Simulator(Cluster& cluster, const SimulatorConfig& config)
+    : cluster_(cluster), config_(config) {}
+
+Simulator::~Simulator() { Stop(); }
+
+void Simulator::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Simulator::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+SimClock::duration Simulator::Scaled(double simulated_seconds) const {
+  return std::chrono::duration_cast<SimClock::duration>(
+      std::chrono::duration<double>(simulated_seconds / config_.time_scale));
+}
+
+void Simulator::Loop() {
+  while (!stop_) {
+    try {
+      Sync();
+      SyncNodeReadiness();
+      Schedule();
+      RunKubelets();
+      CollectGarbage();
+      FinishNamespaces();
+    } catch (const std::exception&) {
+      // A write lost a race with a client (e.g. the object was deleted):
+      // the next round works from the newer state.
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void Simulator::Sync() {
+  std::vector<ChangeEvent> events;
+  {
+    auto& store = cluster_.store();
+    auto lock = store.Lock();
+    if (cursor_ < store.OldestResumable()) {
+      lock.unlock();
+      return Resync();
+    }
+    events = store.EventsAfter(cursor_, 1000000);
+  }
+  for (const auto& event : events) {
+    Observe(event);
+    cursor_ = event.rv;
+  }
+}
+
+// After forced compaction: rebuild from the current objects, as an informer re-lists.
+void Simulator::Resync() {
+  std::vector<ChangeEvent> all;
+  {
+    auto& store = cluster_.store();
+    auto lock = store.Lock();
+    cursor_ = store.CurrentVersion();
+    for (const auto& resource : cluster_.resources().All()) {
+      const std::string key = StorageKey(*resource);
+      for (const auto& [name, object] : store.Objects(key)) {
+        all.push_back({object->rv, EventType::kAdded, key, object, nullptr});
+      }
+    }
+  }
+  pods_.clear();
+  nodes_.clear();
+  dependents_.clear();
+  live_uids_.clear();
+  for (const auto& event : all) Observe(event);
+  for (const auto& [uid, refs] : dependents_) {
+    if (!live_uids_.count(uid)) deleted_owners_.insert(uid);
+  }
+}
+
+void Simulator::Observe(const ChangeEvent& event) {
+  if (event.resource == "/pods") ObservePod(event);
+  if (event.resource == "/nodes") ObserveNode(event);
+  ObserveOwnership(event);
+  const auto& object = *event.object;
+  if (event.resource == "/namespaces" && event.type != EventType::kDeleted &&
+      object.json.find("\"deletionTimestamp\"") != std::string::npos) {
+    terminating_namespaces_.insert(object.name);
+  }
+}
+
+void Simulator::ObservePod(const ChangeEvent& event) {
+  const auto& object = *event.object;
+  const std::string key = ObjectKey(object.ns, object.name);
+  if (event.type == EventType::kDeleted) {
+    pods_.erase(key);
+    return;
+  }
+  const Json pod = Json::parse(object.json);
+  auto& facts = pods_[key];
+  const auto now = SimClock::now();
+  const Json& spec = pod["spec"];
+  const std::string node = spec.value("nodeName", "");
+  const std::string phase = pod.value("status", Json::object()).value("phase", "Pending");
+  if (!node.empty() && facts.node.empty()) facts.seen_bound = now;
+  if (phase == "Running" && facts.phase != "Running") facts.seen_running = now;
+  const bool deleting = pod["metadata"].contains("deletionTimestamp");
+  if (deleting && !facts.deleting) facts.seen_deleting = now;
+  facts.ns = object.ns;
+  facts.name = object.name;
+  facts.node = node;
+  facts.phase = phase;
+  facts.deleting = deleting;
+  facts.grace = pod["metadata"].value("deletionGracePeriodSeconds", 0);
+  facts.scheduler = spec.value("schedulerName", "default-scheduler");
+  facts.gated = !spec.value("schedulingGates", Json::array()).empty();
+  facts.requests = PodRequests(spec);
+  facts.spec = Json{{"nodeSelector", spec.value("nodeSelector", Json::object())},
+                    {"affinity", spec.value("affinity", Json::object())},
+                    {"tolerations", spec.value("tolerations", Json::array())}};
+  const Json annotations = pod["metadata"].value("annotations", Json::object());
+  const std::string run = annotations.value("sandbox.gpupool.dev/run-seconds", "");
+  const std::string exit_code = annotations.value("sandbox.gpupool.dev/exit-code", "");
+  facts.run_seconds = run.empty() ? (exit_code.empty() ? -1 : 0) : std::atof(run.c_str());
+  facts.exit_code = exit_code.empty() ? 0 : std::atoi(exit_code.c_str());
+}
+
+void Simulator::ObserveNode(const ChangeEvent& event) {
+  const auto& object = *event.object;
+  if (event.type == EventType::kDeleted) {
+    nodes_.erase(object.name);
+    return;
+  }
+  const Json node = Json::parse(object.json);
+  auto& facts = nodes_[object.name];
+  facts.labels = node["metadata"].value("labels", Json::object());
+  facts.taints = node.value("spec", Json::object()).value("taints", Json::array());
+  facts.unschedulable = node.value("spec", Json::object()).value("unschedulable", false);
+  const Json allocatable =
+      node.value("status", Json::object()).value("allocatable", Json::object());
+  facts.allocatable.cpu_milli = Milli(allocatable.value("cpu", Json("0")));
+  facts.allocatable.memory_bytes = Milli(allocatable.value("memory", Json("0"))) / 1000;
+  facts.allocatable.gpu_milli = Milli(allocatable.value("nvidia.com/gpu", Json("0")));
+  facts.allocatable.pods = Milli(allocatable.value("pods", Json("110"))) / 1000;
+  facts.ready = false;
+  for (const auto& condition :
+       node.value("status", Json::object()).value("conditions", Json::array())) {
+    if (condition.value("type", "") == "Ready")
+      facts.ready = condition.value("status", "") == "True";
+  }
+  facts.wants_not_ready = node["metadata"]
+                              .value("annotations", Json::object())
+                              .value("sandbox.gpupool.dev/not-ready", "") == "true";
+}
+
+void Simulator::ObserveOwnership(const ChangeEvent& event) {
+  const auto& object = *event.object;
+  const std::string ref = Ref(event.resource, object);
+  if (event.previous) {
+    for (const auto& owner : event.previous->owner_uids) dependents_[owner].erase(ref);
+  }
+  if (event.type == EventType::kDeleted) {
+    live_uids_.erase(object.uid);
+    finalizing_.erase(object.uid);
+    if (dependents_.count(object.uid) && !dependents_[object.uid].empty()) {
+      deleted_owners_.insert(object.uid);
+    }
+    return;
+  }
+  live_uids_.insert(object.uid);
+  for (const auto& owner : object.owner_uids) dependents_[owner].insert(ref);
+  const bool deleting = object.json.find("\"deletionTimestamp\"") != std::string::npos;
+  if (deleting && (object.json.find("\"foregroundDeletion\"") != std::string::npos ||
+                   object.json.find("\"orphan\"") != std::string::npos)) {
+    finalizing_[object.uid] = ref;
+  }
+}
+
+ResourcePtr Simulator::ResourceFor(const std::string& storage_key) {
+  for (const auto& resource : cluster_.resources().All()) {
+    if (StorageKey(*resource) == storage_key) return resource;
+  }
+  return nullptr;
+}
+
+}  // namespace gpupool::sandbox

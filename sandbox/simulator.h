@@ -1,0 +1,96 @@
+// The simulated control plane around the API server: a scheduler (first-fit
+// binding), a kubelet per node (Running after a start delay, Succeeded or
+// Failed after the run time a pod asks for, graceful termination), the
+// garbage collector (ownerReferences, foreground/orphan finalizers) and the
+// namespace controller. It follows the store's change history like a watch.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "sandbox/cluster.h"
+
+namespace gpupool::sandbox {
+
+using SimClock = std::chrono::steady_clock;
+
+struct Resources {
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int64_t gpu_milli = 0;
+  int64_t pods = 0;
+};
+
+struct PodFacts {
+  std::string ns, name, node, phase, scheduler;
+  bool gated = false;
+  bool deleting = false;
+  int64_t grace = 0;
+  Resources requests;
+  Json spec;  // nodeSelector, affinity, tolerations
+  double run_seconds = -1;
+  int exit_code = 0;
+  SimClock::time_point seen_bound, seen_running, seen_deleting;
+  bool unschedulable_reported = false;
+};
+
+struct NodeFacts {
+  Json labels;
+  Json taints;
+  Resources allocatable;
+  bool ready = true;
+  bool unschedulable = false;
+  bool wants_not_ready = false;  // annotation sandbox.gpupool.dev/not-ready=true
+};
+
+struct SimulatorConfig {
+  double time_scale = 1.0;
+  double start_seconds = 2;
+  double stop_seconds = 1;
+};
+
+class Simulator {
+ public:
+  Simulator(Cluster& cluster, const SimulatorConfig& config);
+  ~Simulator();
+  void Start();
+  void Stop();
+
+ private:
+  void Loop();
+  void Sync();
+  void Resync();
+  void Observe(const ChangeEvent& event);
+  void ObservePod(const ChangeEvent& event);
+  void ObserveNode(const ChangeEvent& event);
+  void ObserveOwnership(const ChangeEvent& event);
+  void Schedule();
+  bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
+            std::string* why) const;
+  void RunKubelets();
+  void CollectGarbage();
+  void FinishNamespaces();
+  void SyncNodeReadiness();
+  SimClock::duration Scaled(double simulated_seconds) const;
+  ResourcePtr ResourceFor(const std::string& storage_key);
+
+  Cluster& cluster_;
+  SimulatorConfig config_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  uint64_t cursor_ = 0;
+  std::map<std::string, PodFacts> pods_;  // "ns/name"
+  std::map<std::string, NodeFacts> nodes_;
+  // Garbage collection: owner uid -> dependents ("storage key|ns|name").
+  std::map<std::string, std::set<std::string>> dependents_;
+  std::set<std::string> live_uids_;
+  std::set<std::string> deleted_owners_;
+  std::map<std::string, std::string> finalizing_;  // uid -> "storage|ns|name" (foreground/orphan)
+  std::set<std::string> terminating_namespaces_;
+};
+
+}  // namespace gpupool::sandbox

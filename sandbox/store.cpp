@@ -1,0 +1,104 @@
+#include "sandbox/store.h"
+
+#include <algorithm>
+
+namespace gpupool::sandbox {
+
+const char* EventTypeName(EventType type) {
+  switch (type) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+  }
+  return "MODIFIED";
+}
+
+ObjectPtr Store::Get(const std::string& resource, const std::string& key) const {
+  auto table = tables_.find(resource);
+  if (table == tables_.end()) return nullptr;
+  auto it = table->second.find(key);
+  return it == table->second.end() ? nullptr : it->second;
+}
+
+const ObjectMap& Store::Objects(const std::string& resource) const {
+  static const ObjectMap kEmpty;
+  auto table = tables_.find(resource);
+  return table == tables_.end() ? kEmpty : table->second;
+}
+
+void Store::Put(const std::string& resource, const std::string& key, ObjectPtr object) {
+  auto& slot = tables_[resource][key];
+  ChangeEvent event{object->rv, slot ? EventType::kModified : EventType::kAdded, resource, object,
+                    slot};
+  slot = std::move(object);
+  Record(std::move(event));
+}
+
+void Store::Remove(const std::string& resource, const std::string& key, ObjectPtr last) {
+  auto& table = tables_[resource];
+  auto it = table.find(key);
+  if (it == table.end()) return;
+  ChangeEvent event{last->rv, EventType::kDeleted, resource, last, it->second};
+  table.erase(it);
+  Record(std::move(event));
+}
+
+void Store::Record(ChangeEvent event) {
+  last_recorded_ = event.rv;
+  history_.push_back(std::move(event));
+  while (history_.size() > window_) {
+    compacted_ = history_.front().rv;
+    history_.pop_front();
+  }
+  changed_.notify_all();
+}
+
+void Store::Compact() {
+  history_.clear();
+  compacted_ = rv_;
+  changed_.notify_all();
+}
+
+void Store::DropResource(const std::string& resource) {
+  auto table = tables_.find(resource);
+  if (table == tables_.end()) return;
+  ObjectMap objects = std::move(table->second);
+  tables_.erase(table);
+  for (auto& [key, object] : objects) {
+    auto last = std::make_shared<StoredObject>(*object);
+    last->rv = NextVersion();
+    Record({last->rv, EventType::kDeleted, resource, last, object});
+  }
+}
+
+std::vector<ChangeEvent> Store::EventsAfter(uint64_t after, size_t max) const {
+  std::vector<ChangeEvent> events;
+  if (history_.empty() || history_.back().rv <= after) return events;
+  // History is ordered by rv: binary search for the first event after `after`.
+  auto it = std::upper_bound(history_.begin(), history_.end(), after,
+                             [](uint64_t rv, const ChangeEvent& event) { return rv < event.rv; });
+  for (; it != history_.end() && events.size() < max; ++it) events.push_back(*it);
+  return events;
+}
+
+void Store::WaitForChange(std::unique_lock<std::mutex>& lock, uint64_t after,
+                          std::chrono::steady_clock::time_point deadline) {
+  changed_.wait_until(lock, deadline, [&] { return last_recorded_ > after || after < compacted_; });
+}
+
+std::map<std::string, ObjectPtr> Store::StatesAt(const std::string& resource, uint64_t rv) const {
+  std::map<std::string, ObjectPtr> states;
+  // Walk newest to oldest so the oldest change after `rv` decides each key.
+  for (auto it = history_.rbegin(); it != history_.rend() && it->rv > rv; ++it) {
+    if (it->resource != resource) continue;
+    const auto& object = it->object;
+    const std::string key = object->ns.empty() ? object->name : object->ns + "/" + object->name;
+    states[key] = it->previous;
+  }
+  return states;
+}
+
+}  // namespace gpupool::sandbox

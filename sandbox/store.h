@@ -1,0 +1,132 @@
+// The in-memory database: objects per resource kept as serialized JSON (small
+// and ready to send), a global resourceVersion counter, and a bounded history
+// of changes that watches replay and resume from.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sandbox/selectors.h"
+
+namespace gpupool::sandbox {
+
+// One version of one object. Immutable once stored: readers share it.
+struct StoredObject {
+  std::string json;  // the object, with metadata.resourceVersion set
+  std::string ns;
+  std::string name;
+  std::string uid;
+  uint64_t rv = 0;
+  StringPairs labels;
+  StringPairs fields;  // selectable fields, metadata.name/namespace included
+  std::vector<std::string> owner_uids;
+};
+using ObjectPtr = std::shared_ptr<const StoredObject>;
+using ObjectMap = std::map<std::string, ObjectPtr>;  // by "namespace/name" or "name"
+
+enum class EventType { kAdded, kModified, kDeleted };
+const char* EventTypeName(EventType type);
+
+struct ChangeEvent {
+  uint64_t rv;
+  EventType type;
+  std::string resource;  // storage key of the resource ("group/plural")
+  ObjectPtr object;      // the new state; for kDeleted the last state
+  ObjectPtr previous;    // null for kAdded
+};
+
+class Store {
+ public:
+  explicit Store(size_t history_window) : window_(history_window) {}
+
+  // Every method below expects the caller to hold the lock.
+  std::unique_lock<std::mutex> Lock() { return std::unique_lock(mutex_); }
+
+  ObjectPtr Get(const std::string& resource, const std::string& key) const;
+  const ObjectMap& Objects(const std::string& resource) const;
+  uint64_t CurrentVersion() const { return rv_; }
+  uint64_t NextVersion() { return ++rv_; }
+  // Watches may resume from any version >= this one.
+  uint64_t OldestResumable() const { return compacted_; }
+
+  // Stores `object` (whose rv came from NextVersion) and records the change.
+  void Put(const std::string& resource, const std::string& key, ObjectPtr object);
+  // Removes the object; `last` is its final state with a fresh rv.
+  void Remove(const std::string& resource, const std::string& key, ObjectPtr last);
+  // Drops the whole history: every older resume version becomes 410 Gone.
+  void Compact();
+  // Removes every object of a resource (a deleted CRD), with DELETED events.
+  void DropResource(const std::string& resource);
+
+  // Events with rv > `after`, at most `max`. Caller checks OldestResumable first.
+  std::vector<ChangeEvent> EventsAfter(uint64_t after, size_t max) const;
+  // Blocks (releasing the lock) until a change after `after` or the deadline.
+  void WaitForChange(std::unique_lock<std::mutex>& lock, uint64_t after,
+                     std::chrono::steady_clock::time_point deadline);
+  // Wakes all waiting watches (used on shutdown and forced cuts).
+  void NotifyAll() { changed_.notify_all(); }
+
+  // The objects of `resource` as they were at version `rv`, keys after
+  // `start_after`, in key order, at most `limit` (0 = all) that `keep` accepts.
+  // Caller checks that rv >= OldestResumable.
+  template <typename Keep>
+  std::vector<ObjectPtr> ListAt(const std::string& resource, uint64_t rv,
+                                const std::string& start_after, const std::string& prefix,
+                                size_t limit, Keep keep, bool* more) const;
+
+ private:
+  // Object states at `rv` for keys changed since then (null = did not exist).
+  std::map<std::string, ObjectPtr> StatesAt(const std::string& resource, uint64_t rv) const;
+  void Record(ChangeEvent event);
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, ObjectMap> tables_;
+  std::deque<ChangeEvent> history_;
+  size_t window_;
+  uint64_t rv_ = 0;
+  uint64_t compacted_ = 0;
+  uint64_t last_recorded_ = 0;
+};
+
+template <typename Keep>
+std::vector<ObjectPtr> Store::ListAt(const std::string& resource, uint64_t rv,
+                                     const std::string& start_after, const std::string& prefix,
+                                     size_t limit, Keep keep, bool* more) const {
+  const auto overrides = StatesAt(resource, rv);
+  const auto& current = Objects(resource);
+  auto cur = start_after.empty() ? current.lower_bound(prefix) : current.upper_bound(start_after);
+  auto over =
+      start_after.empty() ? overrides.lower_bound(prefix) : overrides.upper_bound(start_after);
+  std::vector<ObjectPtr> out;
+  *more = false;
+  while (cur != current.end() || over != overrides.end()) {
+    const bool take_over =
+        cur == current.end() || (over != overrides.end() && over->first <= cur->first);
+    const std::string& key = take_over ? over->first : cur->first;
+    if (key.compare(0, prefix.size(), prefix) != 0) break;
+    ObjectPtr object = take_over ? over->second : cur->second;
+    if (take_over) {
+      if (cur != current.end() && cur->first == over->first) ++cur;
+      ++over;
+    } else {
+      ++cur;
+    }
+    if (!object || !keep(*object)) continue;
+    if (limit > 0 && out.size() == limit) {
+      *more = true;
+      break;
+    }
+    out.push_back(std::move(object));
+  }
+  return out;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,87 @@
+#include "sandbox/tls.h"
+
+#include <openssl/bio.h>
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+namespace gpupool::sandbox {
+namespace {
+
+void Check(bool ok, const char* what) {
+  if (!ok) throw std::runtime_error(std::string("TLS setup failed: ") + what);
+}
+
+EVP_PKEY* NewKey() {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  Check(key != nullptr, "generating an EC key");
+  return key;
+}
+
+void AddExtension(X509* cert, X509* issuer, int nid, const char* value) {
+  X509V3_CTX context;
+  X509V3_set_ctx_nodb(&context);
+  X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* extension = X509V3_EXT_conf_nid(nullptr, &context, nid, value);
+  Check(extension != nullptr, "building an extension");
+  X509_add_ext(cert, extension, -1);
+  X509_EXTENSION_free(extension);
+}
+
+X509* NewCert(EVP_PKEY* key, const char* common_name, long serial) {
+  X509* cert = X509_new();
+  Check(cert != nullptr, "allocating a certificate");
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), serial);
+  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600L * 24 * 365);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(common_name), -1, -1, 0);
+  return cert;
+}
+
+std::string ToPem(X509* cert) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
+  Check(PEM_write_bio_X509(bio.get(), cert) == 1, "writing PEM");
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<size_t>(size));
+}
+
+}  // namespace
+
+TlsMaterial::~TlsMaterial() {
+  X509_free(cert);
+  EVP_PKEY_free(key);
+}
+
+void GenerateTls(TlsMaterial& out) {
+  EVP_PKEY* ca_key = NewKey();
+  X509* ca = NewCert(ca_key, "gpupool-sandbox-ca", 1);
+  X509_set_issuer_name(ca, X509_get_subject_name(ca));
+  AddExtension(ca, ca, NID_basic_constraints, "critical,CA:TRUE");
+  AddExtension(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
+  AddExtension(ca, ca, NID_subject_key_identifier, "hash");
+  Check(X509_sign(ca, ca_key, EVP_sha256()) > 0, "signing the CA");
+
+  out.key = NewKey();
+  out.cert = NewCert(out.key, "gpupool-sandbox", 2);
+  X509_set_issuer_name(out.cert, X509_get_subject_name(ca));
+  AddExtension(out.cert, ca, NID_basic_constraints, "critical,CA:FALSE");
+  AddExtension(out.cert, ca, NID_key_usage, "critical,digitalSignature,keyEncipherment");
+  AddExtension(out.cert, ca, NID_ext_key_usage, "serverAuth");
+  AddExtension(out.cert, ca, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
+  AddExtension(out.cert, ca, NID_authority_key_identifier, "keyid:always");
+  Check(X509_sign(out.cert, ca_key, EVP_sha256()) > 0, "signing the serving certificate");
+  out.ca_pem = ToPem(ca);
+  X509_free(ca);
+  EVP_PKEY_free(ca_key);
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,184 @@
+// Watch streams: newline-delimited JSON events replayed from the store's
+// history, with bookmarks, resume from a resourceVersion, 410 Expired once
+// that version has left the history window, and timeoutSeconds.
+#include <algorithm>
+
+#include "sandbox/http_server.h"
+#include "sandbox/http_util.h"
+#include "sandbox/object_meta.h"
+#include "sandbox/table.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct WatchState {
+  ResourcePtr resource;
+  std::string storage_key;
+  std::string ns;
+  LabelSelector labels;
+  FieldSelector fields;
+  uint64_t cursor = 0;
+  bool bookmarks = false;
+  bool table = false;
+  Clock::time_point deadline;
+  Clock::time_point next_bookmark;
+  std::vector<ObjectPtr> initial;  // synthetic ADDED events sent first
+  bool initial_end_bookmark = false;
+  bool finished = false;
+  std::chrono::milliseconds bookmark_every{10000};
+
+  bool Matches(const StoredObject& object) const {
+    return (ns.empty() || object.ns == ns) && labels.Matches(object.labels) &&
+           fields.Matches(object.fields);
+  }
+};
+
+std::string EventLine(const WatchState& state, const char* type, const ObjectPtr& object) {
+  if (!state.table) {
+    return std::string("{\"type\":\"") + type + "\",\"object\":" + object->json + "}\n";
+  }
+  const Json parsed = Json::parse(object->json);
+  Json table = {{"kind", "Table"},
+                {"apiVersion", "meta.k8s.io/v1"},
+                {"metadata", {{"resourceVersion", std::to_string(object->rv)}}},
+                {"columnDefinitions", Json::array()},
+                {"rows", Json::array({TableRow(*state.resource, parsed, "Metadata")})}};
+  return Json{{"type", type}, {"object", table}}.dump() + "\n";
+}
+
+std::string BookmarkLine(const WatchState& state, bool initial_end) {
+  Json metadata = {{"resourceVersion", std::to_string(state.cursor)}};
+  if (initial_end) metadata["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+  Json object = {{"kind", state.table ? "Table" : state.resource->kind},
+                 {"apiVersion", state.table ? "meta.k8s.io/v1" : state.resource->ApiVersion()},
+                 {"metadata", metadata}};
+  return Json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
+}
+
+// Turns a change into what this watcher sees: objects entering or leaving
+// the selection appear as ADDED or DELETED.
+const char* VisibleType(const WatchState& state, const ChangeEvent& event) {
+  if (event.resource != state.storage_key) return nullptr;
+  const bool now = state.Matches(*event.object);
+  const bool before = event.previous && state.Matches(*event.previous);
+  switch (event.type) {
+    case EventType::kAdded:
+      return now ? "ADDED" : nullptr;
+    case EventType::kDeleted:
+      return now || before ? "DELETED" : nullptr;
+    case EventType::kModified:
+      if (now && before) return "MODIFIED";
+      if (now) return "ADDED";
+      return before ? "DELETED" : nullptr;
+  }
+  return nullptr;
+}
+
+uint64_t ParseVersion(const std::string& text) {
+  try {
+    size_t used = 0;
+    const unsigned long long value = std::stoull(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
+}
+
+// One call of the chunked provider: sends what is due, or waits up to a
+// second for changes. Returns false to abort the connection.
+bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& state,
+                 httplib::DataSink& sink) {
+  std::string out;
+  if (!state.initial.empty() || state.initial_end_bookmark) {
+    for (const auto& object : state.initial) out += EventLine(state, "ADDED", object);
+    state.initial.clear();
+    if (state.initial_end_bookmark) out += BookmarkLine(state, true);
+    state.initial_end_bookmark = false;
+    return sink.write(out.data(), out.size());
+  }
+  const auto now = Clock::now();
+  if (state.finished || stopping || now >= state.deadline) {
+    sink.done();
+    return true;
+  }
+  std::vector<ChangeEvent> events;
+  {
+    auto lock = store.Lock();
+    if (state.cursor < store.OldestResumable()) {
+      const ApiError gone = Expired("too old resource version: " + std::to_string(state.cursor) +
+                                    " (" + std::to_string(store.OldestResumable()) + ")");
+      out = Json{{"type", "ERROR"}, {"object", StatusJson(gone)}}.dump() + "\n";
+      state.finished = true;
+      return sink.write(out.data(), out.size());
+    }
+    auto wake = std::min(state.deadline, now + std::chrono::seconds(1));
+    if (state.bookmarks) wake = std::min(wake, state.next_bookmark);
+    store.WaitForChange(lock, state.cursor, wake);
+    events = store.EventsAfter(state.cursor, 512);
+  }
+  for (const auto& event : events) {
+    state.cursor = event.rv;
+    if (const char* type = VisibleType(state, event)) out += EventLine(state, type, event.object);
+  }
+  if (state.bookmarks && Clock::now() >= state.next_bookmark) {
+    out += BookmarkLine(state, false);
+    state.next_bookmark = Clock::now() + state.bookmark_every;
+  }
+  if (out.empty()) return sink.is_writable();
+  return sink.write(out.data(), out.size());
+}
+
+}  // namespace
+
+void HttpServer::Watch(const httplib::Request& request, httplib::Response& response,
+                       const ResourcePtr& resource, const std::string& ns) {
+  const auto list_options = ListOptionsOf(request);
+  auto state = std::make_shared<WatchState>();
+  state->resource = resource;
+  state->storage_key = StorageKey(*resource);
+  state->ns = resource->namespaced ? ns : "";
+  state->labels = LabelSelector::Parse(list_options.label_selector);
+  state->fields = FieldSelector::Parse(list_options.field_selector, resource->selectable_fields);
+  state->bookmarks = request.get_param_value("allowWatchBookmarks") == "true";
+  state->table = WantsTable(request);
+  double timeout = 1800;
+  if (request.has_param("timeoutSeconds")) {
+    timeout = static_cast<double>(ParseVersion(request.get_param_value("timeoutSeconds")));
+  }
+  if (faults_.options().watch_cut_seconds > 0) {
+    timeout = std::min(timeout, faults_.options().watch_cut_seconds);
+  }
+  const auto now = Clock::now();
+  state->deadline = now + std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+  state->bookmark_every =
+      std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
+  state->next_bookmark = now + state->bookmark_every;
+  const std::string& rv = list_options.resource_version;
+  const bool send_initial = request.get_param_value("sendInitialEvents") == "true";
+  {
+    auto& store = cluster_.store();
+    auto lock = store.Lock();
+    if (rv.empty() || rv == "0" || send_initial) {
+      bool more = false;
+      state->cursor = store.CurrentVersion();
+      state->initial = store.ListAt(
+          state->storage_key, state->cursor, "", state->ns.empty() ? "" : state->ns + "/", 0,
+          [&](const StoredObject& object) { return state->Matches(object); }, &more);
+      state->initial_end_bookmark = send_initial;
+    } else {
+      state->cursor = ParseVersion(rv);
+      if (state->cursor < store.OldestResumable()) {
+        throw Expired("too old resource version: " + rv + " (" +
+                      std::to_string(store.OldestResumable()) + ")");
+      }
+    }
+  }
+  response.set_chunked_content_provider(
+      "application/json;stream=watch", [this, state](size_t, httplib::DataSink& sink) {
+        return StreamWatch(cluster_.store(), stopping_, *state, sink);
+      });
+}
+
+}  // namespace gpupool::sandbox
