@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 
 #include "gpupool/replay/csv.h"
 #include "gpupool/replay/engine_placer.h"
@@ -56,14 +57,19 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
     trace.resize(options.max_jobs);
   }
   const auto tenants = ProportionalQuotas(trace, options.shape.TotalGpus());
-  std::vector<PolicyReport> reports;
+  // The policies are independent simulations: each runs on its own thread.
+  std::vector<std::future<PolicyReport>> runs;
   for (QuotaPolicy policy : options.policies) {
-    SimOptions sim{policy, options.shape, options.cycle_seconds};
-    EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds);
-    const auto policy_started = std::chrono::steady_clock::now();
-    const auto outcome = RunClusterSimulation(trace, tenants, sim, scheduler);
-    reports.push_back(SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started)));
+    runs.push_back(std::async(std::launch::async, [&, policy] {
+      const SimOptions sim{policy, options.shape, options.cycle_seconds};
+      EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds);
+      const auto policy_started = std::chrono::steady_clock::now();
+      const auto outcome = RunClusterSimulation(trace, tenants, sim, scheduler);
+      return SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started));
+    }));
   }
+  std::vector<PolicyReport> reports;
+  for (auto& run : runs) reports.push_back(run.get());
   std::vector<std::string> charts;
   if (!options.svg_dir.empty()) charts = WritePhillyCharts(options.svg_dir, reports);
   if (options.json) {
