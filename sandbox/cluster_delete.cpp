@@ -36,7 +36,8 @@ int64_t PodGrace(const Json& pod, const DeleteOptions& options) {
 }
 
 bool MatchesPdbSelector(const Json& selector, const Json& labels) {
-  for (const auto& [key, value] : selector.value("matchLabels", Json::object()).items()) {
+  const Json match_labels = selector.value("matchLabels", Json::object());
+  for (const auto& [key, value] : match_labels.items()) {
     if (!labels.contains(key) || labels[key] != value) return false;
   }
   for (const auto& expression : selector.value("matchExpressions", Json::array())) {

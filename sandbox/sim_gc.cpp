@@ -58,6 +58,9 @@ void Simulator::CollectGarbage() {
         cluster_.Mutate(*resource, parts.ns, parts.name, [&](Json& dependent) {
           EraseIf(dependent["metadata"]["ownerReferences"],
                   [&](const Json& reference) { return reference.value("uid", "") == uid; });
+          if (dependent["metadata"]["ownerReferences"].empty()) {
+            dependent["metadata"].erase("ownerReferences");
+          }
           return true;
         });
       } else {

@@ -1,0 +1,183 @@
+// API semantics checked in-process, straight on the Cluster.
+#include "sandbox/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include "gpupool/api/yaml.h"
+#include "sandbox/api_error.h"
+#include "sandbox_process.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Create("", "v1", "namespaces", "", {{"metadata", {{"name", "team"}}}}); }
+  Json Create(const std::string& group, const std::string& version, const std::string& plural,
+              const std::string& ns, Json object) {
+    WriteOptions options;
+    return cluster_.Create(*cluster_.Resource(group, version, plural), ns, std::move(object),
+                           options);
+  }
+  Json CreatePod(const std::string& name, Json spec_extra = Json::object()) {
+    Json spec = {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}};
+    spec.update(spec_extra);
+    return Create("", "v1", "pods", "team",
+                  {{"metadata", {{"name", name}, {"labels", {{"app", "x"}}}}}, {"spec", spec}});
+  }
+  Json PatchPod(const std::string& name, const std::string& patch,
+                PatchType type = PatchType::kStrategic) {
+    WriteOptions options;
+    return cluster_.Patch(*cluster_.Resource("", "v1", "pods"), "team", name, type, patch, "",
+                          options);
+  }
+  int ErrorCode(const std::function<void()>& action) {
+    try {
+      action();
+    } catch (const ApiError& error) {
+      return error.code;
+    }
+    return 0;
+  }
+
+  Cluster cluster_{ClusterConfig{1000}};
+};
+
+TEST_F(ClusterTest, StaleUpdateIsAConflict) {
+  const Json created = Create("", "v1", "configmaps", "team",
+                              {{"metadata", {{"name", "cm"}}}, {"data", {{"a", "1"}}}});
+  const auto configmaps = cluster_.Resource("", "v1", "configmaps");
+  Json first = created;
+  first["data"]["a"] = "2";
+  WriteOptions options;
+  const Json updated = cluster_.Update(*configmaps, "team", "cm", first, "", options);
+  EXPECT_NE(updated["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  Json stale = created;
+  stale["data"]["a"] = "3";
+  try {
+    cluster_.Update(*configmaps, "team", "cm", stale, "", options);
+    FAIL() << "stale update accepted";
+  } catch (const ApiError& error) {
+    EXPECT_EQ(error.code, 409);
+    EXPECT_EQ(error.reason, "Conflict");
+    EXPECT_EQ(StatusJson(error)["details"]["name"], "cm");
+  }
+  EXPECT_EQ(ErrorCode([&] {
+              Create("", "v1", "configmaps", "team", {{"metadata", {{"name", "cm"}}}});
+            }),
+            409);
+}
+
+TEST_F(ClusterTest, SchedulingGatesMayOnlyBeRemoved) {
+  const Json pod = CreatePod("gated", {{"schedulingGates", {{{"name", "gpupool.dev/admission"}}}},
+                                       {"nodeSelector", {{"pool", "train"}}}});
+  EXPECT_EQ(pod["status"]["conditions"][0]["reason"], "SchedulingGated");
+  EXPECT_EQ(pod["status"]["conditions"][0]["status"], "False");
+  // While gated: nodeSelector may gain keys, but not change existing ones.
+  PatchPod("gated", R"({"spec":{"nodeSelector":{"rack":"r1"}}})");
+  EXPECT_EQ(ErrorCode([&] { PatchPod("gated", R"({"spec":{"nodeSelector":{"pool":"build"}}})"); }),
+            422);
+  EXPECT_EQ(ErrorCode([&] {
+              PatchPod("gated", R"({"spec":{"schedulingGates":[{"name":"new-gate"}]}})");
+            }),
+            422);
+  EXPECT_EQ(ErrorCode([&] { PatchPod("gated", R"({"spec":{"restartPolicy":"Never"}})"); }), 422);
+  const Json ungated = PatchPod(
+      "gated",
+      R"({"spec":{"schedulingGates":[{"name":"gpupool.dev/admission","$patch":"delete"}]}})");
+  EXPECT_FALSE(ungated["spec"].contains("schedulingGates") &&
+               !ungated["spec"]["schedulingGates"].empty());
+  EXPECT_TRUE(ungated["status"]["conditions"].empty());
+  // No longer gated: nodeSelector is immutable again.
+  EXPECT_EQ(ErrorCode([&] { PatchPod("gated", R"({"spec":{"nodeSelector":{"zone":"z"}}})"); }),
+            422);
+}
+
+TEST_F(ClusterTest, GatedNodeAffinityMayOnlyNarrow) {
+  const Json term = {
+      {"matchExpressions", {{{"key", "pool"}, {"operator", "In"}, {"values", {"train"}}}}}};
+  const Json affinity = {
+      {"nodeAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", {term}}}}}}};
+  CreatePod("aff", {{"schedulingGates", {{{"name", "g"}}}}, {"affinity", affinity}});
+  Json narrowed = term;
+  narrowed["matchExpressions"].push_back({{"key", "rack"}, {"operator", "In"}, {"values", {"r1"}}});
+  Json patch = {{"spec",
+                 {{"affinity",
+                   {{"nodeAffinity",
+                     {{"requiredDuringSchedulingIgnoredDuringExecution",
+                       {{"nodeSelectorTerms", {narrowed}}}}}}}}}}};
+  PatchPod("aff", patch.dump(), PatchType::kMerge);
+  patch["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+       ["nodeSelectorTerms"] = Json::array({{{"matchExpressions", Json::array()}}});
+  EXPECT_EQ(ErrorCode([&] { PatchPod("aff", patch.dump(), PatchType::kMerge); }), 422);
+}
+
+TEST_F(ClusterTest, EvictionHonoursGraceAndDisruptionBudgets) {
+  CreatePod("victim");
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  cluster_.Bind("team", "victim", {{"target", {{"kind", "Node"}, {"name", "n1"}}}});
+  cluster_.Mutate(
+      *pods, "team", "victim",
+      [](Json& pod) {
+        pod["status"]["phase"] = "Running";
+        return true;
+      },
+      "status");
+  Create("policy", "v1", "poddisruptionbudgets", "team",
+         {{"metadata", {{"name", "pdb"}}},
+          {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", {{"app", "x"}}}}}}}});
+  const Json eviction = {{"metadata", {{"name", "victim"}}},
+                         {"deleteOptions", {{"gracePeriodSeconds", 20}}}};
+  EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "victim", eviction); }), 429);
+  WriteOptions options;
+  cluster_.Delete(*cluster_.Resource("policy", "v1", "poddisruptionbudgets"), "team", "pdb", {});
+  cluster_.Evict("team", "victim", eviction);
+  const Json pod = cluster_.Get(*pods, "team", "victim");
+  EXPECT_EQ(pod["metadata"]["deletionGracePeriodSeconds"], 20);
+  EXPECT_TRUE(pod["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", eviction); }), 404);
+}
+
+TEST_F(ClusterTest, FinalizersHoldDeletion) {
+  const auto configmaps = cluster_.Resource("", "v1", "configmaps");
+  Create("", "v1", "configmaps", "team",
+         {{"metadata", {{"name", "held"}, {"finalizers", {"example.com/hold"}}}}});
+  const Json deleting = cluster_.Delete(*configmaps, "team", "held", {});
+  EXPECT_TRUE(deleting["metadata"].contains("deletionTimestamp"));
+  EXPECT_NO_THROW(cluster_.Get(*configmaps, "team", "held"));
+  WriteOptions options;
+  cluster_.Patch(*configmaps, "team", "held", PatchType::kMerge,
+                 R"({"metadata":{"finalizers":null}})", "", options);
+  EXPECT_EQ(ErrorCode([&] { cluster_.Get(*configmaps, "team", "held"); }), 404);
+}
+
+TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
+  for (const char* file : {"crds/queues.gpupool.dev.yaml"}) {
+    for (auto& crd : api::LoadYamlFile(testing::SourcePath(file))) {
+      Create("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd);
+    }
+  }
+  const auto queues = cluster_.Resource("gpupool.dev", "v1alpha1", "queues");
+  Json queue = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                {"kind", "Queue"},
+                {"metadata", {{"name", "train"}}},
+                {"spec", {{"sharing", "Guaranteed"}, {"nodeSelector", {{"pool", "train"}}}}},
+                {"status", {{"capacity", "99"}}}};
+  Json created = Create("gpupool.dev", "v1alpha1", "queues", "", queue);
+  EXPECT_FALSE(created.contains("status"));  // status is written through /status only
+  EXPECT_EQ(created["metadata"]["generation"], 1);
+  WriteOptions options;
+  Json status = cluster_.Patch(*queues, "", "train", PatchType::kMerge,
+                               R"({"status":{"capacity":"8"}})", "status", options);
+  EXPECT_EQ(status["metadata"]["generation"], 1);
+  EXPECT_EQ(status["status"]["capacity"], "8");
+  Json spec = cluster_.Patch(
+      *queues, "", "train", PatchType::kMerge,
+      R"({"spec":{"nodeSelector":{"pool":"big"}},"status":{"capacity":"1"}})", "", options);
+  EXPECT_EQ(spec["metadata"]["generation"], 2);
+  EXPECT_EQ(spec["status"]["capacity"], "8");
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox

@@ -1,0 +1,204 @@
+// Real kubectl (default flags) against a running `gpupool sandbox`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "sandbox_process.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kNodes = "2x8:pool=train,gpu=A100,rack=r1;6x2:pool=build,gpu=T4";
+
+// kubectl's imperative `create` sends protobuf bodies, which the sandbox does
+// not decode: tests create built-ins with `kubectl apply` (JSON).
+CommandResult ApplyConfigMap(const SandboxProcess& sandbox, const std::string& name,
+                             const std::string& metadata_extra = "", const std::string& rest = "") {
+  const std::string yaml =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" + metadata_extra + rest;
+  return sandbox.Kubectl("apply -f " + sandbox.WriteFile(name + ".yaml", yaml));
+}
+
+// Applies crds/, waits for Established, then examples/queues.yaml and a story.
+void ApplyCrdsAndExamples(const SandboxProcess& sandbox) {
+  auto result = sandbox.Kubectl("apply -f " + SourcePath("crds"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("wait --for=condition=Established crd --all --timeout=20s");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("trainingjobs.gpupool.dev condition met"));
+  for (const char* file : {"queues.yaml", "story1-susan-joe-jemma.yaml", "story5-half-gpu.yaml"}) {
+    result = sandbox.Kubectl("apply -f " + SourcePath(std::string("examples/") + file));
+    ASSERT_EQ(result.exit_code, 0) << file << ": " << result.output;
+  }
+}
+
+TEST(KubectlTest, AppliesCrdsAndExamplesAndPrintsColumns) {
+  SandboxProcess sandbox({"--nodes", kNodes, "--time-scale", "20"});
+  ApplyCrdsAndExamples(sandbox);
+  auto result = sandbox.Kubectl("get trainingjobs -A");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("QUEUE"));
+  EXPECT_THAT(result.output, HasSubstr("CLASS"));
+  EXPECT_THAT(result.output, HasSubstr("susan"));
+  result = sandbox.Kubectl("get queues");
+  EXPECT_THAT(result.output, HasSubstr("SHARING"));
+  EXPECT_THAT(result.output, HasSubstr("Guaranteed"));
+  // Applying again changes nothing.
+  result = sandbox.Kubectl("apply -f " + SourcePath("examples/queues.yaml"));
+  EXPECT_THAT(result.output, HasSubstr("unchanged"));
+  result = sandbox.Kubectl("describe queue train");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("Sharing"));
+  result = sandbox.Kubectl("get nodes -l gpu=A100");
+  EXPECT_THAT(result.output, HasSubstr("node-0"));
+  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("node-2")));
+}
+
+TEST(KubectlTest, ExplainsCustomResources) {
+  SandboxProcess sandbox;
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + SourcePath("crds")).exit_code, 0);
+  auto result = sandbox.Kubectl("explain trainingjob.spec");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("KIND:       TrainingJob"));
+  EXPECT_THAT(result.output, HasSubstr("gpusPerReplica"));
+}
+
+TEST(KubectlTest, RejectsInvalidObjectsWithFieldErrors) {
+  SandboxProcess sandbox;
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + SourcePath("crds")).exit_code, 0);
+  ASSERT_EQ(
+      sandbox
+          .Kubectl("apply -f " +
+                   sandbox.WriteFile("ns.yaml",
+                                     "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n"))
+          .exit_code,
+      0);
+  const std::string job = R"(apiVersion: gpupool.dev/v1alpha1
+kind: TrainingJob
+metadata: {name: bad, namespace: team}
+spec:
+  queue: train
+  workloadClass: Train
+  replicas: 2
+  minReplicas: 3
+  gpusPerReplica: "0.5"
+  template: {spec: {containers: [{name: main, image: busybox}]}}
+)";
+  auto result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("bad.yaml", job));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("minReplicas must be <= replicas"));
+  EXPECT_THAT(result.output, HasSubstr("a fractional gpusPerReplica must be below 1"));
+  const std::string unknown = R"(apiVersion: gpupool.dev/v1alpha1
+kind: Queue
+metadata: {name: q}
+spec: {sharing: Sometimes, colour: blue}
+)";
+  result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("unknown.yaml", unknown));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("unknown field \"spec.colour\""));
+  result =
+      sandbox.Kubectl("apply --validate=false -f " + sandbox.WriteFile("unknown.yaml", unknown));
+  EXPECT_THAT(result.output, HasSubstr("spec.sharing: Unsupported value: \"Sometimes\""));
+}
+
+TEST(KubectlTest, PatchesWithMergeAndJsonPatch) {
+  SandboxProcess sandbox;
+  ASSERT_EQ(ApplyConfigMap(sandbox, "cm", "", "data: {a: \"1\"}\n").exit_code, 0);
+  auto result = sandbox.Kubectl(R"(patch configmap cm --type=merge -p '{"data":{"b":"2"}}')");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl(
+      R"(patch configmap cm --type=json -p '[{"op":"replace","path":"/data/a","value":"9"}]')");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl(R"(patch configmap cm -p '{"metadata":{"labels":{"x":"y"}}}')");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("get configmap cm -o jsonpath='{.data.a}{.data.b}{.metadata.labels.x}'");
+  EXPECT_EQ(result.output, "92y");
+  result = sandbox.Kubectl(
+      R"(patch configmap cm --type=json -p '[{"op":"test","path":"/data/a","value":"1"}]')");
+  EXPECT_NE(result.exit_code, 0);
+}
+
+TEST(KubectlTest, DeletesWithCascade) {
+  SandboxProcess sandbox;
+  ASSERT_EQ(ApplyConfigMap(sandbox, "owner").exit_code, 0);
+  const std::string uid = sandbox.Kubectl("get configmap owner -o jsonpath={.metadata.uid}").output;
+  for (const char* name : {"child-a", "child-b"}) {
+    const std::string child = std::string("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ") +
+                              name +
+                              "\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, "
+                              "name: owner, uid: " +
+                              uid + ", blockOwnerDeletion: true}\n";
+    ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile(std::string(name) + ".yaml", child))
+                  .exit_code,
+              0);
+  }
+  // Foreground: the owner waits for its dependents, then goes.
+  auto result = sandbox.Kubectl("delete configmap owner --cascade=foreground --timeout=20s");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("get configmaps -o name");
+  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("child-a")));
+  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("owner")));
+  // Background: owner at once, dependents soon after.
+  ASSERT_EQ(ApplyConfigMap(sandbox, "owner2").exit_code, 0);
+  const std::string uid2 =
+      sandbox.Kubectl("get configmap owner2 -o jsonpath={.metadata.uid}").output;
+  const std::string child =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: child-c\n"
+      "  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: owner2, uid: " +
+      uid2 + "}\n";
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("c.yaml", child)).exit_code, 0);
+  ASSERT_EQ(sandbox.Kubectl("delete configmap owner2").exit_code, 0);
+  result = sandbox.Kubectl("wait --for=delete configmap/child-c --timeout=20s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  // Orphan: dependents stay, without the owner reference.
+  ASSERT_EQ(ApplyConfigMap(sandbox, "owner3").exit_code, 0);
+  const std::string uid3 =
+      sandbox.Kubectl("get configmap owner3 -o jsonpath={.metadata.uid}").output;
+  const std::string orphan =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: child-d\n"
+      "  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: owner3, uid: " +
+      uid3 + "}\n";
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("d.yaml", orphan)).exit_code, 0);
+  result = sandbox.Kubectl("delete configmap owner3 --cascade=orphan --timeout=20s");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("get configmap child-d -o jsonpath={.metadata.ownerReferences}");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "");
+}
+
+TEST(KubectlTest, WaitsForPodsAndWatches) {
+  SandboxProcess sandbox({"--nodes", kNodes, "--time-scale", "20"});
+  // `get -w` in the background, bounded by --request-timeout.
+  std::thread watcher;
+  CommandResult watched;
+  watcher = std::thread([&] { watched = sandbox.Kubectl("get pods -w --request-timeout=6s"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+  annotations: {sandbox.gpupool.dev/run-seconds: "600"}
+spec:
+  nodeSelector: {pool: train}
+  containers:
+  - name: main
+    image: busybox
+    resources: {limits: {nvidia.com/gpu: "8"}}
+)";
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("pod.yaml", pod)).exit_code, 0);
+  auto result = sandbox.Kubectl("wait --for=condition=Ready pod/trainer --timeout=20s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("get pod trainer -o jsonpath={.spec.nodeName}");
+  EXPECT_EQ(result.output, "node-0");
+  watcher.join();
+  EXPECT_THAT(watched.output, HasSubstr("trainer"));
+  EXPECT_THAT(watched.output, HasSubstr("Running"));
+  result = sandbox.Kubectl("delete pod trainer --timeout=20s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing

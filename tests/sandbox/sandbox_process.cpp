@@ -1,0 +1,112 @@
+#include "sandbox_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace gpupool::sandbox::testing {
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(GPUPOOL_SOURCE_DIR) + "/" + relative;
+}
+
+CommandResult RunCommand(const std::string& command_line) {
+  CommandResult result;
+  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
+  char pattern[] = "/tmp/gpupool-sandbox-test-XXXXXX";
+  if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  for (const auto& flag : flags) plain_http_ = plain_http_ || flag == "--plain-http";
+  std::vector<std::string> args = {
+      GPUPOOL_BINARY, "sandbox",      "--port",           "0",
+      "--port-file",  dir_ + "/port", "--kubeconfig-out", dir_ + "/kubeconfig",
+      "--token",      token_};
+  args.insert(args.end(), flags.begin(), flags.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const std::string log = dir_ + "/sandbox.log";
+    if (freopen(log.c_str(), "w", stdout) && freopen(log.c_str(), "a", stderr)) {
+      execv(argv[0], argv.data());
+    }
+    _exit(127);
+  }
+  // Bounded wait for the port file: the server writes it once it listens.
+  for (int i = 0; i < 200 && port_ == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    std::ifstream file(dir_ + "/port");
+    int port = 0;
+    if (file >> port) port_ = port;
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) break;
+  }
+  if (port_ == 0) throw std::runtime_error("sandbox did not start; see " + dir_ + "/sandbox.log");
+}
+
+SandboxProcess::~SandboxProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+CommandResult SandboxProcess::Kubectl(const std::string& arguments) const {
+  return RunCommand("KUBECONFIG=" + kubeconfig() + " KUBECACHEDIR=" + dir_ +
+                    "/cache /usr/bin/kubectl " + arguments);
+}
+
+CommandResult SandboxProcess::Python(const std::string& script,
+                                     const std::string& arguments) const {
+  return RunCommand("/usr/bin/python3 " + SourcePath("tests/sandbox/python/" + script) + " " +
+                    kubeconfig() + " " + arguments);
+}
+
+std::unique_ptr<httplib::Client> SandboxProcess::Http(bool authenticated) const {
+  const std::string scheme = plain_http_ ? "http" : "https";
+  auto client = std::make_unique<httplib::Client>(scheme + "://127.0.0.1:" + std::to_string(port_));
+  client->enable_server_certificate_verification(false);
+  client->set_read_timeout(20, 0);
+  if (authenticated) client->set_bearer_token_auth(token_.c_str());
+  return client;
+}
+
+std::string SandboxProcess::WriteFile(const std::string& name, const std::string& text) const {
+  const std::string path = dir_ + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace gpupool::sandbox::testing
