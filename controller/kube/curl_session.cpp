@@ -101,7 +101,6 @@ Transport::Impl::Impl(const RestConfig& config_in, const TransportOptions& optio
   curl_share_setopt(share, CURLSHOPT_LOCKFUNC, LockShare);
   curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, UnlockShare);
   curl_share_setopt(share, CURLSHOPT_USERDATA, this);
-  curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
   curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
   curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 }

@@ -1,5 +1,6 @@
-// Internal: the libcurl state behind a Transport (shared connection cache,
-// pooled easy handles, endpoint rewriting for tls-server-name, token reading).
+// Internal: the libcurl state behind a Transport: pooled easy handles (each
+// keeps its connections alive for reuse), shared TLS sessions and DNS cache,
+// endpoint rewriting for tls-server-name, token reading.
 #pragma once
 
 #include <curl/curl.h>

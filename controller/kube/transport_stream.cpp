@@ -13,7 +13,8 @@ constexpr int kPollMillis = 20;
 
 struct StreamState {
   CURL* handle = nullptr;
-  const std::function<void(std::string_view)>* on_data = nullptr;
+  const std::function<bool(std::string_view)>* on_data = nullptr;
+  bool aborted = false;  // on_data asked to stop.
   long status = 0;
   std::string error_body;  // The body of a non-2xx answer, decoded as a Status.
   Clock::time_point last_data = Clock::now();
@@ -25,7 +26,10 @@ size_t StreamBody(char* data, size_t size, size_t count, void* user) {
   if (state->status == 0) curl_easy_getinfo(state->handle, CURLINFO_RESPONSE_CODE, &state->status);
   std::string_view piece(data, size * count);
   if (state->status >= 200 && state->status < 300) {
-    (*state->on_data)(piece);
+    if (!(*state->on_data)(piece)) {
+      state->aborted = true;
+      return 0;  // Makes curl end the transfer.
+    }
   } else if (state->error_body.size() < 64 * 1024) {
     state->error_body.append(piece);
   }
@@ -42,7 +46,7 @@ struct EasyDeleter {
 }  // namespace
 
 Transport::StreamEnd Transport::Stream(const HttpRequest& request,
-                                       const std::function<void(std::string_view)>& on_data,
+                                       const std::function<bool(std::string_view)>& on_data,
                                        const std::atomic<bool>& stop, Millis idle_timeout) {
   limiter_.Acquire();
   ++impl_->requests;
@@ -86,6 +90,7 @@ Transport::StreamEnd Transport::Stream(const HttpRequest& request,
   impl_->connections += static_cast<uint64_t>(connects);
   if (state.status == 0) curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &state.status);
   curl_multi_remove_handle(multi.get(), easy.get());
+  if (state.aborted) return StreamEnd::kStopped;
   if (end != StreamEnd::kServerClosed) return end;
   if (result != CURLE_OK) ThrowCurlError(result, error_text, context);
   if (state.status < 200 || state.status >= 300)

@@ -63,6 +63,8 @@ class FakeApiServer {
   void SetGoneAsEvent(bool as_event) { gone_as_event_ = as_event; }
   // Cut each watch stream after a random number of events in [1, n]; 0: never.
   void CutWatchesRandomly(int max_events_per_stream, uint32_t seed);
+  // While set, new watch requests get 503 (so writes can happen unseen).
+  void RefuseWatches(bool refuse) { refuse_watches_ = refuse; }
   void SetBookmarkInterval(std::chrono::milliseconds interval) { bookmark_interval_ = interval; }
   // Whether discovery answers for events.k8s.io/v1 (else only core/v1 events).
   void ServeEventsV1(bool serve) { serve_events_v1_ = serve; }
@@ -132,6 +134,7 @@ class FakeApiServer {
   uint32_t random_state_ = 1;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> gone_as_event_{true};
+  std::atomic<bool> refuse_watches_{false};
   std::atomic<bool> serve_events_v1_{true};
   std::atomic<int> open_watches_{0}, watches_started_{0};
   std::chrono::milliseconds bookmark_interval_{0};

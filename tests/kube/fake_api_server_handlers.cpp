@@ -134,6 +134,7 @@ void FakeApiServer::List(const Route& route, const httplib::Request& req, httpli
 }
 
 void FakeApiServer::Watch(const Route& route, const httplib::Request& req, httplib::Response& res) {
+  if (refuse_watches_) return ReplyStatus(res, 503, "ServiceUnavailable", "watches refused");
   ++watches_started_;
   auto state = std::make_shared<WatchState>();
   state->route = route;

@@ -29,6 +29,12 @@ inline RestConfig PlainConfig(const FakeApiServer& server) {
   return config;
 }
 
+// "p7" from ("p", 7). (Spelled out because GCC 12 warns falsely on "p" + to_string.)
+inline std::string Numbered(std::string prefix, int number) {
+  prefix.append(std::to_string(number));
+  return prefix;
+}
+
 // Polls `condition` every 5 ms until it holds or `limit` passes.
 inline bool WaitFor(const std::function<bool()>& condition,
                     std::chrono::milliseconds limit = std::chrono::milliseconds(5'000)) {

@@ -61,12 +61,13 @@ class Transport {
   HttpResponse Send(const HttpRequest& request);
 
   // Sends a streaming request (a watch) without retries: `on_data` receives the
-  // body in arbitrary pieces as it arrives. Returns when the server ends the
-  // body, when `stop` becomes true, or when nothing arrived for `idle_timeout`
+  // body in arbitrary pieces as it arrives, and returns false to end the
+  // stream. Returns when the server ends the body, when `stop` becomes true or
+  // `on_data` returns false (kStopped), or when nothing arrived for `idle_timeout`
   // (a silent connection is treated as dead). Throws ApiError on a non-2xx
   // status or a transport failure.
   enum class StreamEnd { kServerClosed, kStopped, kIdle };
-  StreamEnd Stream(const HttpRequest& request, const std::function<void(std::string_view)>& on_data,
+  StreamEnd Stream(const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
                    const std::atomic<bool>& stop, Millis idle_timeout);
 
   TransportStats stats() const;

@@ -1,0 +1,85 @@
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/watch.h"
+
+namespace gpupool::kube {
+namespace {
+
+EventType ParseType(std::string_view type) {
+  if (type == "ADDED") return EventType::kAdded;
+  if (type == "MODIFIED") return EventType::kModified;
+  if (type == "DELETED") return EventType::kDeleted;
+  if (type == "BOOKMARK") return EventType::kBookmark;
+  if (type == "ERROR") return EventType::kError;
+  throw ApiError(Reason::kDecode, 0, "watch event has unknown type \"" + std::string(type) + "\"");
+}
+
+}  // namespace
+
+WatchEvent DecodeWatchEvent(std::string_view frame) {
+  Json parsed = Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object())
+    throw ApiError(Reason::kDecode, 0,
+                   "watch frame is not a JSON object: " + std::string(frame.substr(0, 100)));
+  auto type = parsed.find("type");
+  auto object = parsed.find("object");
+  if (type == parsed.end() || !type->is_string() || object == parsed.end() || !object->is_object())
+    throw ApiError(Reason::kDecode, 0,
+                   "watch frame lacks type or object: " + std::string(frame.substr(0, 100)));
+  return {ParseType(type->get_ref<const std::string&>()), std::move(*object)};
+}
+
+void WatchDecoder::Reset() {
+  buffer_.clear();
+  scanned_ = frame_start_ = 0;
+  depth_ = 0;
+  in_string_ = escaped_ = false;
+}
+
+void WatchDecoder::Emit(std::size_t begin, std::size_t end, const Callback& on_event) {
+  on_event(DecodeWatchEvent(std::string_view(buffer_).substr(begin, end - begin)));
+}
+
+// Tracks brace depth outside strings so a frame's end is found without
+// relying on the newline separator.
+void WatchDecoder::Feed(std::string_view bytes, const Callback& on_event) {
+  buffer_.append(bytes);
+  std::size_t consumed = 0;
+  for (std::size_t i = scanned_; i < buffer_.size(); ++i) {
+    char c = buffer_[i];
+    if (in_string_) {
+      if (escaped_)
+        escaped_ = false;
+      else if (c == '\\')
+        escaped_ = true;
+      else if (c == '"')
+        in_string_ = false;
+      continue;
+    }
+    if (depth_ == 0) {
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+      if (c != '{')
+        throw ApiError(Reason::kDecode, 0,
+                       std::string("watch stream: unexpected byte '") + c + "' between frames");
+      frame_start_ = i;
+    }
+    if (c == '"')
+      in_string_ = true;
+    else if (c == '{' || c == '[')
+      ++depth_;
+    else if (c == '}' || c == ']') {
+      if (--depth_ == 0) {
+        Emit(frame_start_, i + 1, on_event);
+        consumed = i + 1;
+      }
+    }
+  }
+  scanned_ = buffer_.size();
+  if (depth_ == 0 && !in_string_) consumed = buffer_.size();  // Only whitespace is left.
+  if (consumed > 0) {
+    buffer_.erase(0, consumed);
+    scanned_ -= consumed;
+    frame_start_ = frame_start_ >= consumed ? frame_start_ - consumed : 0;
+  }
+}
+
+}  // namespace gpupool::kube

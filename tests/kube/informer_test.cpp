@@ -1,0 +1,167 @@
+#include "gpupool/kube/informer.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace gpupool::kube {
+namespace {
+
+using namespace gpupool::kube::testing;
+
+constexpr char kPods[] = "/api/v1/pods";
+
+Json Pod(const std::string& ns, const std::string& name, const std::string& node,
+         const std::string& job = "j1") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"job", job}}}}},
+          {"spec", {{"nodeName", node}}}};
+}
+
+ListWatchOptions FastWatch() {
+  ListWatchOptions options;
+  options.page_size = 2;
+  options.backoff = {Millis(2), Millis(20)};
+  options.idle_timeout = Millis(3'000);
+  return options;
+}
+
+// The server's objects as key → resourceVersion, for comparison with a cache.
+std::map<std::string, std::string> ServerVersions(FakeApiServer& server,
+                                                  const std::string& ns = "") {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, object] : server.Objects(kPods))
+    if (ns.empty() || NamespaceOf(object) == ns) out[key] = ResourceVersionOf(object);
+  return out;
+}
+
+std::vector<std::string> NodeOf(const Json& pod) { return {pod["spec"].value("nodeName", "")}; }
+std::vector<std::string> JobOf(const Json& pod) {
+  return {pod["metadata"]["labels"].value("job", "")};
+}
+
+class InformerTest : public ::testing::Test {
+ protected:
+  FakeApiServer server_;
+  Client client_{PlainConfig(server_), FastOptions()};
+};
+
+TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
+  for (int i = 0; i < 5; ++i) server_.Put(kPods, Pod("a", Numbered("p", i), "n1"));
+  server_.Put(kPods, Pod("b", "q", "n2", "j2"));
+  Informer<Json> informer(client_, resources::kPods, "", KeepJson, FastWatch());
+  informer.AddIndex("node", NodeOf);
+  informer.AddIndex("job", JobOf);
+  std::atomic<int> adds{0}, updates{0}, deletes{0};
+  informer.AddHandlers({[&](const Json&) { ++adds; }, [&](const Json&, const Json&) { ++updates; },
+                        [&](const Json&) { ++deletes; }});
+  EXPECT_FALSE(informer.HasSynced());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  EXPECT_EQ(informer.cache().size(), 6u);
+  EXPECT_EQ(adds.load(), 6);
+  EXPECT_EQ(informer.cache().ByIndex("namespace", "a").size(), 5u);
+  EXPECT_EQ(informer.cache().ByIndex("node", "n2").size(), 1u);
+  EXPECT_EQ(informer.cache().ByIndex("job", "j1").size(), 5u);
+  EXPECT_THROW(informer.cache().ByIndex("nope", "x"), std::invalid_argument);
+
+  client_.Patch(resources::kPods, "a", "p0", PatchType::kMerge, {{"spec", {{"nodeName", "n2"}}}});
+  client_.Delete(resources::kPods, "b", "q");
+  client_.Create(resources::kPods, "c", Pod("c", "r", "n3"));
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_); }));
+  EXPECT_EQ(informer.cache().ByIndex("node", "n2").size(), 1u);
+  EXPECT_EQ(informer.cache().ByIndex("node", "n1").size(), 4u);
+  EXPECT_EQ(informer.cache().ByIndex("namespace", "b").size(), 0u);
+  EXPECT_EQ(informer.Get("a", "p0")->at("spec")["nodeName"], "n2");
+  EXPECT_TRUE(WaitFor([&] { return adds == 7 && updates == 1 && deletes == 1; }));
+  EXPECT_EQ(informer.reflector().stats().lists, 1u);
+}
+
+TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
+  server_.Put(kPods, Pod("a", "p", "n1"));
+  Informer<Json> informer(client_, resources::kPods, "a", KeepJson, FastWatch());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  for (int round = 0; round < 5; ++round) {
+    ASSERT_TRUE(
+        WaitFor([&] { return server_.open_watches() > 0 || server_.watches_started() > round; }));
+    server_.CutWatches();
+    server_.Put(kPods, Pod("a", Numbered("p", round), "n1"));
+  }
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_, "a"); }));
+  EXPECT_EQ(informer.reflector().stats().lists, 1u) << "a cut stream must resume, not re-list";
+  std::string last_watch_rv;
+  for (const auto& request : server_.Requests())
+    if (request.query.count("watch")) last_watch_rv = request.query.at("resourceVersion");
+  EXPECT_FALSE(last_watch_rv.empty());
+  EXPECT_NE(last_watch_rv, "0");
+}
+
+void ExpectRelistOnGone(FakeApiServer& server, Client& client, bool as_event) {
+  server.SetGoneAsEvent(as_event);
+  server.Put(kPods, Pod("a", "p", "n1"));
+  Informer<Json> informer(client, resources::kPods, "", KeepJson, FastWatch());
+  std::atomic<int> deletes{0};
+  informer.AddHandlers({nullptr, nullptr, [&](const Json&) { ++deletes; }});
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  // While the informer cannot watch, history it has not seen is compacted away.
+  server.RefuseWatches(true);
+  server.CutWatches();
+  server.Put(kPods, Pod("a", "p2", "n1"));
+  server.Remove(kPods, "a", "p");
+  server.Compact();
+  server.RefuseWatches(false);
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server); }));
+  EXPECT_EQ(deletes.load(), 1);
+  EXPECT_GE(informer.reflector().stats().gone, 1u);
+  EXPECT_GE(informer.reflector().stats().lists, 2u);
+}
+
+TEST_F(InformerTest, RelistsWhenWatchAnswersGoneAsEvent) {
+  ExpectRelistOnGone(server_, client_, /*as_event=*/true);
+}
+
+TEST_F(InformerTest, RelistsWhenWatchAnswersGoneAsStatus) {
+  ExpectRelistOnGone(server_, client_, /*as_event=*/false);
+}
+
+TEST_F(InformerTest, ForcedGoneIsCountedAndRelisted) {
+  server_.Put(kPods, Pod("a", "p", "n1"));
+  Informer<Json> informer(client_, resources::kPods, "", KeepJson, FastWatch());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  ASSERT_TRUE(WaitFor([&] { return server_.open_watches() > 0; }));
+  server_.Put(kPods, Pod("a", "q", "n1"));
+  server_.Compact();  // The open watch has not sent q yet: it must end with 410.
+  ASSERT_TRUE(WaitFor([&] { return informer.reflector().stats().lists >= 2; }));
+  EXPECT_GE(informer.reflector().stats().gone, 1u);
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_); }));
+}
+
+TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
+  server_.SetBookmarkInterval(Millis(30));
+  Informer<Json> informer(client_, resources::kPods, "quiet", KeepJson, FastWatch());
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  for (int i = 0; i < 5; ++i) server_.Put(kPods, Pod("busy", Numbered("p", i), "n1"));
+  std::string server_rv = std::to_string(server_.resource_version());
+  EXPECT_TRUE(WaitFor([&] { return informer.reflector().last_resource_version() == server_rv; }));
+  EXPECT_EQ(informer.cache().size(), 0u);
+  auto watch = server_.Requests().back();
+  EXPECT_EQ(watch.query["allowWatchBookmarks"], "true");
+}
+
+TEST_F(InformerTest, SilentConnectionIsReplaced) {
+  ListWatchOptions options = FastWatch();
+  options.bookmarks = false;
+  options.idle_timeout = Millis(150);
+  Informer<Json> informer(client_, resources::kPods, "", KeepJson, options);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  EXPECT_TRUE(WaitFor([&] { return server_.watches_started() >= 3; }));
+}
+
+}  // namespace
+}  // namespace gpupool::kube
