@@ -1,0 +1,180 @@
+#include "gpupool/kube/event_recorder.h"
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/leader_election.h"
+
+namespace gpupool::kube {
+namespace {
+
+std::string UniqueSuffix() {
+  thread_local std::mt19937_64 random(std::random_device{}());
+  char text[20];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(random()));
+  return text;
+}
+
+std::string EventNamespace(const ObjectReference& object) {
+  return object.ns.empty() ? "default" : object.ns;  // Cluster-scoped objects.
+}
+
+Json Regarding(const ObjectReference& object) {
+  Json ref = {{"apiVersion", object.api_version}, {"kind", object.kind}, {"name", object.name}};
+  if (!object.ns.empty()) ref["namespace"] = object.ns;
+  if (!object.uid.empty()) ref["uid"] = object.uid;
+  return ref;
+}
+
+}  // namespace
+
+EventRecorder::EventRecorder(Client& client, EventRecorderOptions options)
+    : client_(client), options_(std::move(options)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+EventRecorder::~EventRecorder() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void EventRecorder::Record(const ObjectReference& object, const std::string& type,
+                           const std::string& reason, const std::string& action,
+                           const std::string& message) {
+  std::lock_guard lock(mutex_);
+  if (queue_.size() >= options_.max_queued) {
+    ++stats_.dropped;
+    return;
+  }
+  queue_.push_back({object, type, reason, action, message});
+  changed_.notify_all();
+}
+
+bool EventRecorder::Flush(Millis timeout) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [this] { return queue_.empty() && !busy_; });
+}
+
+EventRecorderStats EventRecorder::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void EventRecorder::Run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // Stopping with nothing left to send.
+    Pending event = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    try {
+      Send(event);
+    } catch (const std::exception& error) {
+      spdlog::warn("event {} on {} {}: not recorded: {}", event.reason, event.object.kind,
+                   event.object.name, error.what());
+      std::lock_guard count_lock(mutex_);
+      ++stats_.dropped;
+    }
+    lock.lock();
+    busy_ = false;
+    changed_.notify_all();
+  }
+}
+
+bool EventRecorder::Allowed(const ObjectReference& object) {
+  std::lock_guard lock(mutex_);
+  auto& bucket = buckets_[object.kind + "/" + object.ns + "/" + object.name];
+  if (!bucket)
+    bucket = std::make_unique<TokenBucket>(options_.per_object_qps, options_.per_object_burst);
+  if (bucket->TryAcquire()) return true;
+  ++stats_.dropped;
+  return false;
+}
+
+bool EventRecorder::UseEventsV1() {
+  if (api_ == 0) {
+    api_ = client_.Serves(resources::kEvents) ? 1 : 2;
+    std::lock_guard lock(mutex_);
+    stats_.using_events_v1 = api_ == 1;
+  }
+  return api_ == 1;
+}
+
+void EventRecorder::Send(const Pending& event) {
+  std::string key = event.object.uid + "|" + event.object.kind + "|" + event.object.ns + "|" +
+                    event.object.name + "|" + event.type + "|" + event.reason + "|" + event.message;
+  auto now = Clock::now();
+  auto it = sent_.find(key);
+  if (it != sent_.end() && now - it->second.first < options_.aggregation_window) {
+    // Repeats count against the object's budget too, or a hot loop would
+    // turn into a stream of PATCHes.
+    if (Allowed(event.object)) Aggregate(it->second);
+    return;
+  }
+  if (!Allowed(event.object)) return;
+  Create(event, key);
+}
+
+void EventRecorder::Create(const Pending& event, const std::string& key) {
+  std::string ns = EventNamespace(event.object);
+  std::string name = event.object.name + "." + UniqueSuffix();
+  Json body;
+  if (UseEventsV1()) {
+    body = {{"apiVersion", "events.k8s.io/v1"},
+            {"kind", "Event"},
+            {"metadata", {{"name", name}, {"namespace", ns}}},
+            {"eventTime", NowMicroTime()},
+            {"reportingController", options_.reporting_controller},
+            {"reportingInstance", options_.reporting_instance},
+            {"action", event.action},
+            {"reason", event.reason},
+            {"note", event.message},
+            {"type", event.type},
+            {"regarding", Regarding(event.object)}};
+    client_.Create(resources::kEvents, ns, body);
+  } else {
+    std::string now = NowTime();
+    body = {{"apiVersion", "v1"},
+            {"kind", "Event"},
+            {"metadata", {{"name", name}, {"namespace", ns}}},
+            {"involvedObject", Regarding(event.object)},
+            {"reason", event.reason},
+            {"message", event.message},
+            {"type", event.type},
+            {"action", event.action},
+            {"count", 1},
+            {"firstTimestamp", now},
+            {"lastTimestamp", now},
+            {"source", {{"component", options_.reporting_controller}}},
+            {"reportingComponent", options_.reporting_controller},
+            {"reportingInstance", options_.reporting_instance}};
+    client_.Create(resources::kCoreEvents, ns, body);
+  }
+  sent_[key] = {ns, name, 1, Clock::now()};
+  std::lock_guard lock(mutex_);
+  ++stats_.created;
+}
+
+void EventRecorder::Aggregate(Sent& sent) {
+  int count = sent.count + 1;
+  if (UseEventsV1()) {
+    Json patch = {{"series", {{"count", count}, {"lastObservedTime", NowMicroTime()}}}};
+    client_.Patch(resources::kEvents, sent.ns, sent.name, PatchType::kMerge, patch);
+  } else {
+    Json patch = {{"count", count}, {"lastTimestamp", NowTime()}};
+    client_.Patch(resources::kCoreEvents, sent.ns, sent.name, PatchType::kMerge, patch);
+  }
+  sent.count = count;
+  std::lock_guard lock(mutex_);
+  ++stats_.aggregated;
+}
+
+}  // namespace gpupool::kube

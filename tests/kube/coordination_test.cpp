@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include "gpupool/kube/event_recorder.h"
+#include "gpupool/kube/leader_election.h"
+#include "test_util.h"
+
+namespace gpupool::kube {
+namespace {
+
+using namespace gpupool::kube::testing;
+
+constexpr Millis kLease{1'000}, kRenew{600}, kRetry{150};
+
+LeaderElectionConfig Candidate(const std::string& identity) {
+  LeaderElectionConfig config;
+  config.lease_namespace = "gpupool-system";
+  config.lease_name = "gpupool-controller";
+  config.identity = identity;
+  config.lease_duration = kLease;
+  config.renew_deadline = kRenew;
+  config.retry_period = kRetry;
+  return config;
+}
+
+// Samples both candidates until stopped; counts moments with two leaders.
+struct OverlapMonitor {
+  OverlapMonitor(LeaderElector& a, LeaderElector& b)
+      : thread([&a, &b, this] {
+          while (!stop) {
+            if (a.IsLeader() && b.IsLeader()) ++overlaps;
+            std::this_thread::sleep_for(Millis(1));
+          }
+        }) {}
+  ~OverlapMonitor() {
+    stop = true;
+    thread.join();
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> overlaps{0};
+  std::thread thread;
+};
+
+class LeaderElectionTest : public ::testing::Test {
+ protected:
+  FakeApiServer server_;
+  Client client_a_{PlainConfig(server_), FastOptions()};
+  Client client_b_{PlainConfig(server_), FastOptions()};
+};
+
+TEST_F(LeaderElectionTest, OneLeaderAtATimeAndTakeoverAfterKill) {
+  LeaderElector a(client_a_, Candidate("a"));
+  LeaderElector b(client_b_, Candidate("b"));
+  OverlapMonitor monitor(a, b);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  b.Start();
+  std::this_thread::sleep_for(kLease * 2);  // b keeps seeing a's renewals.
+  EXPECT_TRUE(a.IsLeader());
+  EXPECT_FALSE(b.IsLeader());
+  EXPECT_EQ(b.observed_holder(), "a");
+  a.Abandon();  // Killed: no release.
+  auto killed = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return b.IsLeader(); }, kLease * 4));
+  auto takeover = Clock::now() - killed;
+  EXPECT_GE(takeover, kLease - kRetry * 2);
+  // b saw a's last renewal at most one (jittered) retry period after it was
+  // written, then waits one lease duration and at most one more retry period.
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  EXPECT_EQ(monitor.overlaps.load(), 0);
+  auto lease =
+      server_.Objects("/apis/coordination.k8s.io/v1/leases")["gpupool-system/gpupool-controller"];
+  EXPECT_EQ(lease["spec"]["holderIdentity"], "b");
+  EXPECT_EQ(lease["spec"]["leaseTransitions"], 1);
+  EXPECT_EQ(lease["spec"]["leaseDurationSeconds"], 1);
+}
+
+TEST_F(LeaderElectionTest, CleanShutdownReleasesTheLease) {
+  std::atomic<int> stopped{0};
+  LeaderElectionConfig config_a = Candidate("a");
+  config_a.on_stopped_leading = [&] { ++stopped; };
+  LeaderElector a(client_a_, config_a);
+  LeaderElector b(client_b_, Candidate("b"));
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  b.Start();
+  std::this_thread::sleep_for(kRetry * 2);
+  a.Stop();
+  EXPECT_EQ(stopped.load(), 1);
+  auto released = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return b.IsLeader(); }, kLease * 3));
+  EXPECT_LT(Clock::now() - released, kLease) << "a released lease is taken without waiting";
+}
+
+TEST_F(LeaderElectionTest, StopsActingWhenRenewalFails) {
+  std::atomic<int> started{0}, stopped{0};
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [&] { ++started; };
+  config.on_stopped_leading = [&] { ++stopped; };
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  server_.FailNext(100'000, 500);
+  auto failing = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return !a.IsLeader(); }, kLease * 2));
+  EXPECT_LE(Clock::now() - failing, kRenew + Millis(50)) << "must stop before the lease expires";
+  EXPECT_TRUE(WaitFor([&] { return stopped == 1; }));
+  EXPECT_EQ(started.load(), 1);
+}
+
+TEST(LeaderElectionConfig, RejectsInconsistentDurations) {
+  FakeApiServer server;
+  Client client(PlainConfig(server), FastOptions());
+  LeaderElectionConfig config = Candidate("a");
+  config.renew_deadline = kLease;
+  EXPECT_THROW(LeaderElector(client, config), std::invalid_argument);
+  config = Candidate("");
+  EXPECT_THROW(LeaderElector(client, config), std::invalid_argument);
+}
+
+ObjectReference JobRef() {
+  return {"gpupool.dev/v1alpha1", "TrainingJob", "team-a", "job-1", "uid-job-1"};
+}
+
+TEST(EventRecorder, CreatesEventsV1AndAggregatesRepeats) {
+  FakeApiServer server;
+  Client client(PlainConfig(server), FastOptions());
+  EventRecorder recorder(client, {.reporting_instance = "pod-1"});
+  for (int i = 0; i < 3; ++i)
+    recorder.Record(JobRef(), "Warning", "Waiting", "Admit", "project susan is at its limit");
+  recorder.Record(JobRef(), "Normal", "Admitted", "Admit", "admitted");
+  ASSERT_TRUE(recorder.Flush(Millis(5'000)));
+  auto events = server.Objects("/apis/events.k8s.io/v1/events");
+  ASSERT_EQ(events.size(), 2u);
+  bool found_series = false;
+  for (const auto& [key, event] : events) {
+    EXPECT_EQ(event["regarding"]["name"], "job-1");
+    EXPECT_EQ(event["reportingController"], "gpupool.dev/controller");
+    if (event["reason"] == "Waiting") {
+      found_series = true;
+      EXPECT_EQ(event["series"]["count"], 3);
+      EXPECT_EQ(event["note"], "project susan is at its limit");
+    }
+  }
+  EXPECT_TRUE(found_series);
+  EXPECT_EQ(recorder.stats().created, 2u);
+  EXPECT_EQ(recorder.stats().aggregated, 2u);
+  EXPECT_TRUE(recorder.stats().using_events_v1);
+}
+
+TEST(EventRecorder, FallsBackToCoreV1) {
+  FakeApiServer server;
+  server.ServeEventsV1(false);
+  Client client(PlainConfig(server), FastOptions());
+  EventRecorder recorder(client);
+  recorder.Record(JobRef(), "Normal", "Started", "Start", "running");
+  recorder.Record(JobRef(), "Normal", "Started", "Start", "running");
+  recorder.Record({"v1", "Node", "", "node-1", ""}, "Warning", "Full", "Place", "no GPUs left");
+  ASSERT_TRUE(recorder.Flush(Millis(5'000)));
+  auto events = server.Objects("/api/v1/events");
+  ASSERT_EQ(events.size(), 2u);
+  for (const auto& [key, event] : events) {
+    if (event["reason"] == "Started") {
+      EXPECT_EQ(event["count"], 2);
+      EXPECT_EQ(event["involvedObject"]["kind"], "TrainingJob");
+    } else {
+      EXPECT_EQ(event["metadata"]["namespace"], "default");  // Cluster-scoped object.
+    }
+  }
+  EXPECT_FALSE(recorder.stats().using_events_v1);
+}
+
+TEST(EventRecorder, RateLimitsPerObject) {
+  FakeApiServer server;
+  Client client(PlainConfig(server), FastOptions());
+  EventRecorder recorder(client, {.per_object_qps = 0.001, .per_object_burst = 3});
+  for (int i = 0; i < 10; ++i)
+    recorder.Record(JobRef(), "Normal", "Step", "Run", Numbered("step ", i));
+  recorder.Record({"v1", "Pod", "team-a", "other", ""}, "Normal", "Step", "Run", "other object");
+  ASSERT_TRUE(recorder.Flush(Millis(5'000)));
+  EXPECT_EQ(server.Objects("/apis/events.k8s.io/v1/events").size(), 4u);
+  EXPECT_EQ(recorder.stats().dropped, 7u);
+}
+
+}  // namespace
+}  // namespace gpupool::kube
