@@ -33,7 +33,9 @@ Cycle::Cycle(EngineState& state, const PackingModel* model)
       placer_(state_, model_) {}
 
 Decisions Cycle::Run() {
-  for (NodeState& node : state_.nodes) node.reserved_full = 0;
+  for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
+    if (state_.nodes[n].reserved_full != 0) state_.SetReserved(n, 0);
+  }
   reserved_in_slot_.assign(state_.quotas.size(), 0);
   holder_of_queue_.assign(state_.queues.size(), -1);
   ComputeDeserved();
@@ -53,6 +55,8 @@ Decisions Cycle::Run() {
 // an in-quota job looked for victims; such a job tries once more, so it is never
 // left blocked by over-quota work.
 void Cycle::RetryReclaim() {
+  failed_reclaims_.clear();
+  jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
   bool any = false;
   for (auto [job, index] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];

@@ -48,8 +48,12 @@ class Cycle {
   bool TryInProject(int job, int count, const Accounting& accounting);
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
                                  const Accounting& accounting);
-  bool VictimAllowed(const JobState& victim) const;
+  bool VictimAllowed(int victim) const;
   std::vector<int> ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated);
+  bool NodeCouldFit(const JobState& job, int node, MilliGpu need);
+  MilliGpu ReplicaGpu(const JobState& job) const;
+  bool ReclaimableProject(const JobState& job) const;
+  void ForgetReclaimable(const JobState& victim);
   std::vector<int> VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
   int SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
                    const std::vector<MilliGpu>& allocated);
@@ -59,6 +63,8 @@ class Cycle {
   void Wait(int job, WaitCode code, std::string message);
   void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
   bool FitsIgnoringReservations(const JobState& job);
+  bool FitsWithoutReservations(const JobState& job);
+  std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
   MilliGpu Reserve(int job, int count);
   void RecordShares();
   void RetryReclaim();
@@ -68,7 +74,12 @@ class Cycle {
   const PackingModel& model_;
   Placer placer_;
   Decisions decisions_;
-  std::unordered_map<std::string, std::vector<int>> eligible_cache_;
+  struct EligibleSet {
+    std::vector<int> nodes;
+    std::vector<char> member;
+  };
+  const std::vector<char>* Member(const JobState& job);
+  std::unordered_map<std::string, EligibleSet> eligible_cache_;
   std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
   std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.
   std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.
@@ -76,9 +87,18 @@ class Cycle {
   // In-quota jobs that waited for room in the first pass (job, index in waiting):
   // over-quota admissions of the second pass may have made room reclaimable.
   std::vector<std::pair<int, std::size_t>> retry_reclaim_;
-  std::unordered_set<std::string> failed_shapes_;
+  // Shapes that found no room, with the length of `released_` at that moment: only
+  // nodes released since then (by preemption) can have room for them now.
+  std::unordered_map<std::string, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
+  std::unordered_map<std::string, std::pair<std::size_t, bool>> fits_unreserved_;
+  std::vector<int> released_;
+  std::unordered_set<std::string> failed_reclaims_;  // Shape and project.
+  std::string ReclaimKey(const JobState& job, int count) const;
   std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
-  bool jobs_by_node_ready_ = false;             // Capacity failures since last release.
+  bool jobs_by_node_ready_ = false;
+  std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
+  std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.             //
+                                         // Capacity failures since last release.
 };
 
 }  // namespace gpupool::engine::internal

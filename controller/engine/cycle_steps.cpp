@@ -29,6 +29,10 @@ std::string ShapeKey(const JobState& job, int count) {
 
 }  // namespace
 
+std::string Cycle::ReclaimKey(const JobState& job, int count) const {
+  return ShapeKey(job, count) + "@" + std::to_string(job.project);
+}
+
 bool Cycle::Prevalidate(int job) {
   const JobState& j = state_.jobs[job];
   if (std::string why = InvalidRequestReason(j); !why.empty()) {
@@ -64,9 +68,18 @@ const std::vector<int>& Cycle::Eligible(const JobState& job) {
   std::string key = ConstraintKey(job);
   auto it = eligible_cache_.find(key);
   if (it == eligible_cache_.end()) {
-    it = eligible_cache_.emplace(std::move(key), EligibleNodes(state_, job)).first;
+    EligibleSet set;
+    set.nodes = EligibleNodes(state_, job);
+    set.member.assign(state_.nodes.size(), 0);
+    for (int n : set.nodes) set.member[n] = 1;
+    it = eligible_cache_.emplace(std::move(key), std::move(set)).first;
   }
-  return it->second;
+  return it->second.nodes;
+}
+
+const std::vector<char>* Cycle::Member(const JobState& job) {
+  Eligible(job);
+  return &eligible_cache_.at(ConstraintKey(job)).member;
 }
 
 // Tries all wanted replicas, then the gang's minimum. A shape that found no room is
@@ -76,13 +89,31 @@ PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
   result.failure = PlaceFailure::kCapacity;
   std::vector<int> counts{count};
   if (job.min_replicas < count) counts.push_back(job.min_replicas);
+  const std::vector<int>& eligible = Eligible(job);
   for (int c : counts) {
     std::string key = ShapeKey(job, c);
-    if (failed_shapes_.count(key)) continue;
-    PlaceResult attempt = placer_.Place(job, c, Eligible(job));
-    if (!attempt.replicas.empty()) return attempt;
+    PlaceResult attempt;
+    auto failed = failed_shapes_.find(key);
+    if (failed == failed_shapes_.end()) {
+      attempt = placer_.Place(job, c, eligible, Member(job));
+    } else {
+      std::vector<int> fresh = ReleasedSince(job, failed->second.first);
+      failed->second.first = released_.size();
+      if (fresh.empty()) {
+        if (failed->second.second == PlaceFailure::kTopology) {
+          result.failure = PlaceFailure::kTopology;
+        }
+        continue;
+      }
+      bool local = c == 1;
+      attempt = local ? placer_.Place(job, 1, fresh) : placer_.Place(job, c, eligible, Member(job));
+    }
+    if (!attempt.replicas.empty()) {
+      failed_shapes_.erase(key);  // Room appeared: search everywhere next time.
+      return attempt;
+    }
     if (attempt.failure == PlaceFailure::kTopology) result.failure = PlaceFailure::kTopology;
-    if (attempt.failure == PlaceFailure::kCapacity) failed_shapes_.insert(std::move(key));
+    failed_shapes_[key] = {released_.size(), attempt.failure};
   }
   return result;
 }
@@ -98,10 +129,12 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
         reason == PreemptionReason::kReclaim ? ReclaimMessage(state_, j) : InProjectMessage(j);
     decisions_.preemptions.push_back({victim.name, reason, j.name, std::move(message)});
     admission.waits_for.push_back(victim.name);
+    ForgetReclaimable(victim);
+    for (const Placed& p : victim.placed) released_.push_back(p.node);
     state_.Requeue(v);
     touched_.insert(v);
   }
-  if (!victims.empty()) failed_shapes_.clear();
+
   state_.Admit(job, std::move(placed));
   std::size_t slot = state_.Slot(j.queue, j.project);
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
@@ -138,17 +171,41 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
   Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, 0));
 }
 
+// Eligible nodes released since `since` where one replica would fit now.
+std::vector<int> Cycle::ReleasedSince(const JobState& job, std::size_t since) {
+  const std::vector<char>& member = *Member(job);
+  std::vector<int> fresh;
+  for (std::size_t i = since; i < released_.size(); ++i) {
+    int n = released_[i];
+    if (n >= 0 && member[n] && placer_.FitsOne(job, n)) fresh.push_back(n);
+  }
+  std::sort(fresh.begin(), fresh.end());
+  fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+  return fresh;
+}
+
 bool Cycle::FitsIgnoringReservations(const JobState& job) {
+  std::string key = ShapeKey(job, job.min_replicas);
+  auto known = fits_unreserved_.find(key);
+  if (known != fits_unreserved_.end() && known->second.first == released_.size()) {
+    return known->second.second;
+  }
+  bool fits = FitsWithoutReservations(job);
+  fits_unreserved_[key] = {released_.size(), fits};
+  return fits;
+}
+
+bool Cycle::FitsWithoutReservations(const JobState& job) {
   std::vector<std::pair<int, int>> saved;
   for (int n : Eligible(job)) {
     if (state_.nodes[n].reserved_full > 0) {
       saved.emplace_back(n, state_.nodes[n].reserved_full);
-      state_.nodes[n].reserved_full = 0;
+      state_.SetReserved(n, 0);
     }
   }
   bool fits =
       !saved.empty() && !placer_.Place(job, job.min_replicas, Eligible(job)).replicas.empty();
-  for (auto [n, reserved] : saved) state_.nodes[n].reserved_full = reserved;
+  for (auto [n, reserved] : saved) state_.SetReserved(n, reserved);
   return fits;
 }
 
@@ -171,7 +228,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
     int fits = static_cast<int>(node.used.size()) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(-negative_available, replicas * per_replica);
-    node.reserved_full += std::max(0, hold);
+    state_.SetReserved(n, node.reserved_full + std::max(0, hold));
     held += std::max(0, hold) * kMilliPerGpu;
     remaining -= replicas;
   }

@@ -115,10 +115,29 @@ int Placer::BestNodeForWhole(const JobState& job, const std::vector<int>& nodes,
   return best;
 }
 
+// Best-fit first: the nodes with the fewest available whole devices that still
+// hold the replicas; the packing score then chooses among the first few of them.
+int Placer::IndexedBestNode(const JobState& job, int count, const std::vector<char>& member) const {
+  constexpr std::size_t kCandidates = 32;
+  int need = DevicesPerReplica(job) * count;
+  std::vector<int> candidates;
+  for (int k = need; k < static_cast<int>(state_.by_available.size()); ++k) {
+    for (int n : state_.by_available[k]) {
+      if (!member[n] || Hostable(job, n, count) < count) continue;
+      candidates.push_back(n);
+      if (candidates.size() >= kCandidates) break;
+    }
+    if (candidates.size() >= kCandidates) break;
+  }
+  return BestNodeForWhole(job, candidates, count);
+}
+
 std::vector<Placed> Placer::WholeGang(const JobState& job, int count,
                                       const std::vector<int>& nodes) {
   std::vector<std::pair<int, int>> chosen;  // node, replicas
-  if (int n = BestNodeForWhole(job, nodes, count); n >= 0) {
+  int single = member_ && nodes.size() > 64 ? IndexedBestNode(job, count, *member_)
+                                            : BestNodeForWhole(job, nodes, count);
+  if (int n = single; n >= 0) {
     chosen.emplace_back(n, count);
   } else {
     // Fewest nodes: take the roomiest nodes until the rest fits on one, then the
@@ -222,34 +241,42 @@ std::vector<Placed> Placer::Anywhere(const JobState& job, int count,
 // The domain that holds the whole gang on the fewest nodes, then the tightest one.
 std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
                                         const std::vector<int>& nodes) {
-  std::map<std::string, std::vector<int>> domains;
+  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
+  std::vector<std::vector<int>> members(domains.names.size());
   for (int n : nodes) {
-    auto it = state_.nodes[n].labels.find(job.topology.key);
-    if (it != state_.nodes[n].labels.end()) domains[it->second].push_back(n);
+    if (domains.of_node[n] >= 0) members[domains.of_node[n]].push_back(n);
   }
-  std::vector<std::tuple<int, MilliGpu, std::string>> ranked;
-  for (auto& [name, members] : domains) {
-    std::vector<int> room;
+  std::vector<std::tuple<int, MilliGpu, std::string, int>> ranked;
+  std::vector<int> room;
+  for (std::size_t d = 0; d < members.size(); ++d) {
+    room.clear();
     MilliGpu free = 0;
-    for (int n : members) {
-      room.push_back(Hostable(job, n, count));
+    int total = 0;
+    for (int n : members[d]) {
+      int h = Hostable(job, n, count);
+      if (h == 0) continue;
+      room.push_back(h);
+      total += h;
       for (std::int32_t used : state_.nodes[n].used) free += kMilliPerGpu - used;
     }
+    if (total < count) continue;
     std::sort(room.rbegin(), room.rend());
     int covered = 0;
     int needed = 0;
-    while (needed < static_cast<int>(room.size()) && covered < count) covered += room[needed++];
-    if (covered >= count) ranked.emplace_back(needed, free, name);
+    while (covered < count) covered += room[needed++];
+    ranked.emplace_back(needed, free, domains.names[d], static_cast<int>(d));
   }
   std::sort(ranked.begin(), ranked.end());
   for (const auto& entry : ranked) {
-    std::vector<Placed> placed = Anywhere(job, count, domains[std::get<2>(entry)]);
+    std::vector<Placed> placed = Anywhere(job, count, members[std::get<3>(entry)]);
     if (!placed.empty()) return placed;
   }
   return {};
 }
 
-PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& nodes) {
+PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& nodes,
+                          const std::vector<char>* member) {
+  member_ = member;
   PlaceResult result;
   if (count <= 0) return result;
   bool domain = job.topology.mode != TopologyMode::kNone && !job.topology.key.empty() && count > 1;

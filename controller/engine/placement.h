@@ -26,21 +26,27 @@ class Placer {
 
   // Finds room for `count` replicas of `job` among `nodes`, honouring reservations.
   // The state is left as it was.
-  PlaceResult Place(const JobState& job, int count, const std::vector<int>& nodes);
+  // `member`, when given, marks which nodes are in `nodes` (a whole pool): whole-GPU
+  // placement then searches the best-fit index instead of every node.
+  PlaceResult Place(const JobState& job, int count, const std::vector<int>& nodes,
+                    const std::vector<char>* member = nullptr);
 
   // Whether one replica fits on the node now (reservations honoured).
   bool FitsOne(const JobState& job, int node) const;
+  // How many replicas (at most `cap`) the node can take now.
+  int Hostable(const JobState& job, int node, int cap) const;
 
  private:
   bool Fraction(const JobState& job) const;
   int AvailableFull(int node) const;
-  int Hostable(const JobState& job, int node, int cap) const;
   std::uint64_t LowestFree(int node, int count) const;
   double Delta(const NodeState& node, std::uint64_t mask, MilliGpu per_device, int replicas,
                const JobState& job) const;
   int BestNodeForWhole(const JobState& job, const std::vector<int>& nodes, int count) const;
+  int IndexedBestNode(const JobState& job, int count, const std::vector<char>& member) const;
   bool BestFraction(const JobState& job, const std::vector<int>& nodes, Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
+  const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> InOneDomain(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> Anywhere(const JobState& job, int count, const std::vector<int>& nodes);

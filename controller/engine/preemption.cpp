@@ -17,9 +17,10 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
 
 }  // namespace
 
-bool Cycle::VictimAllowed(const JobState& victim) const {
+bool Cycle::VictimAllowed(int index) const {
+  const JobState& victim = state_.jobs[index];
   if (!victim.running || !IsPreemptible(victim.workload_class)) return false;
-  if (touched_.count(state_.job_index.at(victim.name))) return false;
+  if (touched_.count(index)) return false;
   Seconds min_runtime = state_.queues[victim.queue].spec.min_runtime_seconds;
   return state_.now - victim.start_time >= min_runtime;
 }
@@ -30,6 +31,10 @@ bool Cycle::VictimAllowed(const JobState& victim) const {
 // theirs, the victims' projects can never reclaim back: no loops.
 bool Cycle::TryReclaim(int job, int count) {
   const JobState& j = state_.jobs[job];
+  // Within one pass, other projects' reclaimable room only shrinks: a shape that
+  // found none need not search again. RetryReclaim forgets this and tries again.
+  std::string memo = ReclaimKey(j, count);
+  if (failed_reclaims_.count(memo)) return false;
   struct Source {
     int project;
     MilliGpu allocated;
@@ -47,6 +52,8 @@ bool Cycle::TryReclaim(int job, int count) {
     sources.push_back({static_cast<int>(p), allocated, quota.gpu, quota.deserved,
                        state_.victims[slot].begin(), state_.victims[slot].end()});
   }
+  MilliGpu reclaimable = 0;
+  for (const Source& s : sources) reclaimable += s.allocated - s.quota;
   VictimSource next = [&]() {
     while (true) {
       Source* best = nullptr;
@@ -61,7 +68,7 @@ bool Cycle::TryReclaim(int job, int count) {
       int victim = *best->next++;
       const JobState& v = state_.jobs[victim];
       MilliGpu gpu = state_.JobGpu(v, static_cast<int>(v.placed.size()));
-      if (!VictimAllowed(v) || best->allocated - gpu < best->quota) continue;
+      if (!VictimAllowed(victim) || best->allocated - gpu < best->quota) continue;
       best->allocated -= gpu;
       return victim;
     }
@@ -73,21 +80,31 @@ bool Cycle::TryReclaim(int job, int count) {
     std::vector<MilliGpu> allocated(state_.projects.size(), -1);
     for (const Source& s : sources) allocated[s.project] = s.allocated;
     victims = ReclaimOnOneNode(job, allocated);
-  } else {
+  } else if (reclaimable + state_.queues[j.queue].free >= state_.JobGpu(j, count)) {
     Accounting any = [](MilliGpu) { return true; };
     victims = SelectVictims(job, count, next, any);
   }
-  if (victims.empty()) return false;
-  return FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim);
+  if (victims.empty() ||
+      !FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim)) {
+    failed_reclaims_.insert(std::move(memo));
+    return false;
+  }
+  return true;
 }
 
 const std::vector<std::vector<int>>& Cycle::JobsByNode() {
   if (!jobs_by_node_ready_) {
     jobs_by_node_.assign(state_.nodes.size(), {});
+    reclaimable_on_node_.assign(state_.nodes.size(), 0);
+    exhausted_.assign(state_.usage.size(), 0);
     for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
-      if (!state_.jobs[j].running) continue;
-      for (const Placed& p : state_.jobs[j].placed) {
-        if (p.node >= 0) jobs_by_node_[p.node].push_back(j);
+      const JobState& job = state_.jobs[j];
+      if (!job.running) continue;
+      bool reclaimable = ReclaimableProject(job);
+      for (const Placed& p : job.placed) {
+        if (p.node < 0) continue;
+        jobs_by_node_[p.node].push_back(j);
+        if (reclaimable) reclaimable_on_node_[p.node] += ReplicaGpu(job);
       }
     }
     jobs_by_node_ready_ = true;
@@ -95,13 +112,53 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
   return jobs_by_node_;
 }
 
-// The node where the fewest victims (then the fewest GPUs taken) make room.
+MilliGpu Cycle::ReplicaGpu(const JobState& job) const {
+  return std::max<MilliGpu>(0, job.shape.gpu_milli);
+}
+
+bool Cycle::ReclaimableProject(const JobState& job) const {
+  if (job.queue < 0 || !IsPreemptible(job.workload_class)) return false;
+  std::size_t slot = state_.Slot(job.queue, job.project);
+  return state_.usage[slot].gpu > state_.quotas[slot].gpu;
+}
+
+// Keeps the per-node upper bound of reclaimable GPUs in step after a job was
+// preempted: its own GPUs go, and a project back at its quota offers no more.
+void Cycle::ForgetReclaimable(const JobState& victim) {
+  if (!jobs_by_node_ready_) return;
+  for (const Placed& p : victim.placed) {
+    if (p.node >= 0) reclaimable_on_node_[p.node] -= ReplicaGpu(victim);
+  }
+  std::size_t slot = state_.Slot(victim.queue, victim.project);
+  if (exhausted_[slot] ||
+      state_.usage[slot].gpu - ReplicaGpu(victim) * static_cast<MilliGpu>(victim.placed.size()) >
+          state_.quotas[slot].gpu) {
+    return;
+  }
+  exhausted_[slot] = 1;
+  for (int v : state_.victims[slot]) {
+    if (v == state_.job_index.at(victim.name)) continue;
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (p.node >= 0) reclaimable_on_node_[p.node] -= ReplicaGpu(state_.jobs[v]);
+    }
+  }
+}
+
+// The node where the fewest victims (then the fewest GPUs taken) make room. One
+// victim cannot be beaten, and the search stops after a few nodes that work, so a
+// reclaim costs about the same on a large cluster as on a small one.
 std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated) {
+  constexpr int kEnoughCandidates = 8;
+  const JobState& j = state_.jobs[job];
+  MilliGpu need = std::max<MilliGpu>(j.shape.gpu_milli, 0);
   std::vector<int> best;
   MilliGpu best_gpu = 0;
-  for (int n : Eligible(state_.jobs[job])) {
+  int found = 0;
+  for (int n : Eligible(j)) {
+    if (!NodeCouldFit(j, n, need)) continue;
     std::vector<int> victims = VictimsOnNode(job, n, allocated);
     if (victims.empty()) continue;
+    ++found;
     MilliGpu gpu = 0;
     for (int v : victims) {
       gpu += state_.JobGpu(state_.jobs[v], static_cast<int>(state_.jobs[v].placed.size()));
@@ -111,8 +168,21 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
       best = std::move(victims);
       best_gpu = gpu;
     }
+    if (best.size() == 1 || found >= kEnoughCandidates) break;
   }
   return best;
+}
+
+// Cheap necessary condition: the node's free GPUs plus what its reclaimable jobs
+// hold cover the request.
+bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
+  JobsByNode();
+  const NodeState& state = state_.nodes[node];
+  MilliGpu potential = reclaimable_on_node_[node];
+  for (std::int32_t used : state.used) potential += kMilliPerGpu - used;
+  potential -= static_cast<MilliGpu>(state.reserved_full) * kMilliPerGpu;
+  (void)job;
+  return potential >= need;
 }
 
 std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
@@ -121,7 +191,7 @@ std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<Milli
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (!VictimAllowed(victim)) continue;
+    if (!VictimAllowed(v)) continue;
     const QuotaState& quota = state_.quotas[state_.Slot(victim.queue, victim.project)];
     candidates.emplace_back(-OverShare(allocated[victim.project], quota.deserved), victim.priority,
                             -victim.start_time, v);
@@ -190,7 +260,7 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting) {
       int victim = *it++;
       const JobState& v = state_.jobs[victim];
       if (v.priority >= j.priority) return -1;  // Ordered by priority: none lower left.
-      if (VictimAllowed(v)) return victim;
+      if (VictimAllowed(victim)) return victim;
     }
     return -1;
   };
@@ -205,7 +275,7 @@ bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims,
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
   }
-  PlaceResult placed = placer_.Place(j, count, Eligible(j));
+  PlaceResult placed = placer_.Place(j, count, Eligible(j), Member(j));
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }
@@ -218,7 +288,7 @@ bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims,
 // newly fit on a node a victim left, so only those are searched.
 bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
   const std::vector<int>& eligible = Eligible(job);
-  if (count > 1) return !placer_.Place(job, count, eligible).replicas.empty();
+  if (count > 1) return !placer_.Place(job, count, eligible, Member(job)).replicas.empty();
   std::vector<int> nodes;
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) {
@@ -233,29 +303,51 @@ bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<i
 std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& next,
                                       const Accounting& accounting) {
   const JobState& j = state_.jobs[job];
+  const std::vector<int>& eligible = Eligible(j);
   auto gpu_of = [&](int v) {
     const JobState& victim = state_.jobs[v];
     return victim.project == j.project
                ? state_.JobGpu(victim, static_cast<int>(victim.placed.size()))
                : MilliGpu{0};
   };
+  // A gang needs a full placement search; the replicas the pool could host in all
+  // (kept up to date per victim) tell cheaply when that search cannot succeed yet.
+  std::vector<int> room(state_.nodes.size(), 0);
+  long total_room = 0;
+  if (count > 1) {
+    for (int n : eligible) total_room += room[n] = placer_.Hostable(j, n, count);
+  }
+  auto refresh = [&](int v) {
+    if (count <= 1) return;
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (!std::binary_search(eligible.begin(), eligible.end(), p.node)) continue;
+      total_room -= room[p.node];
+      total_room += room[p.node] = placer_.Hostable(j, p.node, count);
+    }
+  };
   auto release = [&](int v) {
     for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+    refresh(v);
   };
   auto take = [&](int v) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
+    refresh(v);
   };
+  auto fits = [&](const std::vector<int>& victims, MilliGpu freed) {
+    if (!accounting(freed) || (count > 1 && total_room < count)) return false;
+    return FitsAfterRelease(j, count, victims);
+  };
+  // A gang whose room has not appeared after this many victims would need a mass
+  // eviction; it waits instead (and keeps its reservation).
+  const std::size_t max_victims = static_cast<std::size_t>(count) * 16 + 16;
   std::vector<int> chosen;
   MilliGpu freed = 0;
   bool found = false;
-  for (int v = next(); v >= 0; v = next()) {
+  for (int v = next(); v >= 0 && !found && chosen.size() < max_victims; v = next()) {
     chosen.push_back(v);
     release(v);
     freed += gpu_of(v);
-    if (accounting(freed) && FitsAfterRelease(j, count, chosen)) {
-      found = true;
-      break;
-    }
+    found = fits(chosen, freed);
   }
   if (found) {
     // Minimal: give back every victim the job can do without, latest chosen first.
@@ -263,7 +355,7 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
       int v = chosen[i];
       take(v);
       chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i));
-      if (accounting(freed - gpu_of(v)) && FitsAfterRelease(j, count, chosen)) {
+      if (fits(chosen, freed - gpu_of(v))) {
         freed -= gpu_of(v);
         continue;
       }

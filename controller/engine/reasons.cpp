@@ -15,14 +15,7 @@ const Usage& UsageOf(const EngineState& state, const JobState& job) {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
-MilliGpu FreeGpus(const EngineState& state, int queue) {
-  MilliGpu free = 0;
-  for (int n : state.queues[queue].nodes) {
-    if (!state.nodes[n].schedulable) continue;
-    for (std::int32_t used : state.nodes[n].used) free += kMilliPerGpu - used;
-  }
-  return free;
-}
+MilliGpu FreeGpus(const EngineState& state, int queue) { return state.queues[queue].free; }
 
 }  // namespace
 

@@ -61,6 +61,8 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
     node_index.emplace(node.name, static_cast<int>(nodes.size()));
     nodes.push_back(std::move(state));
   }
+  by_available.assign(65, {});
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) by_available[Available(n)].insert(n);
 }
 
 void EngineState::LoadQueues(const Snapshot& snapshot) {
@@ -78,6 +80,7 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
       if (!node.schedulable) continue;
       for (std::int32_t used : node.used) state.capacity += kMilliPerGpu - used;
     }
+    state.free = state.capacity;
     queues.push_back(std::move(state));
   }
 }
@@ -226,30 +229,71 @@ int EngineState::AddRunning(const RunningJob& spec) {
   return index;
 }
 
+const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
+  auto it = domains_.find(key);
+  if (it != domains_.end()) return it->second;
+  Domains domains;
+  std::unordered_map<std::string, int> numbers;
+  domains.of_node.assign(nodes.size(), -1);
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    auto label = nodes[n].labels.find(key);
+    if (label == nodes[n].labels.end()) continue;
+    auto [entry, added] = numbers.emplace(label->second, static_cast<int>(domains.names.size()));
+    if (added) domains.names.push_back(label->second);
+    domains.of_node[n] = entry->second;
+  }
+  return domains_.emplace(key, std::move(domains)).first->second;
+}
+
+void EngineState::SetReserved(int n, int reserved) {
+  int before = Available(n);
+  nodes[n].reserved_full = reserved;
+  if (Available(n) != before) {
+    by_available[before].erase(n);
+    by_available[Available(n)].insert(n);
+  }
+}
+
 void EngineState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
+  int before = Available(placed.node);
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
   for (std::size_t d = 0; d < node.used.size(); ++d) {
     if (!(placed.devices >> d & 1)) continue;
     if (node.used[d] == 0) --node.full_free;
     node.used[d] += static_cast<std::int32_t>(per_device);
+    if (node.schedulable) {
+      for (int q : node.queues) queues[q].free -= per_device;
+    }
   }
   node.cpu_free -= job.shape.cpu_milli;
   node.memory_free -= job.shape.memory_bytes;
+  if (Available(placed.node) != before) {
+    by_available[before].erase(placed.node);
+    by_available[Available(placed.node)].insert(placed.node);
+  }
 }
 
 void EngineState::Release(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
+  int before = Available(placed.node);
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
   for (std::size_t d = 0; d < node.used.size(); ++d) {
     if (!(placed.devices >> d & 1)) continue;
     node.used[d] -= static_cast<std::int32_t>(per_device);
     if (node.used[d] == 0) ++node.full_free;
+    if (node.schedulable) {
+      for (int q : node.queues) queues[q].free += per_device;
+    }
   }
   node.cpu_free += job.shape.cpu_milli;
   node.memory_free += job.shape.memory_bytes;
+  if (Available(placed.node) != before) {
+    by_available[before].erase(placed.node);
+    by_available[Available(placed.node)].insert(placed.node);
+  }
 }
 
 void EngineState::Account(const JobState& job, int sign) {

@@ -3,6 +3,7 @@
 // place by admissions, completions and preemptions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -75,6 +76,7 @@ struct QueueState {
   Queue spec;
   std::vector<int> nodes;  // The pool.
   MilliGpu capacity = 0;   // Schedulable GPU milli of the pool, unmanaged use excluded.
+  MilliGpu free = 0;       // Of that capacity, not used now.
 };
 
 struct ProjectState {
@@ -132,9 +134,24 @@ class EngineState {
   void Requeue(int job);  // Running -> pending; resources released.
   void Remove(int job);   // Gone entirely; resources released if running.
 
+  // Nodes by whole devices available (free and not reserved), for best-fit search.
+  std::vector<std::set<int>> by_available;
+  int Available(int node) const {
+    return std::max(0, nodes[node].full_free - nodes[node].reserved_full);
+  }
+  void SetReserved(int node, int reserved);
+
   // Low-level resource bookkeeping for tentative placements.
   void Take(const JobState& job, const Placed& placed);
   void Release(const JobState& job, const Placed& placed);
+
+  // Per topology key: each node's domain number (-1 without the label), and the
+  // domain names by number. Labels do not change, so this is computed once per key.
+  struct Domains {
+    std::vector<int> of_node;
+    std::vector<std::string> names;
+  };
+  const Domains& DomainsFor(const std::string& key);
 
   std::size_t running_count = 0;
   std::size_t pending_count = 0;
@@ -154,6 +171,7 @@ class EngineState {
   void ExportProjects(Snapshot& snapshot) const;
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
+  std::unordered_map<std::string, Domains> domains_;
 };
 
 std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);

@@ -1,0 +1,136 @@
+// Engine speed: a full cycle on large synthetic clusters, reclaim at scale, and one
+// event on a loaded cluster with the incremental Engine. Run:
+//   build-engine/bench/engine/engine_bench --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+
+#include "gpupool/engine/engine.h"
+#include "synthetic_cluster.h"
+
+namespace gpupool::engine::bench {
+namespace {
+
+void BM_FullCycle(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  Snapshot snapshot = SyntheticCluster(spec);
+  std::size_t admitted = 0;
+  std::size_t preempted = 0;
+  std::size_t reclaimed = 0;
+  for (auto _ : state) {
+    Decisions d = Decide(snapshot);
+    admitted = d.admissions.size();
+    preempted = d.preemptions.size();
+    reclaimed = 0;
+    for (const Preemption& p : d.preemptions) reclaimed += p.reason == PreemptionReason::kReclaim;
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["reclaimed"] = static_cast<double>(reclaimed);
+  state.counters["running"] = static_cast<double>(snapshot.running.size());
+  state.counters["pending"] = static_cast<double>(snapshot.pending.size());
+  state.counters["admitted"] = static_cast<double>(admitted);
+  state.counters["preempted"] = static_cast<double>(preempted);
+}
+BENCHMARK(BM_FullCycle)->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// 1,000 nodes full of over-quota 1-GPU jobs of 10 projects; a project under its
+// quota submits 500 jobs of 8 GPUs (each needs a whole node back).
+Snapshot ReclaimCluster() {
+  Snapshot s;
+  s.now = 100000;
+  s.queues.push_back({"train", {}, Sharing::kGuaranteed, 0});
+  for (int p = 0; p < 10; ++p) {
+    s.projects.push_back({"over-" + std::to_string(p), 0, {{"train", 200000, -1, 1, -1, -1}}});
+  }
+  s.projects.push_back({"under", 0, {{"train", 4000000, -1, 1, -1, -1}}});
+  for (int n = 0; n < 1000; ++n) {
+    Node node;
+    node.name = "node-" + std::to_string(n);
+    node.gpus = 8;
+    node.cpu_milli = 128000;
+    node.memory_bytes = Bytes{1024} << 30;
+    s.nodes.push_back(node);
+    for (int d = 0; d < 8; ++d) {
+      RunningJob job;
+      job.name = "run-" + std::to_string(n * 8 + d);
+      job.queue = "train";
+      job.project = "over-" + std::to_string((n * 8 + d) % 10);
+      job.shape.gpu_milli = 1000;
+      job.start_time = (n * 8 + d) % 5000;
+      job.replicas = {{node.name, {d}}};
+      s.running.push_back(std::move(job));
+    }
+  }
+  for (int i = 0; i < 500; ++i) {
+    PendingJob job;
+    job.name = "large-" + std::to_string(i);
+    job.queue = "train";
+    job.project = "under";
+    job.shape.gpu_milli = 8000;
+    job.arrival_time = i;
+    s.pending.push_back(std::move(job));
+  }
+  return s;
+}
+
+void BM_ReclaimLargeJobs(benchmark::State& state) {
+  Snapshot snapshot = ReclaimCluster();
+  std::size_t admitted = 0;
+  std::size_t preempted = 0;
+  for (auto _ : state) {
+    Decisions d = Decide(snapshot);
+    admitted = d.admissions.size();
+    preempted = d.preemptions.size();
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["admitted"] = static_cast<double>(admitted);
+  state.counters["preempted"] = static_cast<double>(preempted);
+}
+BENCHMARK(BM_ReclaimLargeJobs)->Unit(benchmark::kMillisecond);
+
+// One arrival, then one completion, each followed by a cycle, on the 5,000-node
+// cluster after its first cycle has settled.
+void BM_IncrementalEvent(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = 5000;
+  Engine engine(SyntheticCluster(spec));
+  engine.Decide();
+  std::uint64_t next = 1000000;
+  std::size_t finished = 0;
+  Snapshot view = engine.ToSnapshot();
+  for (auto _ : state) {
+    if (next % 2 == 0) {
+      engine.AddPending(SyntheticJob(spec, next, 1000000));
+    } else if (finished < view.running.size()) {
+      engine.Finish(view.running[finished++].name);
+    }
+    ++next;
+    Decisions d = engine.Decide();
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["pending"] = static_cast<double>(engine.pending_count());
+  state.counters["running"] = static_cast<double>(engine.running_count());
+}
+BENCHMARK(BM_IncrementalEvent)->Unit(benchmark::kMicrosecond);
+
+// Bytes the engine holds per job (running and pending), on the 5,000-node cluster.
+void BM_MemoryPerJob(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = 5000;
+  Engine engine(SyntheticCluster(spec));
+  double per_job = 0;
+  for (auto _ : state) {
+    per_job = static_cast<double>(engine.job_memory_bytes()) /
+              static_cast<double>(engine.running_count() + engine.pending_count());
+  }
+  state.counters["bytes_per_job"] = per_job;
+  state.counters["jobs"] = static_cast<double>(engine.running_count() + engine.pending_count());
+}
+BENCHMARK(BM_MemoryPerJob)->Iterations(1);
+
+}  // namespace
+}  // namespace gpupool::engine::bench
+
+BENCHMARK_MAIN();
