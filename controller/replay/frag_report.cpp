@@ -56,13 +56,13 @@ void PrintFragTable(std::ostream& out, const FragExperiment& experiment) {
 nlohmann::json FragJson(const FragExperiment& experiment) {
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& run : experiment.runs) {
-    nlohmann::json levels = nlohmann::json::object();
+    nlohmann::json levels = nlohmann::json::array();
     for (double level : Checkpoints(experiment.target_percent)) {
-      levels[std::to_string(static_cast<int>(level))] = run.AllocatedAt(level);
+      levels.push_back({{"arrived_percent", level}, {"allocated_percent", run.AllocatedAt(level)}});
     }
     runs.push_back({{"placer", run.placer},
                     {"allocated_percent", run.AllocatedPercent()},
-                    {"allocated_percent_at_arrived_percent", levels},
+                    {"as_arrivals_grow", levels},
                     {"placed", run.placed},
                     {"failed", run.failed},
                     {"failed_gpu_milli", run.failed_gpu_milli},
