@@ -63,7 +63,6 @@ class Cycle {
   void Wait(int job, WaitCode code, std::string message);
   void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
   bool FitsIgnoringReservations(const JobState& job);
-  bool FitsWithoutReservations(const JobState& job);
   std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
   MilliGpu Reserve(int job, int count);
   void RecordShares();
@@ -90,7 +89,7 @@ class Cycle {
   // Shapes that found no room, with the length of `released_` at that moment: only
   // nodes released since then (by preemption) can have room for them now.
   std::unordered_map<std::string, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
-  std::unordered_map<std::string, std::pair<std::size_t, bool>> fits_unreserved_;
+  std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
   std::vector<int> released_;
   std::unordered_set<std::string> failed_reclaims_;  // Shape and project.
   std::string ReclaimKey(const JobState& job, int count) const;

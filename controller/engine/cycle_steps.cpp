@@ -184,29 +184,19 @@ std::vector<int> Cycle::ReleasedSince(const JobState& job, std::size_t since) {
   return fresh;
 }
 
+// Whether the job is kept out only by a reservation: one replica would fit on a
+// node that holds devices for another job, if they were not held.
 bool Cycle::FitsIgnoringReservations(const JobState& job) {
-  std::string key = ShapeKey(job, job.min_replicas);
-  auto known = fits_unreserved_.find(key);
-  if (known != fits_unreserved_.end() && known->second.first == released_.size()) {
-    return known->second.second;
+  const std::vector<char>& member = *Member(job);
+  for (int n : reserved_nodes_) {
+    if (!member[n]) continue;
+    int reserved = state_.nodes[n].reserved_full;
+    state_.SetReserved(n, 0);
+    bool fits = placer_.FitsOne(job, n);
+    state_.SetReserved(n, reserved);
+    if (fits) return true;
   }
-  bool fits = FitsWithoutReservations(job);
-  fits_unreserved_[key] = {released_.size(), fits};
-  return fits;
-}
-
-bool Cycle::FitsWithoutReservations(const JobState& job) {
-  std::vector<std::pair<int, int>> saved;
-  for (int n : Eligible(job)) {
-    if (state_.nodes[n].reserved_full > 0) {
-      saved.emplace_back(n, state_.nodes[n].reserved_full);
-      state_.SetReserved(n, 0);
-    }
-  }
-  bool fits =
-      !saved.empty() && !placer_.Place(job, job.min_replicas, Eligible(job)).replicas.empty();
-  for (auto [n, reserved] : saved) state_.SetReserved(n, reserved);
-  return fits;
+  return false;
 }
 
 // Holds, on the nodes with the most room, the free whole devices the job will use
@@ -228,6 +218,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
     int fits = static_cast<int>(node.used.size()) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(-negative_available, replicas * per_replica);
+    if (hold > 0) reserved_nodes_.push_back(n);
     state_.SetReserved(n, node.reserved_full + std::max(0, hold));
     held += std::max(0, hold) * kMilliPerGpu;
     remaining -= replicas;

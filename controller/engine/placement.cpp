@@ -177,46 +177,73 @@ std::vector<Placed> Placer::WholeGang(const JobState& job, int count,
 // One fractional replica: an already-shared device if any fits, otherwise a free
 // one; among those, the least added waste (or the tightest device for best-fit).
 bool Placer::BestFraction(const JobState& job, const std::vector<int>& nodes, Placed& out) const {
-  bool aware = state_.options.packing == Packing::kFragmentationAware && !model_.empty();
-  MilliGpu m = job.shape.gpu_milli;
+  bool indexed = member_ && nodes.size() > 64;
   for (bool shared : {true, false}) {
-    bool found = false;
-    std::tuple<double, MilliGpu, int, int> best_key;
-    for (int n : nodes) {
-      const NodeState& node = state_.nodes[n];
-      if (node.cpu_free < job.shape.cpu_milli || node.memory_free < job.shape.memory_bytes) {
-        continue;
+    if (!indexed) {
+      if (BestFractionAmong(job, nodes, shared, out)) return true;
+      continue;
+    }
+    // A whole pool: shared devices live on the few nodes of the shared index; a
+    // free device is taken best-fit, from the nodes with the fewest available.
+    std::vector<int> candidates;
+    if (shared) {
+      for (int n : state_.shared_nodes) {
+        if ((*member_)[n]) candidates.push_back(n);
       }
-      if (!shared && AvailableFull(n) == 0) continue;
-      double before = aware ? model_.Waste(node.used, node.cpu_free, node.memory_free) : 0;
-      std::int32_t last_used = -1;
-      for (std::size_t d = 0; d < node.used.size(); ++d) {
-        std::int32_t used = node.used[d];
-        bool candidate = shared ? used > 0 && used + m <= kMilliPerGpu : used == 0;
-        if (!candidate || used == last_used) continue;  // Same usage, same outcome.
-        last_used = used;
-        std::uint64_t mask = std::uint64_t{1} << d;
-        double delta =
-            aware ? model_.WasteAfter(node, mask, m, job.shape.cpu_milli, job.shape.memory_bytes) -
-                        before
-                  : 0;
-        std::tuple<double, MilliGpu, int, int> key{delta, kMilliPerGpu - used - m, AvailableFull(n),
-                                                   n};
-        bool better =
-            !found || delta < std::get<0>(best_key) - kEpsilon ||
-            (delta <= std::get<0>(best_key) + kEpsilon &&
-             std::tie(std::get<1>(key), std::get<2>(key), std::get<3>(key)) <
-                 std::tie(std::get<1>(best_key), std::get<2>(best_key), std::get<3>(best_key)));
-        if (better) {
-          found = true;
-          best_key = key;
-          out = {n, mask};
+    } else {
+      for (std::size_t k = 1; k < state_.by_available.size() && candidates.size() < 32; ++k) {
+        for (int n : state_.by_available[k]) {
+          if ((*member_)[n] && FitsOne(job, n)) candidates.push_back(n);
+          if (candidates.size() >= 32) break;
         }
       }
     }
-    if (found) return true;
+    if (BestFractionAmong(job, candidates, shared, out)) return true;
   }
   return false;
+}
+
+// One fractional replica: among `nodes`, on an already-shared device (or a free
+// one), the least added waste (or the tightest device for best-fit).
+bool Placer::BestFractionAmong(const JobState& job, const std::vector<int>& nodes, bool shared,
+                               Placed& out) const {
+  bool aware = state_.options.packing == Packing::kFragmentationAware && !model_.empty();
+  MilliGpu m = job.shape.gpu_milli;
+  bool found = false;
+  std::tuple<double, MilliGpu, int, int> best_key;
+  for (int n : nodes) {
+    const NodeState& node = state_.nodes[n];
+    if (node.cpu_free < job.shape.cpu_milli || node.memory_free < job.shape.memory_bytes) {
+      continue;
+    }
+    if (!shared && AvailableFull(n) == 0) continue;
+    double before = aware ? model_.Waste(node.used, node.cpu_free, node.memory_free) : 0;
+    std::int32_t last_used = -1;
+    for (std::size_t d = 0; d < node.used.size(); ++d) {
+      std::int32_t used = node.used[d];
+      bool candidate = shared ? used > 0 && used + m <= kMilliPerGpu : used == 0;
+      if (!candidate || used == last_used) continue;  // Same usage, same outcome.
+      last_used = used;
+      std::uint64_t mask = std::uint64_t{1} << d;
+      double delta =
+          aware ? model_.WasteAfter(node, mask, m, job.shape.cpu_milli, job.shape.memory_bytes) -
+                      before
+                : 0;
+      std::tuple<double, MilliGpu, int, int> key{delta, kMilliPerGpu - used - m, AvailableFull(n),
+                                                 n};
+      bool better =
+          !found || delta < std::get<0>(best_key) - kEpsilon ||
+          (delta <= std::get<0>(best_key) + kEpsilon &&
+           std::tie(std::get<1>(key), std::get<2>(key), std::get<3>(key)) <
+               std::tie(std::get<1>(best_key), std::get<2>(best_key), std::get<3>(best_key)));
+      if (better) {
+        found = true;
+        best_key = key;
+        out = {n, mask};
+      }
+    }
+  }
+  return found;
 }
 
 std::vector<Placed> Placer::FractionGang(const JobState& job, int count,

@@ -45,6 +45,8 @@ class Placer {
   int BestNodeForWhole(const JobState& job, const std::vector<int>& nodes, int count) const;
   int IndexedBestNode(const JobState& job, int count, const std::vector<char>& member) const;
   bool BestFraction(const JobState& job, const std::vector<int>& nodes, Placed& out) const;
+  bool BestFractionAmong(const JobState& job, const std::vector<int>& nodes, bool shared,
+                         Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);

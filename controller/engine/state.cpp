@@ -62,7 +62,10 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
     nodes.push_back(std::move(state));
   }
   by_available.assign(65, {});
-  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) by_available[Available(n)].insert(n);
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    by_available[Available(n)].insert(n);
+    Reindex(n, Available(n));
+  }
 }
 
 void EngineState::LoadQueues(const Snapshot& snapshot) {
@@ -254,6 +257,21 @@ void EngineState::SetReserved(int n, int reserved) {
   }
 }
 
+void EngineState::Reindex(int n, int available_before) {
+  if (Available(n) != available_before) {
+    by_available[available_before].erase(n);
+    by_available[Available(n)].insert(n);
+  }
+  const std::vector<std::int32_t>& used = nodes[n].used;
+  bool shared = std::any_of(used.begin(), used.end(),
+                            [](std::int32_t u) { return u > 0 && u < kMilliPerGpu; });
+  if (shared) {
+    shared_nodes.insert(n);
+  } else {
+    shared_nodes.erase(n);
+  }
+}
+
 void EngineState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
@@ -269,10 +287,7 @@ void EngineState::Take(const JobState& job, const Placed& placed) {
   }
   node.cpu_free -= job.shape.cpu_milli;
   node.memory_free -= job.shape.memory_bytes;
-  if (Available(placed.node) != before) {
-    by_available[before].erase(placed.node);
-    by_available[Available(placed.node)].insert(placed.node);
-  }
+  Reindex(placed.node, before);
 }
 
 void EngineState::Release(const JobState& job, const Placed& placed) {
@@ -290,10 +305,7 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   }
   node.cpu_free += job.shape.cpu_milli;
   node.memory_free += job.shape.memory_bytes;
-  if (Available(placed.node) != before) {
-    by_available[before].erase(placed.node);
-    by_available[Available(placed.node)].insert(placed.node);
-  }
+  Reindex(placed.node, before);
 }
 
 void EngineState::Account(const JobState& job, int sign) {

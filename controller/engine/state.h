@@ -136,10 +136,12 @@ class EngineState {
 
   // Nodes by whole devices available (free and not reserved), for best-fit search.
   std::vector<std::set<int>> by_available;
+  std::set<int> shared_nodes;  // Nodes with a device partly used (fractions first).
   int Available(int node) const {
     return std::max(0, nodes[node].full_free - nodes[node].reserved_full);
   }
   void SetReserved(int node, int reserved);
+  void Reindex(int node, int available_before);
 
   // Low-level resource bookkeeping for tentative placements.
   void Take(const JobState& job, const Placed& placed);
