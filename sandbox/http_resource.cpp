@@ -56,8 +56,7 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
                    "(a namespaced resource needs /namespaces/{namespace}/)");
   }
   if (method == "GET" && path.name.empty()) {
-    const std::string watch = request.get_param_value("watch");
-    if (watch == "true" || watch == "1") return Watch(request, response, resource, path.ns);
+    if (BoolParam(request, "watch")) return Watch(request, response, resource, path.ns);
     const auto result = cluster_.List(*resource, path.ns, ListOptionsOf(request));
     return WriteJson(
         response, 200,

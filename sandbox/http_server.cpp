@@ -53,8 +53,7 @@ std::optional<ResourcePath> ParseResourcePath(const std::string& path) {
 std::string VerbOf(const httplib::Request& request, const ResourcePath& path) {
   if (request.method == "GET") {
     if (!path.name.empty()) return "get";
-    const std::string watch = request.get_param_value("watch");
-    return watch == "true" || watch == "1" ? "watch" : "list";
+    return BoolParam(request, "watch") ? "watch" : "list";
   }
   if (request.method == "POST") return "create";
   if (request.method == "PUT") return "update";

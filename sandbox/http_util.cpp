@@ -71,6 +71,19 @@ Json DecodeBody(const httplib::Request& request) {
   throw UnsupportedMediaType(type);
 }
 
+bool BoolParam(const httplib::Request& request, const std::string& name) {
+  if (!request.has_param(name)) return false;
+  const std::string value = request.get_param_value(name);
+  for (const char* yes : {"1", "t", "T", "true", "True", "TRUE"}) {
+    if (value == yes) return true;
+  }
+  for (const char* no : {"", "0", "f", "F", "false", "False", "FALSE"}) {
+    if (value == no) return false;
+  }
+  throw BadRequest("invalid value for query parameter " + name + ": \"" + value +
+                   "\" is not a boolean");
+}
+
 bool WantsTable(const httplib::Request& request) {
   return request.get_header_value("Accept").find("as=Table") != std::string::npos;
 }

@@ -20,6 +20,9 @@ void AddWarnings(httplib::Response& response, const std::vector<std::string>& wa
 // The request body as JSON (JSON or YAML content); 415 for other types.
 Json DecodeBody(const httplib::Request& request);
 bool WantsTable(const httplib::Request& request);
+// A boolean query parameter as the server parses it (1, t, true, True, TRUE, ...);
+// false when absent, 400 BadRequest naming the parameter when malformed.
+bool BoolParam(const httplib::Request& request, const std::string& name);
 WriteOptions WriteOptionsOf(const httplib::Request& request);
 DeleteOptions DeleteOptionsOf(const httplib::Request& request);
 ListOptions ListOptionsOf(const httplib::Request& request);

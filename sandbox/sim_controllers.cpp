@@ -185,12 +185,15 @@ void Simulator::RunKubelets() {
             status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
             Json statuses = Json::array();
             for (const auto& container : object["spec"].value("containers", Json::array())) {
-              statuses.push_back({{"name", container.value("name", "")},
-                                  {"ready", true},
-                                  {"restartCount", 0},
-                                  {"image", container.value("image", "")},
-                                  {"started", true},
-                                  {"state", {{"running", {{"startedAt", NowString()}}}}}});
+              statuses.push_back(
+                  {{"name", container.value("name", "")},
+                   {"ready", true},
+                   {"restartCount", 0},
+                   {"image", container.value("image", "")},
+                   {"imageID", "sandbox://" + container.value("image", "")},
+                   {"containerID", "sandbox://" + key + "/" + container.value("name", "")},
+                   {"started", true},
+                   {"state", {{"running", {{"startedAt", NowString()}}}}}});
             }
             status["containerStatuses"] = statuses;
             for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {

@@ -141,7 +141,7 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
   state->ns = resource->namespaced ? ns : "";
   state->labels = LabelSelector::Parse(list_options.label_selector);
   state->fields = FieldSelector::Parse(list_options.field_selector, resource->selectable_fields);
-  state->bookmarks = request.get_param_value("allowWatchBookmarks") == "true";
+  state->bookmarks = BoolParam(request, "allowWatchBookmarks");
   state->table = WantsTable(request);
   double timeout = 1800;
   if (request.has_param("timeoutSeconds")) {
@@ -156,7 +156,7 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
       std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
   state->next_bookmark = now + state->bookmark_every;
   const std::string& rv = list_options.resource_version;
-  const bool send_initial = request.get_param_value("sendInitialEvents") == "true";
+  const bool send_initial = BoolParam(request, "sendInitialEvents");
   {
     auto& store = cluster_.store();
     auto lock = store.Lock();
@@ -168,11 +168,9 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
           [&](const StoredObject& object) { return state->Matches(object); }, &more);
       state->initial_end_bookmark = send_initial;
     } else {
+      // A version older than the history is answered in the stream, with an
+      // ERROR event carrying 410 Expired, as the real server does.
       state->cursor = ParseVersion(rv);
-      if (state->cursor < store.OldestResumable()) {
-        throw Expired("too old resource version: " + rv + " (" +
-                      std::to_string(store.OldestResumable()) + ")");
-      }
     }
   }
   response.set_chunked_content_provider(

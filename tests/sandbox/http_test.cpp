@@ -1,0 +1,168 @@
+// Raw HTTP against a running sandbox: auth, Status errors for bad input,
+// list paging, watch bookmarks, resume and 410 Expired, timeoutSeconds.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sandbox_process.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Reads watch events until `stop` accepts one or the stream ends.
+std::vector<Json> ReadWatch(httplib::Client& client, const std::string& path,
+                            const std::function<bool(const Json&)>& stop = nullptr) {
+  std::vector<Json> events;
+  std::string buffer;
+  client.Get(path.c_str(), [&](const char* data, size_t size) {
+    buffer.append(data, size);
+    size_t newline;
+    while ((newline = buffer.find('\n')) != std::string::npos) {
+      events.push_back(Json::parse(buffer.substr(0, newline)));
+      buffer.erase(0, newline + 1);
+      if (stop && stop(events.back())) return false;
+    }
+    return true;
+  });
+  return events;
+}
+
+Json Post(httplib::Client& client, const std::string& path, const Json& body, int expect = 201) {
+  auto response = client.Post(path.c_str(), body.dump(), "application/json");
+  EXPECT_TRUE(response);
+  if (!response) return Json();
+  EXPECT_EQ(response->status, expect) << response->body;
+  return Json::parse(response->body);
+}
+
+Json ConfigMap(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
+}
+
+TEST(HttpTest, RequiresTheBearerToken) {
+  SandboxProcess sandbox;
+  auto response = sandbox.Http(false)->Get("/api/v1/namespaces");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 401);
+  EXPECT_EQ(Json::parse(response->body)["reason"], "Unauthorized");
+  auto wrong = sandbox.Http(false);
+  wrong->set_bearer_token_auth("not-the-token");
+  EXPECT_EQ(wrong->Get("/version")->status, 401);
+  EXPECT_EQ(sandbox.Http()->Get("/version")->status, 200);
+}
+
+TEST(HttpTest, BadInputGetsStatusErrorsNamingTheProblem) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  auto response = client->Post(path.c_str(), "{not json", "application/json");
+  EXPECT_EQ(response->status, 400);
+  EXPECT_THAT(response->body, HasSubstr("not valid JSON"));
+  response = client->Post(path.c_str(), "a: b", "text/plain");
+  EXPECT_EQ(response->status, 415);
+  EXPECT_EQ(Json::parse(response->body)["reason"], "UnsupportedMediaType");
+  response = client->Get((path + "?labelSelector=a%20in%20b").c_str());
+  EXPECT_EQ(response->status, 400);
+  EXPECT_THAT(response->body, HasSubstr("labelSelector"));
+  response = client->Get((path + "?fieldSelector=spec.nodeName%3Dx").c_str());
+  EXPECT_EQ(response->status, 400);
+  EXPECT_THAT(response->body, HasSubstr("field label not supported: spec.nodeName"));
+  response = client->Get((path + "?limit=abc").c_str());
+  EXPECT_EQ(response->status, 400);
+  EXPECT_THAT(response->body, HasSubstr("limit"));
+  response = client->Patch((path + "/missing").c_str(), "{}", "application/merge-patch+json");
+  EXPECT_EQ(response->status, 404);
+  EXPECT_EQ(Json::parse(response->body)["reason"], "NotFound");
+  Post(*client, path, ConfigMap("cm"));
+  response = client->Patch((path + "/cm").c_str(), "{}", "application/xml");
+  EXPECT_EQ(response->status, 415);
+  Json invalid = ConfigMap("Not_Valid");
+  response = client->Post(path.c_str(), invalid.dump(), "application/json");
+  EXPECT_EQ(response->status, 422);
+  EXPECT_EQ(Json::parse(response->body)["details"]["causes"][0]["field"], "metadata.name");
+  response = client->Post("/api/v1/namespaces/nowhere/configmaps", ConfigMap("x").dump(),
+                          "application/json");
+  EXPECT_EQ(response->status, 404);
+  EXPECT_THAT(response->body, HasSubstr("namespaces \\\"nowhere\\\" not found"));
+  response = client->Get("/apis/gpupool.dev/v1alpha1/queues");
+  EXPECT_EQ(response->status, 404);
+  response = client->Get((path + "?watch=true&resourceVersion=abc").c_str());
+  EXPECT_EQ(response->status, 400);
+}
+
+TEST(HttpTest, ListsPageWithContinueTokens) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  for (int i = 0; i < 5; ++i) Post(*client, path, ConfigMap("cm-" + std::to_string(i)));
+  std::vector<std::string> names;
+  std::string token;
+  int pages = 0;
+  do {
+    auto response =
+        client->Get((path + "?limit=2" + (token.empty() ? "" : "&continue=" + token)).c_str());
+    ASSERT_EQ(response->status, 200) << response->body;
+    const Json list = Json::parse(response->body);
+    for (const auto& item : list["items"]) names.push_back(item["metadata"]["name"]);
+    token = list["metadata"].value("continue", "");
+    // A change between pages does not show in the paged snapshot.
+    if (pages++ == 0) Post(*client, path, ConfigMap("cm-00-late"));
+  } while (!token.empty() && pages < 10);
+  EXPECT_EQ(names, (std::vector<std::string>{"cm-0", "cm-1", "cm-2", "cm-3", "cm-4"}));
+  EXPECT_EQ(pages, 3);
+  auto response = client->Get((path + "?limit=2&continue=garbage").c_str());
+  EXPECT_EQ(response->status, 400);
+}
+
+TEST(HttpTest, WatchSendsBookmarksAndResumes) {
+  SandboxProcess sandbox({"--plain-http", "--bookmark-seconds", "0.3"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  const Json first = Post(*client, path, ConfigMap("a"));
+  const std::string rv = first["metadata"]["resourceVersion"];
+  Post(*client, path, ConfigMap("b"));
+  // Resume after "a": only "b" is new; then a bookmark arrives.
+  auto events =
+      ReadWatch(*client, path + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv,
+                [](const Json& event) { return event["type"] == "BOOKMARK"; });
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "b");
+  EXPECT_EQ(events[1]["type"], "BOOKMARK");
+  EXPECT_EQ(events[1]["object"]["kind"], "ConfigMap");
+  EXPECT_EQ(events[1]["object"]["metadata"]["resourceVersion"],
+            events[0]["object"]["metadata"]["resourceVersion"]);
+}
+
+TEST(HttpTest, WatchOfAnExpiredVersionGets410) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "3"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  const std::string rv = Post(*client, path, ConfigMap("first"))["metadata"]["resourceVersion"];
+  for (int i = 0; i < 5; ++i) Post(*client, path, ConfigMap("later-" + std::to_string(i)));
+  auto events = ReadWatch(*client, path + "?watch=true&resourceVersion=" + rv);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "ERROR");
+  EXPECT_EQ(events[0]["object"]["code"], 410);
+  EXPECT_EQ(events[0]["object"]["reason"], "Expired");
+}
+
+TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  const std::string rv = Post(*client, path, ConfigMap("gone"))["metadata"]["resourceVersion"];
+  EXPECT_EQ(client->Delete((path + "/gone").c_str())->status, 200);
+  const auto start = std::chrono::steady_clock::now();
+  auto events = ReadWatch(*client, path + "?watch=1&timeoutSeconds=1&resourceVersion=" + rv);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 0.9);
+  EXPECT_LT(seconds, 3);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "DELETED");
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
