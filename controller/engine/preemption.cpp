@@ -152,7 +152,9 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
   const JobState& j = state_.jobs[job];
   MilliGpu need = std::max<MilliGpu>(j.shape.gpu_milli, 0);
   std::vector<int> best;
-  MilliGpu best_gpu = 0;
+  // Fewest victims, then fewest GPUs taken, then the set whose most important
+  // victim (highest priority, then longest run) matters least.
+  std::tuple<std::size_t, MilliGpu, int, Seconds> best_key;
   int found = 0;
   for (int n : Eligible(j)) {
     if (!NodeCouldFit(j, n, need)) continue;
@@ -160,13 +162,19 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
     if (victims.empty()) continue;
     ++found;
     MilliGpu gpu = 0;
+    int top_priority = std::numeric_limits<int>::min();
+    Seconds first_start = std::numeric_limits<Seconds>::max();
     for (int v : victims) {
-      gpu += state_.JobGpu(state_.jobs[v], static_cast<int>(state_.jobs[v].placed.size()));
+      const JobState& victim = state_.jobs[v];
+      gpu += state_.JobGpu(victim, static_cast<int>(victim.placed.size()));
+      top_priority = std::max(top_priority, victim.priority);
+      first_start = std::min(first_start, victim.start_time);
     }
-    if (best.empty() || victims.size() < best.size() ||
-        (victims.size() == best.size() && gpu < best_gpu)) {
+    std::tuple<std::size_t, MilliGpu, int, Seconds> key{victims.size(), gpu, top_priority,
+                                                        -first_start};
+    if (best.empty() || key < best_key) {
       best = std::move(victims);
-      best_gpu = gpu;
+      best_key = key;
     }
     if (best.size() == 1 || found >= kEnoughCandidates) break;
   }

@@ -1,6 +1,7 @@
 #include "cluster_builder.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace gpupool::engine::testing {
 
@@ -54,6 +55,12 @@ PendingJob& ClusterBuilder::Submit(const std::string& name, const std::string& q
   snapshot_.pending.push_back(Job(name, queue, project, gpus_per_replica, replicas, workload_class,
                                   priority, next_arrival_++));
   return snapshot_.pending.back();
+}
+
+std::string Named(const char* prefix, long long number) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%s%lld", prefix, number);
+  return buffer;
 }
 
 PendingJob Job(const std::string& name, const std::string& queue, const std::string& project,

@@ -31,6 +31,9 @@ class ClusterBuilder {
   Seconds next_arrival_ = 0;
 };
 
+// prefix + number (avoids a false -Wrestrict of GCC 12 on string + to_string).
+std::string Named(const char* prefix, long long number);
+
 // Pending job with defaults, for Engine::AddPending.
 PendingJob Job(const std::string& name, const std::string& queue, const std::string& project,
                MilliGpu gpus_per_replica, int replicas = 1,

@@ -1,0 +1,300 @@
+// One test (or table) per rule of docs/scheduling.md: quotas, order, reclaim,
+// in-project preemption, non-preemptible classes, gangs and reservations.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cluster_builder.h"
+
+namespace gpupool::engine::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+RunningJob Running(const std::string& name, const std::string& project, MilliGpu gpus,
+                   const std::string& node, std::vector<int> devices, int priority = 0,
+                   Seconds start = 0, WorkloadClass workload_class = WorkloadClass::kTrain) {
+  RunningJob job;
+  job.name = name;
+  job.queue = "train";
+  job.project = project;
+  job.shape.gpu_milli = gpus;
+  job.priority = priority;
+  job.start_time = start;
+  job.workload_class = workload_class;
+  job.replicas = {{node, std::move(devices)}};
+  return job;
+}
+
+TEST(FixedQueues, NeverAboveQuotaAndNothingLent) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 8).AddQueue("build", Sharing::kFixed);
+  cluster.AddProject("a", "build", 2 * kGpu).AddProject("b", "build", 2 * kGpu);
+  for (int i = 0; i < 4; ++i) cluster.Submit(Named("a-", i), "build", "a", kGpu);
+  Decisions d = Decide(cluster.Build());
+  EXPECT_THAT(Admitted(d), ElementsAre("a-0", "a-1"));  // 6 GPUs stay idle: nothing lent.
+  EXPECT_EQ(FindWaiting(d, "a-2")->code, WaitCode::kQuota);
+}
+
+TEST(GuaranteedQueues, LimitCapsOverQuotaUse) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 8).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("a", "train", 2 * kGpu, 0, 3 * kGpu);
+  for (int i = 0; i < 4; ++i) cluster.Submit(Named("a-", i), "train", "a", kGpu);
+  Decisions d = Decide(cluster.Build());
+  EXPECT_THAT(d.admissions, SizeIs(3));
+  EXPECT_EQ(FindWaiting(d, "a-3")->message,
+            "project a is at its limit of 3 GPUs in queue train (uses 3 GPUs, this job needs 1 "
+            "GPU)");
+  EXPECT_EQ(FindShare(d, "a", "train")->over_quota, kGpu);
+}
+
+// Room for one job: which one gets it?
+TEST(AdmissionOrder, Table) {
+  struct Case {
+    const char* rule;
+    std::vector<PendingJob> jobs;
+    std::vector<int> project_priority;  // Of projects p0, p1.
+    std::vector<MilliGpu> used;         // Running GPUs of p0, p1 on the other node.
+    std::string winner;
+  };
+  auto job = [](const char* name, const char* project, int priority, Seconds arrival) {
+    return Job(name, "train", project, kGpu, 1, WorkloadClass::kTrain, priority, arrival);
+  };
+  std::vector<Case> cases = {
+      {"in-quota before over-quota, whatever the arrival",
+       {job("over", "p0", 0, 1), job("in", "p1", 0, 2)},
+       {0, 0},
+       {2 * kGpu, 0},
+       "in"},
+      {"then project priority",
+       {job("low", "p0", 0, 1), job("high", "p1", 0, 2)},
+       {0, 5},
+       {0, 0},
+       "high"},
+      {"then the lower dominant share",
+       {job("busy", "p0", 0, 1), job("idle", "p1", 0, 2)},
+       {0, 0},
+       {kGpu, 0},
+       "idle"},
+      {"then job priority",
+       {job("normal", "p0", 0, 1), job("urgent", "p0", 3, 2)},
+       {0, 0},
+       {0, 0},
+       "urgent"},
+      {"then arrival",
+       {job("second", "p0", 0, 2), job("first", "p0", 0, 1)},
+       {0, 0},
+       {0, 0},
+       "first"},
+  };
+  for (const Case& c : cases) {
+    ClusterBuilder cluster;
+    cluster.Nodes(1, 1, "free").Nodes(1, 2, "busy").AddQueue("train", Sharing::kGuaranteed);
+    cluster.AddProject("p0", "train", 2 * kGpu, c.project_priority[0]);
+    cluster.AddProject("p1", "train", 2 * kGpu, c.project_priority[1]);
+    Snapshot s = cluster.Build();
+    int device = 0;
+    for (int p = 0; p < 2; ++p) {
+      for (MilliGpu g = 0; g < c.used[p]; g += kGpu) {
+        s.running.push_back(
+            Running(Named("r", device), Named("p", p), kGpu, "busy-0", {device}, 0, 0));
+        ++device;
+      }
+    }
+    // Fill the busy node so only the free node's single GPU is left.
+    while (device < 2) {
+      s.running.push_back(Running(Named("filler", device), "other", kGpu, "busy-0", {device}, 9, 0,
+                                  WorkloadClass::kInference));
+      ++device;
+    }
+    s.pending = c.jobs;
+    Decisions d = Decide(s);
+    EXPECT_THAT(Admitted(d), ElementsAre(c.winner)) << c.rule;
+  }
+}
+
+// Victims: the most-over-share project first, then the lowest priority, then the
+// shortest run; never below quota, never in-quota work, never younger than the
+// queue's minimum runtime.
+TEST(Reclaim, VictimOrderTable) {
+  struct Case {
+    const char* rule;
+    std::vector<RunningJob> running;
+    std::string victim;
+  };
+  // Node n-0 has 4 GPUs; joe (quota 2) needs 1 and every GPU is taken.
+  std::vector<Case> cases = {
+      {"most over its share first",
+       {Running("a1", "ann", kGpu, "n-0", {0}), Running("b1", "bob", kGpu, "n-0", {1}),
+        Running("b2", "bob", kGpu, "n-0", {2}), Running("b3", "bob", kGpu, "n-0", {3})},
+       "b1"},  // Ties (same priority and start) go by name.
+      {"then lowest priority",
+       {Running("b1", "bob", kGpu, "n-0", {0}, 2), Running("b2", "bob", kGpu, "n-0", {1}, 0),
+        Running("b3", "bob", kGpu, "n-0", {2}, 1), Running("b4", "bob", kGpu, "n-0", {3}, 2)},
+       "b2"},
+      {"then the shortest run so far",
+       {Running("b1", "bob", kGpu, "n-0", {0}, 0, 10),
+        Running("b2", "bob", kGpu, "n-0", {1}, 0, 50),
+        Running("b3", "bob", kGpu, "n-0", {2}, 0, 30),
+        Running("b4", "bob", kGpu, "n-0", {3}, 0, 20)},
+       "b2"},
+      {"respecting the minimum runtime (600 s; now is 1000)",
+       {Running("b1", "bob", kGpu, "n-0", {0}, 0, 100),
+        Running("b2", "bob", kGpu, "n-0", {1}, 0, 900),
+        Running("b3", "bob", kGpu, "n-0", {2}, 0, 200),
+        Running("b4", "bob", kGpu, "n-0", {3}, 0, 300)},
+       "b4"},
+  };
+  for (const Case& c : cases) {
+    ClusterBuilder cluster;
+    cluster.Nodes(1, 4, "n").AddQueue("train", Sharing::kGuaranteed, {}, 600);
+    cluster.AddProject("ann", "train", 0).AddProject("bob", "train", kGpu);
+    cluster.AddProject("joe", "train", 2 * kGpu);
+    Snapshot s = cluster.Build();
+    s.now = 1000;
+    s.running = c.running;
+    s.pending.push_back(Job("joe-1", "train", "joe", kGpu));
+    Decisions d = Decide(s);
+    EXPECT_THAT(Victims(d), ElementsAre(c.victim)) << c.rule;
+    EXPECT_THAT(Admitted(d), ElementsAre("joe-1")) << c.rule;
+  }
+}
+
+TEST(Reclaim, NeverTakesAProjectBelowItsQuotaNorInQuotaWork) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 4, "n").AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("bob", "train", 3 * kGpu).AddProject("joe", "train", 2 * kGpu);
+  Snapshot s = cluster.Build();
+  // Bob runs 4 GPUs with quota 3: only 1 GPU is over quota, in one 2-GPU job and
+  // two 1-GPU jobs. Joe needs 2: taking any of them would leave bob below 3.
+  s.running = {Running("b1", "bob", 2 * kGpu, "n-0", {0, 1}),
+               Running("b2", "bob", kGpu, "n-0", {2}), Running("b3", "bob", kGpu, "n-0", {3})};
+  s.pending.push_back(Job("joe-1", "train", "joe", 2 * kGpu));
+  Decisions d = Decide(s);
+  EXPECT_THAT(d.preemptions, IsEmpty());
+  EXPECT_EQ(FindWaiting(d, "joe-1")->code, WaitCode::kCapacity);
+}
+
+TEST(Reclaim, MinimalVictimSet) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 2, "n").AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("bob", "train", 0).AddProject("joe", "train", 2 * kGpu);
+  Snapshot s = cluster.Build();
+  // Victim order would pick b4 and b3 (newest) first, on different nodes; the
+  // minimal set is the two jobs of one node.
+  s.running = {
+      Running("b1", "bob", kGpu, "n-0", {0}, 0, 1), Running("b2", "bob", kGpu, "n-0", {1}, 0, 2),
+      Running("b3", "bob", kGpu, "n-1", {0}, 0, 3), Running("b4", "bob", kGpu, "n-0", {1}, 0, 4)};
+  s.running[3].replicas = {{"n-1", {1}}};
+  s.now = 100;
+  s.pending.push_back(Job("joe-1", "train", "joe", 2 * kGpu));
+  Decisions d = Decide(s);
+  if (!d.waiting.empty()) ADD_FAILURE() << d.waiting[0].message;
+  EXPECT_THAT(Victims(d), ElementsAre("b3", "b4"));
+  ASSERT_NE(FindAdmission(d, "joe-1"), nullptr);
+  EXPECT_EQ(FindAdmission(d, "joe-1")->replicas[0].node, "n-1");
+  EXPECT_THAT(FindAdmission(d, "joe-1")->waits_for, SizeIs(2));
+}
+
+// Two projects that both want everything: after the first reclaim, neither takes
+// from the other again, however many cycles run.
+TEST(Reclaim, CannotLoop) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 4).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("a", "train", 2 * kGpu).AddProject("b", "train", 2 * kGpu);
+  for (int i = 0; i < 6; ++i) cluster.Submit(Named("a-", i), "train", "a", kGpu);
+  Engine engine(cluster.Build());
+  EXPECT_THAT(engine.Decide().admissions, SizeIs(4));
+  for (int i = 0; i < 6; ++i) {
+    engine.AddPending(Job(Named("b-", i), "train", "b", kGpu, 1, WorkloadClass::kTrain, 0, 10));
+  }
+  std::size_t preemptions = 0;
+  for (int cycle = 1; cycle <= 20; ++cycle) {
+    engine.SetNow(10 * cycle);
+    preemptions += engine.Decide().preemptions.size();
+  }
+  EXPECT_EQ(preemptions, 2u);  // b takes back its 2 GPUs once; then a stable split.
+  EXPECT_EQ(Allocated(engine, "a", "train"), 2 * kGpu);
+  EXPECT_EQ(Allocated(engine, "b", "train"), 2 * kGpu);
+}
+
+TEST(NonPreemptible, OnlyWithinQuotaAndNeverVictims) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 4).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("a", "train", kGpu).AddProject("b", "train", 3 * kGpu);
+  cluster.Submit("serve-1", "train", "a", kGpu, 1, WorkloadClass::kInference);
+  cluster.Submit("serve-2", "train", "a", kGpu, 1, WorkloadClass::kInference);
+  Decisions d = Decide(cluster.Build());
+  EXPECT_THAT(Admitted(d), ElementsAre("serve-1"));
+  EXPECT_EQ(FindWaiting(d, "serve-2")->message,
+            "Inference jobs run only within quota: project a uses 1 GPU of its 1 GPU in queue "
+            "train, this job needs 1 GPU");
+
+  // A project over its quota with Build work: reclaim cannot touch it.
+  Snapshot s = cluster.Build();
+  s.pending.clear();
+  s.running = {Running("nb-1", "a", kGpu, "node-0", {0}, 0, 0, WorkloadClass::kBuild),
+               Running("t-1", "a", 3 * kGpu, "node-0", {1, 2, 3})};
+  s.pending.push_back(Job("b-1", "train", "b", 3 * kGpu));
+  Decisions reclaim = Decide(s);
+  EXPECT_THAT(Victims(reclaim), ElementsAre("t-1"));
+}
+
+TEST(Gangs, ElasticGangTakesWhatFitsAboveItsMinimum) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 4).AddQueue("train", Sharing::kGuaranteed).AddProject("a", "train", 16 * kGpu);
+  PendingJob& job = cluster.Submit("elastic", "train", "a", 4 * kGpu, 4);
+  job.min_replicas = 2;
+  Decisions d = Decide(cluster.Build());
+  ASSERT_NE(FindAdmission(d, "elastic"), nullptr);
+  EXPECT_THAT(FindAdmission(d, "elastic")->replicas, SizeIs(2));
+}
+
+// A large in-quota job must not starve behind a stream of small in-quota jobs.
+int CyclesUntilLargeJobStarts(bool reserve) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("big", "train", 8 * kGpu).AddProject("small", "train", 16 * kGpu);
+  Snapshot s = cluster.Build();
+  for (int d = 0; d < 16; ++d) {
+    s.running.push_back(
+        Running(Named("s-init-", d), "small", kGpu, d < 8 ? "node-0" : "node-1", {d % 8}, 0, 0));
+  }
+  s.pending.push_back(Job("large", "train", "big", 8 * kGpu));
+  Options options;
+  options.reserve_for_blocked_jobs = reserve;
+  Engine engine(s, options);
+  int started = 0;
+  for (int cycle = 1; cycle <= 40 && !started; ++cycle) {
+    engine.SetNow(cycle * 10);
+    // Each cycle the oldest small job ends and a new small job arrives.
+    Snapshot now = engine.ToSnapshot();
+    std::string oldest;
+    Seconds oldest_start = 1 << 30;
+    for (const RunningJob& r : now.running) {
+      if (r.project == "small" && r.start_time < oldest_start) {
+        oldest = r.name;
+        oldest_start = r.start_time;
+      }
+    }
+    if (!oldest.empty()) engine.Finish(oldest);
+    engine.AddPending(
+        Job(Named("s-", cycle), "train", "small", kGpu, 1, WorkloadClass::kTrain, 0, cycle * 10));
+    Decisions d = engine.Decide();
+    if (FindAdmission(d, "large")) started = cycle;
+  }
+  return started;
+}
+
+TEST(Reservations, LargeGangStartsDespiteAStreamOfSmallJobs) {
+  EXPECT_EQ(CyclesUntilLargeJobStarts(false), 0);  // Without reservation it starves.
+  int cycles = CyclesUntilLargeJobStarts(true);
+  EXPECT_GT(cycles, 0);
+  EXPECT_LE(cycles, 9);  // Node 0's eight small jobs end one per cycle; nothing refills it.
+}
+
+}  // namespace
+}  // namespace gpupool::engine::testing
