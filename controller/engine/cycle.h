@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,6 +55,7 @@ class Cycle {
   MilliGpu ReplicaGpu(const JobState& job) const;
   bool ReclaimableProject(const JobState& job) const;
   void ForgetReclaimable(const JobState& victim);
+  void LowerReclaimable(int node, MilliGpu gpu);
   std::vector<int> VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
   int SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
                    const std::vector<MilliGpu>& allocated);
@@ -96,6 +98,7 @@ class Cycle {
   std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
   bool jobs_by_node_ready_ = false;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
+  std::set<int> reclaim_nodes_;                // Nodes with reclaimable work.
   std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.             //
                                          // Capacity failures since last release.
 };

@@ -107,6 +107,10 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
         if (reclaimable) reclaimable_on_node_[p.node] += ReplicaGpu(job);
       }
     }
+    reclaim_nodes_.clear();
+    for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
+      if (reclaimable_on_node_[n] > 0) reclaim_nodes_.insert(n);
+    }
     jobs_by_node_ready_ = true;
   }
   return jobs_by_node_;
@@ -127,7 +131,7 @@ bool Cycle::ReclaimableProject(const JobState& job) const {
 void Cycle::ForgetReclaimable(const JobState& victim) {
   if (!jobs_by_node_ready_) return;
   for (const Placed& p : victim.placed) {
-    if (p.node >= 0) reclaimable_on_node_[p.node] -= ReplicaGpu(victim);
+    if (p.node >= 0) LowerReclaimable(p.node, ReplicaGpu(victim));
   }
   std::size_t slot = state_.Slot(victim.queue, victim.project);
   if (exhausted_[slot] ||
@@ -139,7 +143,7 @@ void Cycle::ForgetReclaimable(const JobState& victim) {
   for (int v : state_.victims[slot]) {
     if (v == state_.job_index.at(victim.name)) continue;
     for (const Placed& p : state_.jobs[v].placed) {
-      if (p.node >= 0) reclaimable_on_node_[p.node] -= ReplicaGpu(state_.jobs[v]);
+      if (p.node >= 0) LowerReclaimable(p.node, ReplicaGpu(state_.jobs[v]));
     }
   }
 }
@@ -156,8 +160,12 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
   // victim (highest priority, then longest run) matters least.
   std::tuple<std::size_t, MilliGpu, int, Seconds> best_key;
   int found = 0;
-  for (int n : Eligible(j)) {
-    if (!NodeCouldFit(j, n, need)) continue;
+  JobsByNode();
+  const std::vector<char>& member = *Member(j);
+  // Only nodes holding reclaimable work can gain room (copied: the loop may shrink it).
+  std::vector<int> nodes(reclaim_nodes_.begin(), reclaim_nodes_.end());
+  for (int n : nodes) {
+    if (!member[n] || !NodeCouldFit(j, n, need)) continue;
     std::vector<int> victims = VictimsOnNode(job, n, allocated);
     if (victims.empty()) continue;
     ++found;
@@ -183,6 +191,11 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
 
 // Cheap necessary condition: the node's free GPUs plus what its reclaimable jobs
 // hold cover the request.
+void Cycle::LowerReclaimable(int node, MilliGpu gpu) {
+  reclaimable_on_node_[node] -= gpu;
+  if (reclaimable_on_node_[node] <= 0) reclaim_nodes_.erase(node);
+}
+
 bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
   JobsByNode();
   const NodeState& state = state_.nodes[node];
