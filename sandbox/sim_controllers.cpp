@@ -163,7 +163,9 @@ void Simulator::RunKubelets() {
     auto node = nodes_.find(pod.node);
     if (node != nodes_.end() && !node->second.ready) continue;  // a NotReady kubelet is silent
     if (pod.deleting) {
-      const double stop = std::min<double>(static_cast<double>(pod.grace), config_.stop_seconds);
+      // The container stops after its own stop time, or is killed at the end of the grace period.
+      const double wanted = pod.stop_seconds >= 0 ? pod.stop_seconds : config_.stop_seconds;
+      const double stop = std::min<double>(static_cast<double>(pod.grace), wanted);
       if (now >= pod.seen_deleting + Scaled(stop)) {
         DeleteOptions options;
         options.grace_seconds = 0;

@@ -162,10 +162,14 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const std::string exit_code = annotations.value("sandbox.gpupool.dev/exit-code", "");
   facts.run_seconds = run.empty() ? (exit_code.empty() ? -1 : 0) : std::atof(run.c_str());
   facts.exit_code = exit_code.empty() ? 0 : std::atoi(exit_code.c_str());
+  const std::string stop = annotations.value("sandbox.gpupool.dev/stop-seconds", "");
+  facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
 }
 
 void Simulator::ObserveNode(const ChangeEvent& event) {
   const auto& object = *event.object;
+  // Any node change may make waiting pods schedulable: retry them all.
+  for (auto& [key, pod] : pods_) pod.unschedulable_reported = false;
   if (event.type == EventType::kDeleted) {
     nodes_.erase(object.name);
     return;

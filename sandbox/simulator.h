@@ -33,6 +33,7 @@ struct PodFacts {
   Resources requests;
   Json spec;  // nodeSelector, affinity, tolerations
   double run_seconds = -1;
+  double stop_seconds = -1;  // annotation sandbox.gpupool.dev/stop-seconds
   int exit_code = 0;
   SimClock::time_point seen_bound, seen_running, seen_deleting;
   bool unschedulable_reported = false;

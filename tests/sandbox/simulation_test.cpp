@@ -1,0 +1,125 @@
+// The simulated scheduler and kubelet, observed through kubectl.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "sandbox_process.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Pod(const std::string& name, const std::string& annotations, const std::string& spec,
+                const std::string& gpus = "1") {
+  return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n  annotations: {" +
+         annotations + "}\nspec:\n" + spec +
+         "  terminationGracePeriodSeconds: 5\n  containers:\n  - name: main\n    image: busybox\n"
+         "    resources: {limits: {nvidia.com/gpu: \"" +
+         gpus + "\"}}\n";
+}
+
+// Polls a jsonpath until it equals `want` (bounded: 10 s).
+std::string WaitFor(const SandboxProcess& sandbox, const std::string& what,
+                    const std::string& jsonpath, const std::string& want) {
+  std::string got;
+  for (int i = 0; i < 100; ++i) {
+    got = sandbox.Kubectl("get " + what + " -o jsonpath='" + jsonpath + "'").output;
+    if (got == want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return got;
+}
+
+class SimulationTest : public ::testing::Test {
+ protected:
+  SandboxProcess sandbox_{
+      {"--nodes", "1x8:pool=train,gpu=A100;2x2:pool=build,gpu=T4", "--time-scale", "20"}};
+  void Apply(const std::string& name, const std::string& yaml) {
+    auto result = sandbox_.Kubectl("apply -f " + sandbox_.WriteFile(name + ".yaml", yaml));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+  }
+};
+
+TEST_F(SimulationTest, RunsPodsToCompletionOrFailure) {
+  Apply("ok",
+        Pod("ok", "sandbox.gpupool.dev/run-seconds: \"20\"", "  nodeSelector: {pool: train}\n"));
+  Apply("bad",
+        Pod("bad", "sandbox.gpupool.dev/run-seconds: \"20\", sandbox.gpupool.dev/exit-code: \"3\"",
+            "  nodeSelector: {pool: build}\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod ok", "{.status.phase}", "Succeeded"), "Succeeded");
+  EXPECT_EQ(WaitFor(sandbox_, "pod bad", "{.status.phase}", "Failed"), "Failed");
+  EXPECT_EQ(sandbox_.Kubectl("get pod ok -o jsonpath={.spec.nodeName}").output, "node-0");
+  EXPECT_EQ(
+      sandbox_
+          .Kubectl(
+              "get pod bad -o jsonpath={.status.containerStatuses[0].state.terminated.exitCode}")
+          .output,
+      "3");
+}
+
+TEST_F(SimulationTest, HonoursResourcesTaintsAndAffinity) {
+  // 3 GPUs fit no build node (2 each): Unschedulable with a reason.
+  Apply("big", Pod("big", "", "  nodeSelector: {pool: build}\n", "3"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod big", "{.status.conditions[0].reason}", "Unschedulable"),
+            "Unschedulable");
+  EXPECT_THAT(sandbox_.Kubectl("get pod big -o jsonpath={.status.conditions[0].message}").output,
+              HasSubstr("Insufficient nvidia.com/gpu"));
+  // Required node affinity picks the T4 nodes; a taint keeps pods off node-1.
+  ASSERT_EQ(sandbox_.Kubectl("taint node node-1 dedicated=x:NoSchedule").exit_code, 0);
+  const std::string affinity =
+      "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "        nodeSelectorTerms:\n        - matchExpressions:\n"
+      "          - {key: gpu, operator: In, values: [T4]}\n";
+  Apply("aff", Pod("aff", "", affinity));
+  EXPECT_EQ(WaitFor(sandbox_, "pod aff", "{.spec.nodeName}", "node-2"), "node-2");
+  Apply("tol", Pod("tol", "", affinity + "  tolerations: [{key: dedicated, operator: Exists}]\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod tol", "{.spec.nodeName}", "node-1"), "node-1");
+}
+
+TEST_F(SimulationTest, GatedPodsWaitAndNotReadyNodesTakeNoPods) {
+  Apply("gated", Pod("gated", "", "  schedulingGates: [{name: gpupool.dev/admission}]\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod gated", "{.status.conditions[0].reason}", "SchedulingGated"),
+            "SchedulingGated");
+  ASSERT_EQ(sandbox_.Kubectl("annotate node node-0 sandbox.gpupool.dev/not-ready=true").exit_code,
+            0);
+  EXPECT_EQ(WaitFor(sandbox_, "node node-0", "{.status.conditions[0].status}", "False"), "False");
+  auto result = sandbox_.Kubectl(
+      R"(patch pod gated --type=json -p '[{"op":"add","path":"/spec/nodeSelector","value":{"pool":"train"}},{"op":"remove","path":"/spec/schedulingGates"}]')");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(WaitFor(sandbox_, "pod gated", "{.status.conditions[0].reason}", "Unschedulable"),
+            "Unschedulable");
+  ASSERT_EQ(sandbox_.Kubectl("annotate node node-0 sandbox.gpupool.dev/not-ready-").exit_code, 0);
+  // The pod is retried when the cluster changes.
+  EXPECT_EQ(WaitFor(sandbox_, "pod gated", "{.status.phase}", "Running"), "Running");
+}
+
+TEST_F(SimulationTest, GracefulDeletionAndEviction) {
+  // A container that needs 60 s to stop keeps its pod Terminating for the
+  // grace period (5 s, 0.25 s of real time at --time-scale 20) when deleted
+  // with --grace-period 60: 3 s of real time.
+  Apply("a", Pod("a", "sandbox.gpupool.dev/stop-seconds: \"60\"", ""));
+  EXPECT_EQ(WaitFor(sandbox_, "pod a", "{.status.phase}", "Running"), "Running");
+  auto result = sandbox_.Kubectl("delete pod a --wait=false --grace-period=60");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(sandbox_.Kubectl("get pod a -o jsonpath={.metadata.deletionGracePeriodSeconds}").output,
+            "60");
+  EXPECT_THAT(sandbox_.Kubectl("get pod a").output, HasSubstr("Terminating"));
+  result = sandbox_.Kubectl("wait --for=delete pod/a --timeout=10s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  Apply("b", Pod("b", "", ""));
+  EXPECT_EQ(WaitFor(sandbox_, "pod b", "{.status.phase}", "Running"), "Running");
+  auto client = sandbox_.Http();
+  auto response =
+      client->Post("/api/v1/namespaces/default/pods/b/eviction",
+                   R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"b"}})",
+                   "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 201) << response->body;
+  result = sandbox_.Kubectl("wait --for=delete pod/b --timeout=10s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
