@@ -38,6 +38,7 @@ Decisions Cycle::Run() {
   }
   reserved_in_slot_.assign(state_.quotas.size(), 0);
   holder_of_queue_.assign(state_.queues.size(), -1);
+  over_quota_admitted_.assign(state_.queues.size(), 0);
   ComputeDeserved();
   for (int job : state_.invalid_pending) {
     Wait(job, WaitCode::kUnknownQueue,
@@ -58,10 +59,12 @@ void Cycle::RetryReclaim() {
   failed_reclaims_.clear();
   jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
   bool any = false;
-  for (auto [job, index] : retry_reclaim_) {
+  for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];
     const Queue& queue = state_.queues[j.queue].spec;
     if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim) continue;
+    // Nothing new to take from: nobody went over quota and nothing was released.
+    if (!over_quota_admitted_[j.queue] && released_.size() == released_then) continue;
     if (!WithinQuota(j, j.min_replicas, 0) || !TryReclaim(job, j.min_replicas)) continue;
     decisions_.waiting[index].job.clear();
     any = true;
@@ -153,7 +156,7 @@ Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
   // Fixed quota or non-preemptible work: only room made inside its own project helps.
   int count = j.min_replicas;
   Accounting within = [&](MilliGpu freed) { return WithinQuota(j, count, freed); };
-  if (queue.preempt_in_project && TryInProject(job, count, within)) return {true, false};
+  if (queue.preempt_in_project && TryInProject(job, count, within, 'q')) return {true, false};
   if (queue.sharing == Sharing::kFixed) {
     Wait(job, WaitCode::kQuota, FixedQuotaReason(state_, j, count));
   } else {
@@ -175,7 +178,7 @@ Cycle::Outcome Cycle::AttemptInQuota(int job, int count) {
     return {true, false};
   }
   Accounting any = [](MilliGpu) { return true; };
-  if (queue.preempt_in_project && TryInProject(job, minimum, any)) return {true, false};
+  if (queue.preempt_in_project && TryInProject(job, minimum, any, 'a')) return {true, false};
   WaitForCapacity(job, count, placed.failure, true);
   return {};
 }
@@ -195,6 +198,7 @@ Cycle::Outcome Cycle::AttemptOverQuota(int job) {
   }
   PlaceResult placed = PlaceBest(j, count);
   if (!placed.replicas.empty()) {
+    over_quota_admitted_[j.queue] = 1;
     Admit(job, std::move(placed.replicas), {}, PreemptionReason::kReclaim);
     return {true, false};
   }
@@ -202,7 +206,8 @@ Cycle::Outcome Cycle::AttemptOverQuota(int job) {
   // work: the project must not grow.
   MilliGpu need = state_.JobGpu(j, j.min_replicas);
   Accounting swap = [&, need](MilliGpu freed) { return freed >= need; };
-  if (state_.queues[j.queue].spec.preempt_in_project && TryInProject(job, j.min_replicas, swap)) {
+  if (state_.queues[j.queue].spec.preempt_in_project &&
+      TryInProject(job, j.min_replicas, swap, 's')) {
     return {true, false};
   }
   WaitForCapacity(job, count, placed.failure, false);

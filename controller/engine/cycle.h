@@ -46,7 +46,8 @@ class Cycle {
   void Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
              PreemptionReason reason);
   bool TryReclaim(int job, int count);
-  bool TryInProject(int job, int count, const Accounting& accounting);
+  // `mode` tells the accounting apart in the memo of failures.
+  bool TryInProject(int job, int count, const Accounting& accounting, char mode);
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
                                  const Accounting& accounting);
   bool VictimAllowed(int victim) const;
@@ -87,18 +88,26 @@ class Cycle {
   std::vector<int> holder_of_queue_;            // A job holding room, per queue (or -1).
   // In-quota jobs that waited for room in the first pass (job, index in waiting):
   // over-quota admissions of the second pass may have made room reclaimable.
-  std::vector<std::pair<int, std::size_t>> retry_reclaim_;
+  struct Retry {
+    int job;
+    std::size_t waiting_index;
+    std::size_t released_then;  // Length of released_ when it gave up.
+  };
+  std::vector<Retry> retry_reclaim_;
   // Shapes that found no room, with the length of `released_` at that moment: only
   // nodes released since then (by preemption) can have room for them now.
   std::unordered_map<std::string, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
   std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
   std::vector<int> released_;
   std::unordered_set<std::string> failed_reclaims_;  // Shape and project.
+  std::unordered_map<std::string, std::size_t> failed_in_project_;
+  std::vector<std::uint8_t> over_quota_admitted_;  // Per queue, in the second pass.
   std::string ReclaimKey(const JobState& job, int count) const;
   std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
   bool jobs_by_node_ready_ = false;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
   std::set<int> reclaim_nodes_;                // Nodes with reclaimable work.
+  int reclaim_cursor_ = 0;
   std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.             //
                                          // Capacity failures since last release.
 };

@@ -154,7 +154,7 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
     return;
   }
   std::size_t slot = state_.Slot(j.queue, j.project);
-  if (may_reserve) retry_reclaim_.emplace_back(job, decisions_.waiting.size());
+  if (may_reserve) retry_reclaim_.push_back({job, decisions_.waiting.size(), released_.size()});
   bool whole = j.shape.gpu_milli >= kMilliPerGpu;
   if (may_reserve && whole && state_.options.reserve_for_blocked_jobs && !reserved_in_slot_[slot]) {
     reserved_in_slot_[slot] = 1;
@@ -189,12 +189,7 @@ std::vector<int> Cycle::ReleasedSince(const JobState& job, std::size_t since) {
 bool Cycle::FitsIgnoringReservations(const JobState& job) {
   const std::vector<char>& member = *Member(job);
   for (int n : reserved_nodes_) {
-    if (!member[n]) continue;
-    int reserved = state_.nodes[n].reserved_full;
-    state_.SetReserved(n, 0);
-    bool fits = placer_.FitsOne(job, n);
-    state_.SetReserved(n, reserved);
-    if (fits) return true;
+    if (member[n] && placer_.FitsOneUnreserved(job, n)) return true;
   }
   return false;
 }

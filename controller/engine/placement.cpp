@@ -45,7 +45,14 @@ bool Placer::Fraction(const JobState& job) const {
 
 int Placer::AvailableFull(int node) const {
   const NodeState& n = state_.nodes[node];
-  return std::max(0, n.full_free - n.reserved_full);
+  return ignore_reservations_ ? n.full_free : std::max(0, n.full_free - n.reserved_full);
+}
+
+bool Placer::FitsOneUnreserved(const JobState& job, int node) {
+  ignore_reservations_ = true;
+  bool fits = FitsOne(job, node);
+  ignore_reservations_ = false;
+  return fits;
 }
 
 int Placer::Hostable(const JobState& job, int node, int cap) const {

@@ -33,6 +33,8 @@ class Placer {
 
   // Whether one replica fits on the node now (reservations honoured).
   bool FitsOne(const JobState& job, int node) const;
+  // Whether one replica would fit if the node's reservation were not there.
+  bool FitsOneUnreserved(const JobState& job, int node);
   // How many replicas (at most `cap`) the node can take now.
   int Hostable(const JobState& job, int node, int cap) const;
 
@@ -49,6 +51,7 @@ class Placer {
                          Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
+  bool ignore_reservations_ = false;
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> InOneDomain(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> Anywhere(const JobState& job, int count, const std::vector<int>& nodes);

@@ -162,9 +162,13 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
   int found = 0;
   JobsByNode();
   const std::vector<char>& member = *Member(j);
-  // Only nodes holding reclaimable work can gain room (copied: the loop may shrink it).
-  std::vector<int> nodes(reclaim_nodes_.begin(), reclaim_nodes_.end());
-  for (int n : nodes) {
+  // Only nodes holding reclaimable work can gain room. The search starts where the
+  // last reclaim succeeded (and wraps), so consecutive reclaims do not rescan the
+  // nodes already drained.
+  auto start = reclaim_nodes_.lower_bound(reclaim_cursor_);
+  for (std::size_t seen = 0; seen < reclaim_nodes_.size(); ++seen, ++start) {
+    if (start == reclaim_nodes_.end()) start = reclaim_nodes_.begin();
+    int n = *start;
     if (!member[n] || !NodeCouldFit(j, n, need)) continue;
     std::vector<int> victims = VictimsOnNode(job, n, allocated);
     if (victims.empty()) continue;
@@ -183,6 +187,7 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
     if (best.empty() || key < best_key) {
       best = std::move(victims);
       best_key = key;
+      reclaim_cursor_ = n;
     }
     if (best.size() == 1 || found >= kEnoughCandidates) break;
   }
@@ -272,8 +277,13 @@ int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& o
 
 // A higher-priority job of the same project and queue takes the place of the
 // project's lower-priority preemptible jobs.
-bool Cycle::TryInProject(int job, int count, const Accounting& accounting) {
+bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char mode) {
   const JobState& j = state_.jobs[job];
+  // The project's lower-priority jobs only become fewer, and its usage only grows,
+  // until something is released: a failure stands until then.
+  std::string memo = ReclaimKey(j, count) + mode + std::to_string(j.priority);
+  auto failed = failed_in_project_.find(memo);
+  if (failed != failed_in_project_.end() && failed->second == released_.size()) return false;
   const auto& candidates = state_.victims[state_.Slot(j.queue, j.project)];
   auto it = candidates.begin();
   VictimSource next = [&]() {
@@ -286,8 +296,12 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting) {
     return -1;
   };
   std::vector<int> victims = SelectVictims(job, count, next, accounting);
-  if (victims.empty()) return false;
-  return FinishPreemption(job, count, std::move(victims), PreemptionReason::kProjectPriority);
+  if (victims.empty() ||
+      !FinishPreemption(job, count, std::move(victims), PreemptionReason::kProjectPriority)) {
+    failed_in_project_[memo] = released_.size();
+    return false;
+  }
+  return true;
 }
 
 bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims,
