@@ -61,8 +61,11 @@ PendingJob SyntheticJob(const ClusterSpec& spec, std::uint64_t index, Seconds no
   job.queue = "train";
   job.project = Named("project-", rng() % static_cast<std::uint64_t>(spec.projects));
   int kind = static_cast<int>(rng() % 20);
-  job.shape.gpu_milli = kind < 8 ? 1000 : kind < 11 ? 2000 : kind < 13 ? 4000 : kind < 15 ? 500
-                                                                                      : 8000;
+  job.shape.gpu_milli = kind < 8    ? 1000
+                        : kind < 11 ? 2000
+                        : kind < 13 ? 4000
+                        : kind < 15 ? 500
+                                    : 8000;
   job.shape.cpu_milli = 4000;
   job.shape.memory_bytes = Bytes{16} << 30;
   if (kind >= 18) {
@@ -92,7 +95,8 @@ Snapshot SyntheticCluster(const ClusterSpec& spec) {
   MilliGpu capacity = MilliGpu{spec.nodes} * spec.gpus_per_node * kMilliPerGpu;
   MilliGpu quota = capacity / spec.projects / 1000 * 1000;
   for (int p = 0; p < spec.projects; ++p) {
-    s.projects.push_back({Named("project-", static_cast<std::uint64_t>(p)), p % 3,
+    s.projects.push_back({Named("project-", static_cast<std::uint64_t>(p)),
+                          p % 3,
                           {{"train", quota, -1, 1 + p % 4, -1, -1}}});
   }
   // Running work fills about 90 % of the GPUs; its size follows from the count.

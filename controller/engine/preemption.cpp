@@ -338,38 +338,34 @@ bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<i
 std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& next,
                                       const Accounting& accounting) {
   const JobState& j = state_.jobs[job];
-  const std::vector<int>& eligible = Eligible(j);
   auto gpu_of = [&](int v) {
     const JobState& victim = state_.jobs[v];
     return victim.project == j.project
                ? state_.JobGpu(victim, static_cast<int>(victim.placed.size()))
                : MilliGpu{0};
   };
-  // A gang needs a full placement search; the replicas the pool could host in all
-  // (kept up to date per victim) tell cheaply when that search cannot succeed yet.
-  std::vector<int> room(state_.nodes.size(), 0);
-  long total_room = 0;
-  if (count > 1) {
-    for (int n : eligible) total_room += room[n] = placer_.Hostable(j, n, count);
-  }
-  auto refresh = [&](int v) {
-    if (count <= 1) return;
-    for (const Placed& p : state_.jobs[v].placed) {
-      if (!std::binary_search(eligible.begin(), eligible.end(), p.node)) continue;
-      total_room -= room[p.node];
-      total_room += room[p.node] = placer_.Hostable(j, p.node, count);
+  // A gang needs a full placement search; an upper bound of the whole-GPU replicas
+  // the cluster could host (from the best-fit index, so it stays current as victims
+  // are released) tells cheaply when that search cannot succeed yet.
+  int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
+  auto room_bound = [&]() -> long {
+    if (count <= 1 || per_replica < 1) return count;
+    long room = 0;
+    for (std::size_t k = static_cast<std::size_t>(per_replica); k < state_.by_available.size();
+         ++k) {
+      room += static_cast<long>(k / static_cast<std::size_t>(per_replica)) *
+              static_cast<long>(state_.by_available[k].size());
     }
+    return room;
   };
   auto release = [&](int v) {
     for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
-    refresh(v);
   };
   auto take = [&](int v) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
-    refresh(v);
   };
   auto fits = [&](const std::vector<int>& victims, MilliGpu freed) {
-    if (!accounting(freed) || (count > 1 && total_room < count)) return false;
+    if (!accounting(freed) || room_bound() < count) return false;
     return FitsAfterRelease(j, count, victims);
   };
   // A gang whose room has not appeared after this many victims would need a mass
