@@ -24,6 +24,7 @@ constexpr std::array kStatusReasons = {
     ReasonEntry{Reason::kGone, "Expired"},
     ReasonEntry{Reason::kGone, "Gone"},
     ReasonEntry{Reason::kInvalid, "Invalid"},
+    ReasonEntry{Reason::kUnsupportedMediaType, "UnsupportedMediaType"},
     ReasonEntry{Reason::kTooManyRequests, "TooManyRequests"},
     ReasonEntry{Reason::kInternalError, "InternalError"},
     ReasonEntry{Reason::kServiceUnavailable, "ServiceUnavailable"},

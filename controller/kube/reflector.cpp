@@ -42,6 +42,7 @@ void Reflector::Run(const std::atomic<bool>& stop) {
   Backoff backoff(options_.backoff);
   bool need_list = true;
   while (!stop.load()) {
+    bool listing = need_list;
     try {
       if (need_list) {
         ListAndReplace();
@@ -58,12 +59,14 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       }
     } catch (const ApiError& error) {
       std::lock_guard lock(mutex_);
-      if (IsGone(error)) {
+      if (IsGone(error) && !listing) {
         ++stats_.gone;
         need_list = true;  // Our resourceVersion is too old: start again from a list.
         spdlog::debug("watch {}: {}; re-listing", resource_.resource, error.what());
         continue;
       }
+      // A list that fails, even with 410 (an expired continue token), backs off.
+      if (IsGone(error)) ++stats_.gone;
       ++stats_.errors;
       spdlog::debug("watch {}: {}", resource_.resource, error.what());
     } catch (const std::exception& error) {

@@ -23,6 +23,7 @@ enum class Reason {
   kConflict,
   kGone,  // "Expired" or 410: the resourceVersion is too old; re-list.
   kInvalid,
+  kUnsupportedMediaType,  // e.g. a patch type the server does not serve.
   kTooManyRequests,
   kInternalError,
   kServiceUnavailable,

@@ -29,7 +29,7 @@ struct InformerHandlers {
 };
 
 template <typename T>
-class Informer : private ListWatchSink {
+class Informer : public ListWatchSink {
  public:
   using Ptr = std::shared_ptr<const T>;
   using Decode = std::function<T(const Json&)>;
@@ -68,7 +68,8 @@ class Informer : private ListWatchSink {
   }
   const Reflector& reflector() const { return reflector_; }
 
- private:
+  // The sink the reflector feeds; public so other sources (a recorded
+  // stream, a benchmark) can drive the cache the same way.
   void Replace(std::vector<Json>&& items, const std::string&) override {
     std::unordered_set<std::string> seen;
     for (Json& item : items) {
@@ -94,6 +95,7 @@ class Informer : private ListWatchSink {
     Upsert(event.object);
   }
 
+ private:
   // Adds or updates one object unless the cache already holds that version.
   void Upsert(const Json& object) {
     std::string ns = NamespaceOf(object);
