@@ -99,7 +99,7 @@ class Cycle {
   std::unordered_map<std::string, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
   std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
   std::vector<int> released_;
-  std::unordered_set<std::string> failed_reclaims_;  // Shape and project.
+  std::unordered_set<std::string> failed_reclaims_;  // By shape.
   std::unordered_map<std::string, std::size_t> failed_in_project_;
   std::vector<std::uint8_t> over_quota_admitted_;  // Per queue, in the second pass.
   std::string ReclaimKey(const JobState& job, int count) const;

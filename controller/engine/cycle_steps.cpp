@@ -29,9 +29,7 @@ std::string ShapeKey(const JobState& job, int count) {
 
 }  // namespace
 
-std::string Cycle::ReclaimKey(const JobState& job, int count) const {
-  return ShapeKey(job, count) + "@" + std::to_string(job.project);
-}
+std::string Cycle::ReclaimKey(const JobState& job, int count) const { return ShapeKey(job, count); }
 
 bool Cycle::Prevalidate(int job) {
   const JobState& j = state_.jobs[job];

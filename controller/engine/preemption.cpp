@@ -33,6 +33,8 @@ bool Cycle::TryReclaim(int job, int count) {
   const JobState& j = state_.jobs[job];
   // Within one pass, other projects' reclaimable room only shrinks: a shape that
   // found none need not search again. RetryReclaim forgets this and tries again.
+  // The memo holds for every project: one that reclaims is below its quota, so its
+  // own jobs are never among the candidates and all reclaimers see the same ones.
   std::string memo = ReclaimKey(j, count);
   if (failed_reclaims_.count(memo)) return false;
   struct Source {
@@ -281,7 +283,8 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   const JobState& j = state_.jobs[job];
   // The project's lower-priority jobs only become fewer, and its usage only grows,
   // until something is released: a failure stands until then.
-  std::string memo = ReclaimKey(j, count) + mode + std::to_string(j.priority);
+  std::string memo =
+      ReclaimKey(j, count) + mode + std::to_string(j.project) + "/" + std::to_string(j.priority);
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == released_.size()) return false;
   const auto& candidates = state_.victims[state_.Slot(j.queue, j.project)];
