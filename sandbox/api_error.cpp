@@ -76,12 +76,13 @@ ApiError MethodNotAllowed(const std::string& message) {
 }
 
 ApiError UnsupportedMediaType(const std::string& content_type) {
-  return ApiError(415, "UnsupportedMediaType",
-                  "the body of the request was in an unknown format - accepted media types "
-                  "include: application/json, application/yaml, "
-                  "application/json-patch+json, application/merge-patch+json, "
-                  "application/strategic-merge-patch+json (got \"" +
-                      content_type + "\")");
+  return ApiError(
+      415, "UnsupportedMediaType",
+      "the body of the request was in an unknown format - accepted media types "
+      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+      "application/json-patch+json, application/merge-patch+json, "
+      "application/strategic-merge-patch+json (got \"" +
+          content_type + "\")");
 }
 
 ApiError NotAcceptable(const std::string& message) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/protobuf.h"
 #include "sandbox/table.h"
 
 namespace gpupool::sandbox {
@@ -68,6 +69,7 @@ Json DecodeBody(const httplib::Request& request) {
     if (documents.size() != 1) throw BadRequest("the YAML body must hold exactly one document");
     return documents[0];
   }
+  if (type == "application/vnd.kubernetes.protobuf") return DecodeProtobuf(request.body);
   throw UnsupportedMediaType(type);
 }
 

@@ -25,9 +25,7 @@ const char* MergeKeyFor(const std::string& field, const Json& sample) {
       {"resourceClaims", "name"},
       {"hostAliases", "ip"},
       {"topologySpreadConstraints", "topologyKey"},
-      {"taints", "key"},
       {"addresses", "type"},
-      {"images", "names"},
   };
   if (field == "ports") {
     return sample.is_object() && sample.contains("containerPort") ? "containerPort" : "port";

@@ -33,8 +33,9 @@ struct Server {
   explicit Server(bool use_tls) : tls(use_tls) {
     const std::string port_file = "/tmp/gpupool-sandbox-bench-port-" + std::to_string(getpid());
     std::remove(port_file.c_str());
-    std::vector<std::string> args = {GPUPOOL_BINARY, "sandbox", "--port", "0", "--port-file",
-                                     port_file, "--token", kToken, "--threads", "64"};
+    std::vector<std::string> args = {GPUPOOL_BINARY, "sandbox", "--port",  "0",
+                                     "--port-file",  port_file, "--token", kToken,
+                                     "--threads",    "64"};
     if (!tls) args.push_back("--plain-http");
     pid = fork();
     if (pid == 0) {
@@ -103,8 +104,8 @@ int Writes(double seconds, int writers, bool tls) {
       for (long i = 0; Clock::now() < end; ++i) {
         const std::string body = R"({"metadata":{"name":"cm-)" + std::to_string(w) + "-" +
                                  std::to_string(i) + R"("},"data":{"k":"v"}})";
-        auto response = client->Post("/api/v1/namespaces/default/configmaps", body,
-                                     "application/json");
+        auto response =
+            client->Post("/api/v1/namespaces/default/configmaps", body, "application/json");
         (response && response->status == 201 ? writes : failures)++;
       }
     });
@@ -144,12 +145,17 @@ int Memory(long pods) {
       for (long i = t; i < pods; i += kThreads) {
         // A gated pod of a gang, as the operator creates them.
         nlohmann::json pod = {
-            {"metadata", {{"name", "job-" + std::to_string(i / 8) + "-" + std::to_string(i % 8)},
-                          {"labels", {{"gpupool.dev/job", "job-" + std::to_string(i / 8)}}}}},
-            {"spec", {{"schedulingGates", {{{"name", "gpupool.dev/admission"}}}},
-                      {"containers", {{{"name", "trainer"}, {"image", "pytorch/pytorch:2.3.0"},
-                                       {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}}}}}};
-        auto response = client->Post("/api/v1/namespaces/default/pods", pod.dump(), "application/json");
+            {"metadata",
+             {{"name", "job-" + std::to_string(i / 8) + "-" + std::to_string(i % 8)},
+              {"labels", {{"gpupool.dev/job", "job-" + std::to_string(i / 8)}}}}},
+            {"spec",
+             {{"schedulingGates", {{{"name", "gpupool.dev/admission"}}}},
+              {"containers",
+               {{{"name", "trainer"},
+                 {"image", "pytorch/pytorch:2.3.0"},
+                 {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}}}}}};
+        auto response =
+            client->Post("/api/v1/namespaces/default/pods", pod.dump(), "application/json");
         if (!response || response->status != 201) failures++;
       }
     });
@@ -157,9 +163,10 @@ int Memory(long pods) {
   for (auto& thread : threads) thread.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::printf("pods=%ld failures=%ld create_seconds=%.1f creates/s=%.0f rss_before_mb=%.1f rss_mb=%.1f\n",
-              pods, failures.load(), elapsed, static_cast<double>(pods) / elapsed,
-              static_cast<double>(before) / 1024.0, static_cast<double>(server.RssKb()) / 1024.0);
+  std::printf(
+      "pods=%ld failures=%ld create_seconds=%.1f creates/s=%.0f rss_before_mb=%.1f rss_mb=%.1f\n",
+      pods, failures.load(), elapsed, static_cast<double>(pods) / elapsed,
+      static_cast<double>(before) / 1024.0, static_cast<double>(server.RssKb()) / 1024.0);
   return failures.load() == 0 ? 0 : 1;
 }
 

@@ -13,8 +13,8 @@ using ::testing::HasSubstr;
 
 constexpr const char* kNodes = "2x8:pool=train,gpu=A100,rack=r1;6x2:pool=build,gpu=T4";
 
-// kubectl's imperative `create` sends protobuf bodies, which the sandbox does
-// not decode: tests create built-ins with `kubectl apply` (JSON).
+// Creates a ConfigMap the declarative way (JSON bodies); the imperative
+// commands (protobuf bodies) have their own test below.
 CommandResult ApplyConfigMap(const SandboxProcess& sandbox, const std::string& name,
                              const std::string& metadata_extra = "", const std::string& rest = "") {
   const std::string yaml =
@@ -198,6 +198,31 @@ spec:
   EXPECT_THAT(watched.output, HasSubstr("Running"));
   result = sandbox.Kubectl("delete pod trainer --timeout=20s");
   EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+// kubectl's typed clients send protobuf bodies for these commands.
+TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
+  SandboxProcess sandbox({"--nodes", "2x1:pool=train", "--time-scale", "20"});
+  auto result = sandbox.Kubectl("create namespace team");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("create configmap cm -n team --from-literal=a=1 --from-literal=b=2");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(sandbox.Kubectl("get configmap cm -n team -o jsonpath={.data.b}").output, "2");
+  ASSERT_EQ(sandbox.Kubectl("run worker -n team --image=busybox").exit_code, 0);
+  result = sandbox.Kubectl("wait --for=condition=Ready pod/worker -n team --timeout=20s");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::string node =
+      sandbox.Kubectl("get pod worker -n team -o jsonpath={.spec.nodeName}").output;
+  result = sandbox.Kubectl("drain " + node + " --force --timeout=20s");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("evicted"));
+  EXPECT_THAT(sandbox.Kubectl("get node " + node).output, HasSubstr("SchedulingDisabled"));
 }
 
 }  // namespace

@@ -1,0 +1,15 @@
+// Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`),
+// which kubectl's typed clients send for some built-ins: `kubectl create
+// namespace|configmap` and the evictions of `kubectl drain`. Decoded into
+// the JSON form for the kinds listed in protobuf.cpp.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpupool::sandbox {
+
+// Throws ApiError 400 (malformed) or 415 (a kind not decoded here).
+nlohmann::json DecodeProtobuf(const std::string& body);
+
+}  // namespace gpupool::sandbox
