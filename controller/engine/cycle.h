@@ -81,6 +81,8 @@ class Cycle {
     std::vector<char> member;
   };
   const std::vector<char>* Member(const JobState& job);
+  const EligibleSet& EligibleOf(const JobState& job);
+  std::vector<const EligibleSet*> eligible_of_job_;  // Per job index, this cycle.
   std::unordered_map<std::string, EligibleSet> eligible_cache_;
   std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
   std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.

@@ -62,7 +62,12 @@ int Cycle::InQuotaCount(const JobState& job) const {
   return 0;
 }
 
-const std::vector<int>& Cycle::Eligible(const JobState& job) {
+const Cycle::EligibleSet& Cycle::EligibleOf(const JobState& job) {
+  auto index = static_cast<std::size_t>(&job - state_.jobs.data());
+  if (eligible_of_job_.size() < state_.jobs.size()) {
+    eligible_of_job_.resize(state_.jobs.size(), nullptr);
+  }
+  if (const EligibleSet* known = eligible_of_job_[index]) return *known;
   std::string key = ConstraintKey(job);
   auto it = eligible_cache_.find(key);
   if (it == eligible_cache_.end()) {
@@ -72,13 +77,13 @@ const std::vector<int>& Cycle::Eligible(const JobState& job) {
     for (int n : set.nodes) set.member[n] = 1;
     it = eligible_cache_.emplace(std::move(key), std::move(set)).first;
   }
-  return it->second.nodes;
+  eligible_of_job_[index] = &it->second;  // Map nodes never move.
+  return it->second;
 }
 
-const std::vector<char>* Cycle::Member(const JobState& job) {
-  Eligible(job);
-  return &eligible_cache_.at(ConstraintKey(job)).member;
-}
+const std::vector<int>& Cycle::Eligible(const JobState& job) { return EligibleOf(job).nodes; }
+
+const std::vector<char>* Cycle::Member(const JobState& job) { return &EligibleOf(job).member; }
 
 // Tries all wanted replicas, then the gang's minimum. A shape that found no room is
 // not searched again until something is released.

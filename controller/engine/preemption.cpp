@@ -281,6 +281,8 @@ int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& o
 // project's lower-priority preemptible jobs.
 bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char mode) {
   const JobState& j = state_.jobs[job];
+  const auto& lower = state_.victims[state_.Slot(j.queue, j.project)];
+  if (lower.empty() || state_.jobs[*lower.begin()].priority >= j.priority) return false;
   // The project's lower-priority jobs only become fewer, and its usage only grows,
   // until something is released: a failure stands until then.
   std::string memo =
