@@ -155,6 +155,15 @@ Json FakeApiServer::Put(const std::string& resource_path, const Json& object) {
   return StoreLocked(resource_path, object, exists ? "MODIFIED" : "ADDED");
 }
 
+Json FakeApiServer::PutAndCompact(const std::string& resource_path, const Json& object) {
+  std::lock_guard lock(mutex_);
+  bool exists = store_[resource_path].count(KeyOf(object)) > 0;
+  Json stored = StoreLocked(resource_path, object, exists ? "MODIFIED" : "ADDED");
+  compacted_rv_ = rv_;
+  log_.clear();
+  return stored;
+}
+
 bool FakeApiServer::Remove(const std::string& resource_path, const std::string& ns,
                            const std::string& name) {
   std::lock_guard lock(mutex_);

@@ -71,6 +71,9 @@ class FakeApiServer {
 
   // Direct store access for tests (also emits watch events).
   Json Put(const std::string& resource_path, const Json& object);
+  // Stores and compacts at once, so no open watch can send the change first:
+  // every open watch must then end with 410.
+  Json PutAndCompact(const std::string& resource_path, const Json& object);
   bool Remove(const std::string& resource_path, const std::string& ns, const std::string& name);
   std::map<std::string, Json> Objects(const std::string& resource_path);
   int64_t resource_version();

@@ -133,8 +133,7 @@ TEST_F(InformerTest, ForcedGoneIsCountedAndRelisted) {
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
   ASSERT_TRUE(WaitFor([&] { return server_.open_watches() > 0; }));
-  server_.Put(kPods, Pod("a", "q", "n1"));
-  server_.Compact();  // The open watch has not sent q yet: it must end with 410.
+  server_.PutAndCompact(kPods, Pod("a", "q", "n1"));  // The open watch must end with 410.
   ASSERT_TRUE(WaitFor([&] { return informer.reflector().stats().lists >= 2; }));
   EXPECT_GE(informer.reflector().stats().gone, 1u);
   ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_); }));
