@@ -59,6 +59,35 @@ std::vector<int> Codes(const std::string& flag, const std::string& text) {
   return codes;
 }
 
+// The --fault-* flags; throws std::invalid_argument naming the flag.
+void ParseFaultFlag(const std::string& flag, const std::string& value, FaultOptions& faults) {
+  auto rate = [&](const std::string& text) { return Number(flag, text, 0); };
+  auto ms = [&](const std::string& text) { return static_cast<int>(Number(flag, text, 0)); };
+  if (flag == "--fault-seed") {
+    faults.seed = static_cast<uint64_t>(Number(flag, value, 0));
+  } else if (flag == "--fault-error-rate") {
+    faults.error_rates = VerbMap<double>(flag, value, rate);
+    for (const auto& [verb, p] : faults.error_rates) {
+      if (p > 1) Bad(flag, "rate for " + verb + " must be <= 1");
+    }
+  } else if (flag == "--fault-error-codes") {
+    faults.error_codes = Codes(flag, value);
+  } else if (flag == "--fault-retry-after") {
+    faults.retry_after_seconds = static_cast<int>(Number(flag, value, 1));
+  } else if (flag == "--fault-latency") {
+    faults.latency_ms = VerbMap<int>(flag, value, ms);
+  } else if (flag == "--fault-watch-cut") {
+    faults.watch_cut_seconds = Number(flag, value, 0.1);
+  } else if (flag == "--fault-compact") {
+    faults.compact_seconds = Number(flag, value, 0.1);
+  } else if (flag == "--fault-drop-rate") {
+    faults.drop_rate = Number(flag, value, 0);
+    if (faults.drop_rate > 1) Bad(flag, "must be <= 1");
+  } else {
+    Bad(flag, "unknown flag (see gpupool sandbox --help)");
+  }
+}
+
 }  // namespace
 
 std::string UsageText() {
@@ -99,8 +128,6 @@ Options ParseOptions(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) Bad(flag, "needs a value");
       value = args[++i];
     }
-    auto rate = [&](const std::string& text) { return Number(flag, text, 0); };
-    auto ms = [&](const std::string& text) { return static_cast<int>(Number(flag, text, 0)); };
     if (flag == "--port") {
       options.port = static_cast<int>(Number(flag, value, 0));
       if (options.port > 65535) Bad(flag, "must be <= 65535");
@@ -125,26 +152,8 @@ Options ParseOptions(const std::vector<std::string>& args) {
       options.bookmark_seconds = Number(flag, value, 0.1);
     } else if (flag == "--threads") {
       options.threads = static_cast<int>(Number(flag, value, 4));
-    } else if (flag == "--fault-seed") {
-      options.faults.seed = static_cast<uint64_t>(Number(flag, value, 0));
-    } else if (flag == "--fault-error-rate") {
-      options.faults.error_rates = VerbMap<double>(flag, value, rate);
-      for (const auto& [verb, p] : options.faults.error_rates) {
-        if (p > 1) Bad(flag, "rate for " + verb + " must be <= 1");
-      }
-    } else if (flag == "--fault-error-codes") {
-      options.faults.error_codes = Codes(flag, value);
-    } else if (flag == "--fault-retry-after") {
-      options.faults.retry_after_seconds = static_cast<int>(Number(flag, value, 1));
-    } else if (flag == "--fault-latency") {
-      options.faults.latency_ms = VerbMap<int>(flag, value, ms);
-    } else if (flag == "--fault-watch-cut") {
-      options.faults.watch_cut_seconds = Number(flag, value, 0.1);
-    } else if (flag == "--fault-compact") {
-      options.faults.compact_seconds = Number(flag, value, 0.1);
-    } else if (flag == "--fault-drop-rate") {
-      options.faults.drop_rate = Number(flag, value, 0);
-      if (options.faults.drop_rate > 1) Bad(flag, "must be <= 1");
+    } else if (flag.rfind("--fault-", 0) == 0) {
+      ParseFaultFlag(flag, value, options.faults);
     } else {
       Bad(flag, "unknown flag (see gpupool sandbox --help)");
     }

@@ -154,6 +154,87 @@ void Simulator::Schedule() {
   }
 }
 
+namespace {
+
+// The status a kubelet writes once the containers run.
+void MarkRunning(Json& pod, const std::string& key) {
+  auto& status = pod["status"];
+  status["phase"] = "Running";
+  status["startTime"] = NowString();
+  status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
+  Json statuses = Json::array();
+  for (const auto& container : pod["spec"].value("containers", Json::array())) {
+    const std::string name = container.value("name", ""), image = container.value("image", "");
+    statuses.push_back({{"name", name},
+                        {"ready", true},
+                        {"restartCount", 0},
+                        {"image", image},
+                        {"imageID", "sandbox://" + image},
+                        {"containerID", "sandbox://" + key + "/" + name},
+                        {"started", true},
+                        {"state", {{"running", {{"startedAt", NowString()}}}}}});
+  }
+  status["containerStatuses"] = statuses;
+  for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
+    SetCondition(pod, type, "True", "", "");
+  }
+}
+
+void MarkFinished(Json& pod, int exit_code) {
+  auto& status = pod["status"];
+  status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
+  for (auto& container : status["containerStatuses"]) {
+    container["ready"] = false;
+    container["state"] = {{"terminated",
+                           {{"exitCode", exit_code},
+                            {"reason", exit_code == 0 ? "Completed" : "Error"},
+                            {"finishedAt", NowString()}}}};
+  }
+  SetCondition(pod, "Ready", "False", "PodCompleted", "");
+}
+
+}  // namespace
+
+// One step of a pod's kubelet; returns true when the pod freed its resources.
+bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
+                        SimClock::time_point now) {
+  if (pod.deleting) {
+    // The container stops after its own stop time, or is killed at the end of the grace period.
+    const double wanted = pod.stop_seconds >= 0 ? pod.stop_seconds : config_.stop_seconds;
+    const double stop = std::min<double>(static_cast<double>(pod.grace), wanted);
+    if (now < pod.seen_deleting + Scaled(stop)) return false;
+    DeleteOptions options;
+    options.grace_seconds = 0;
+    try {
+      cluster_.Delete(pods, pod.ns, pod.name, options);
+    } catch (const ApiError&) {
+    }
+    return true;
+  }
+  if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
+    cluster_.Mutate(
+        pods, pod.ns, pod.name,
+        [&](Json& object) {
+          MarkRunning(object, key);
+          return true;
+        },
+        "status");
+    return false;
+  }
+  if (pod.phase == "Running" && pod.run_seconds >= 0 &&
+      now >= pod.seen_running + Scaled(pod.run_seconds)) {
+    cluster_.Mutate(
+        pods, pod.ns, pod.name,
+        [&](Json& object) {
+          MarkFinished(object, pod.exit_code);
+          return true;
+        },
+        "status");
+    return true;
+  }
+  return false;
+}
+
 void Simulator::RunKubelets() {
   const auto pods = cluster_.Resource("", "v1", "pods");
   const auto now = SimClock::now();
@@ -162,70 +243,9 @@ void Simulator::RunKubelets() {
     if (pod.node.empty()) continue;
     auto node = nodes_.find(pod.node);
     if (node != nodes_.end() && !node->second.ready) continue;  // a NotReady kubelet is silent
-    if (pod.deleting) {
-      // The container stops after its own stop time, or is killed at the end of the grace period.
-      const double wanted = pod.stop_seconds >= 0 ? pod.stop_seconds : config_.stop_seconds;
-      const double stop = std::min<double>(static_cast<double>(pod.grace), wanted);
-      if (now >= pod.seen_deleting + Scaled(stop)) {
-        DeleteOptions options;
-        options.grace_seconds = 0;
-        try {
-          cluster_.Delete(*pods, pod.ns, pod.name, options);
-        } catch (const ApiError&) {
-        }
-        freed = true;
-      }
-      continue;
-    }
-    if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
-      cluster_.Mutate(
-          *pods, pod.ns, pod.name,
-          [&](Json& object) {
-            auto& status = object["status"];
-            status["phase"] = "Running";
-            status["startTime"] = NowString();
-            status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
-            Json statuses = Json::array();
-            for (const auto& container : object["spec"].value("containers", Json::array())) {
-              statuses.push_back(
-                  {{"name", container.value("name", "")},
-                   {"ready", true},
-                   {"restartCount", 0},
-                   {"image", container.value("image", "")},
-                   {"imageID", "sandbox://" + container.value("image", "")},
-                   {"containerID", "sandbox://" + key + "/" + container.value("name", "")},
-                   {"started", true},
-                   {"state", {{"running", {{"startedAt", NowString()}}}}}});
-            }
-            status["containerStatuses"] = statuses;
-            for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
-              SetCondition(object, type, "True", "", "");
-            }
-            return true;
-          },
-          "status");
-    } else if (pod.phase == "Running" && pod.run_seconds >= 0 &&
-               now >= pod.seen_running + Scaled(pod.run_seconds)) {
-      const int exit_code = pod.exit_code;
-      cluster_.Mutate(
-          *pods, pod.ns, pod.name,
-          [&](Json& object) {
-            auto& status = object["status"];
-            status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
-            for (auto& container : status["containerStatuses"]) {
-              container["ready"] = false;
-              container["state"] = {{"terminated",
-                                     {{"exitCode", exit_code},
-                                      {"reason", exit_code == 0 ? "Completed" : "Error"},
-                                      {"finishedAt", NowString()}}}};
-            }
-            SetCondition(object, "Ready", "False", "PodCompleted", "");
-            return true;
-          },
-          "status");
-      freed = true;
-    }
+    freed = StepPod(*pods, key, pod, now) || freed;
   }
+  // Freed resources may let waiting pods fit: retry them.
   if (freed) {
     for (auto& [key, pod] : pods_) pod.unschedulable_reported = false;
   }

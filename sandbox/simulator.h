@@ -73,6 +73,8 @@ class Simulator {
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
             std::string* why) const;
   void RunKubelets();
+  bool StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
+               SimClock::time_point now);
   void CollectGarbage();
   void FinishNamespaces();
   void SyncNodeReadiness();

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "sandbox_process.h"
 
 namespace gpupool::sandbox::testing {
@@ -162,6 +164,35 @@ TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
   EXPECT_LT(seconds, 3);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["type"], "DELETED");
+}
+
+TEST(HttpTest, WatchListAndSelectorTransitions) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  Json labelled = ConfigMap("a");
+  labelled["metadata"]["labels"] = {{"x", "1"}};
+  Post(*client, path, labelled);
+  Post(*client, path, ConfigMap("b"));
+  std::thread patcher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    client->Patch((path + "/a").c_str(), R"({"metadata":{"labels":{"x":"2"}}})",
+                  "application/merge-patch+json");
+  });
+  auto watcher = sandbox.Http();
+  auto events = ReadWatch(*watcher,
+                          path +
+                              "?watch=1&labelSelector=x%3D1&sendInitialEvents=true"
+                              "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+                          [](const Json& event) { return event["type"] == "DELETED"; });
+  patcher.join();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "a");
+  EXPECT_EQ(events[1]["type"], "BOOKMARK");
+  EXPECT_EQ(events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+  // Leaving the selector is a DELETED event for this watcher.
+  EXPECT_EQ(events[2]["object"]["metadata"]["labels"]["x"], "2");
 }
 
 }  // namespace
