@@ -79,7 +79,7 @@ nlohmann::json FragJson(const FragExperiment& experiment) {
           {"runs", runs}};
 }
 
-std::string WriteFragChart(const std::string& dir, const FragExperiment& experiment) {
+std::vector<std::string> WriteFragCharts(const std::string& dir, const FragExperiment& experiment) {
   std::filesystem::create_directories(dir);
   LineChart chart{"Alibaba 2023: milli-GPUs allocated as tasks arrive",
                   "GPU requests arrived (% of capacity)", "allocated / capacity (%)"};
@@ -99,9 +99,18 @@ std::string WriteFragChart(const std::string& dir, const FragExperiment& experim
     }
     chart.series.push_back(std::move(series));
   }
-  const std::string path = dir + "/alibaba-allocation.svg";
-  WriteSvg(chart, path);
-  return path;
+  // The same curves from 80 % of arrivals on, where the placers part.
+  LineChart zoom = chart;
+  zoom.title += " (from 80 % arrived)";
+  zoom.y_min = 80;
+  for (auto& series : zoom.series) {
+    std::erase_if(series.points, [](const auto& point) { return point.first < 80; });
+  }
+  const std::vector<std::string> paths = {dir + "/alibaba-allocation.svg",
+                                          dir + "/alibaba-allocation-zoom.svg"};
+  WriteSvg(chart, paths[0]);
+  WriteSvg(zoom, paths[1]);
+  return paths;
 }
 
 }  // namespace gpupool::replay

@@ -103,18 +103,18 @@ int RunAlibaba(const ReplayOptions& options, std::ostream& out) {
   BestFitPlacer best_fit;
   const auto experiment = RunFragmentation(nodes, tasks, options.arrive_percent, options.seed,
                                            {&ours, &engine_best_fit, &best_fit});
-  std::string chart;
-  if (!options.svg_dir.empty()) chart = WriteFragChart(options.svg_dir, experiment);
+  std::vector<std::string> charts;
+  if (!options.svg_dir.empty()) charts = WriteFragCharts(options.svg_dir, experiment);
   if (options.json) {
     auto json = FragJson(experiment);
     json["pod_list"] = options.pod_list;
-    if (!chart.empty()) json["charts"] = {chart};
+    json["charts"] = charts;
     json["wall_seconds"] = SecondsSince(started);
     out << json.dump(2) << "\n";
     return 0;
   }
   PrintFragTable(out, experiment);
-  if (!chart.empty()) out << "wrote " << chart << "\n";
+  for (const auto& chart : charts) out << "wrote " << chart << "\n";
   char line[64];
   std::snprintf(line, sizeof line, "total %.2f s (loading, sampling and all placers)\n",
                 SecondsSince(started));

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "gpupool/replay/frag_report.h"
 #include "gpupool/replay/traces.h"
 #include "test_files.h"
@@ -92,6 +94,9 @@ TEST(FragExperimentTest, RunsPlacersSideBySideAndChecksThem) {
   PrintFragTable(table, experiment);
   EXPECT_THAT(table.str(), HasSubstr("best-fit"));
   EXPECT_EQ(FragJson(experiment)["runs"][0]["placer"], "best-fit");
+  const auto charts = WriteFragCharts(::testing::TempDir() + "/frag-charts", experiment);
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_TRUE(std::filesystem::exists(charts[1]));
   size_t failed = 0;
   for (const auto& [kind, count] : run.failed_by_kind) failed += count;
   EXPECT_EQ(failed, run.failed);

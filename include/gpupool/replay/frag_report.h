@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "gpupool/replay/fragmentation.h"
 
@@ -12,7 +13,8 @@ namespace gpupool::replay {
 
 void PrintFragTable(std::ostream& out, const FragExperiment& experiment);
 nlohmann::json FragJson(const FragExperiment& experiment);
-// alibaba-allocation.svg; returns its path.
-std::string WriteFragChart(const std::string& dir, const FragExperiment& experiment);
+// alibaba-allocation.svg and alibaba-allocation-zoom.svg (from 80 % arrived on);
+// returns their paths.
+std::vector<std::string> WriteFragCharts(const std::string& dir, const FragExperiment& experiment);
 
 }  // namespace gpupool::replay
