@@ -48,6 +48,9 @@ Decisions Cycle::Run() {
   RunPass(lists, true);
   RunPass(lists, false);
   RetryReclaim();
+  WriteCapacityReasons();
+  // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
+  std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   RecordShares();
   return std::move(decisions_);
 }
@@ -58,7 +61,6 @@ Decisions Cycle::Run() {
 void Cycle::RetryReclaim() {
   failed_reclaims_.clear();
   jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
-  bool any = false;
   for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];
     const Queue& queue = state_.queues[j.queue].spec;
@@ -67,10 +69,6 @@ void Cycle::RetryReclaim() {
     if (!over_quota_admitted_[j.queue] && released_.size() == released_then) continue;
     if (!WithinQuota(j, j.min_replicas, 0) || !TryReclaim(job, j.min_replicas)) continue;
     decisions_.waiting[index].job.clear();
-    any = true;
-  }
-  if (any) {
-    std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   }
 }
 

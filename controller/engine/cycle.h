@@ -104,7 +104,16 @@ class Cycle {
   std::unordered_set<std::string> failed_reclaims_;  // By shape.
   std::unordered_map<std::string, std::size_t> failed_in_project_;
   std::vector<std::uint8_t> over_quota_admitted_;  // Per queue, in the second pass.
-  std::string ReclaimKey(const JobState& job, int count) const;
+  std::string ReclaimKey(const JobState& job, int count);
+  std::string ShapeKey(const JobState& job, int count);
+  std::vector<std::string> shape_base_;  // Per job index, this cycle.
+  struct CapacityWait {
+    int job;
+    int count;
+    std::size_t waiting_index;
+  };
+  std::vector<CapacityWait> capacity_waits_;
+  void WriteCapacityReasons();
   std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
   bool jobs_by_node_ready_ = false;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.

@@ -1,6 +1,8 @@
 // The steps of a cycle shared by both passes: checks, placement, admission,
 // waiting reasons and reservations.
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "cycle.h"
 #include "reasons.h"
@@ -20,16 +22,24 @@ std::string ConstraintKey(const JobState& job) {
   return key;
 }
 
-std::string ShapeKey(const JobState& job, int count) {
+std::string ShapeBase(const JobState& job) {
   return ConstraintKey(job) + "#" + std::to_string(job.shape.gpu_milli) + "," +
-         std::to_string(job.shape.cpu_milli) + "," + std::to_string(job.shape.memory_bytes) + "x" +
-         std::to_string(count) + "t" + std::to_string(static_cast<int>(job.topology.mode)) +
-         job.topology.key;
+         std::to_string(job.shape.cpu_milli) + "," + std::to_string(job.shape.memory_bytes) + "t" +
+         std::to_string(static_cast<int>(job.topology.mode)) + job.topology.key + "x";
 }
 
 }  // namespace
 
-std::string Cycle::ReclaimKey(const JobState& job, int count) const { return ShapeKey(job, count); }
+// What the memos key on: everything that decides where a job can go, and how many
+// replicas. Built once per job and cycle.
+std::string Cycle::ShapeKey(const JobState& job, int count) {
+  auto index = static_cast<std::size_t>(&job - state_.jobs.data());
+  if (shape_base_.size() < state_.jobs.size()) shape_base_.resize(state_.jobs.size());
+  if (shape_base_[index].empty()) shape_base_[index] = ShapeBase(job);
+  return shape_base_[index] + std::to_string(count);
+}
+
+std::string Cycle::ReclaimKey(const JobState& job, int count) { return ShapeKey(job, count); }
 
 bool Cycle::Prevalidate(int job) {
   const JobState& j = state_.jobs[job];
@@ -171,7 +181,20 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
     Wait(job, WaitCode::kReservedForOther, ReservedForOtherReason(state_, j, state_.jobs[holder]));
     return;
   }
-  Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, 0));
+  // The sentence is written at the end of the cycle (with the final free GPUs), once
+  // per queue and request: thousands of waiting jobs share a few of them.
+  capacity_waits_.push_back({job, count, decisions_.waiting.size()});
+  Wait(job, WaitCode::kCapacity, {});
+}
+
+void Cycle::WriteCapacityReasons() {
+  std::map<std::tuple<int, MilliGpu, int>, std::string> sentences;
+  for (const CapacityWait& wait : capacity_waits_) {
+    const JobState& j = state_.jobs[wait.job];
+    std::string& sentence = sentences[{j.queue, j.shape.gpu_milli, wait.count}];
+    if (sentence.empty()) sentence = CapacityReason(state_, j, wait.count, 0);
+    decisions_.waiting[wait.waiting_index].message = sentence;
+  }
 }
 
 // Eligible nodes released since `since` where one replica would fit now.
