@@ -379,11 +379,20 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
   std::vector<int> chosen;
   MilliGpu freed = 0;
   bool found = false;
+  bool searched = false;
   for (int v = next(); v >= 0 && !found && chosen.size() < max_victims; v = next()) {
     chosen.push_back(v);
     release(v);
     freed += gpu_of(v);
-    found = fits(chosen, freed);
+    // One replica can only newly fit where the latest victim was, once earlier
+    // victims' nodes were searched (they are, from the step the accounting allows).
+    bool allowed = accounting(freed);
+    if (count == 1 && allowed && searched) {
+      found = FitsAfterRelease(j, 1, {v});
+    } else {
+      found = fits(chosen, freed);
+    }
+    searched = allowed;
   }
   if (found) {
     // Minimal: give back every victim the job can do without, latest chosen first.
