@@ -1,0 +1,99 @@
+#include "pod_fixture.h"
+
+namespace gpupool::kube::bench {
+
+nlohmann::json MakePod(int index, int resource_version) {
+  std::string job = "sweep-" + std::to_string(index / 8);
+  std::string name = job + "-worker-" + std::to_string(index % 8);
+  using nlohmann::json;
+  json condition = {{"type", "Ready"},
+                    {"status", "True"},
+                    {"lastProbeTime", nullptr},
+                    {"lastTransitionTime", "2026-11-20T10:00:00Z"}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", "team-" + std::to_string(index % 20)},
+        {"uid", "3f1c2a9e-0000-4000-8000-" + std::to_string(100000000000 + index)},
+        {"resourceVersion", std::to_string(resource_version)},
+        {"creationTimestamp", "2026-11-20T10:00:00Z"},
+        {"labels", {{"gpupool.dev/job", job}, {"gpupool.dev/queue", "train"}, {"app", "trainer"}}},
+        {"annotations", {{"gpupool.dev/device", "0"}}},
+        {"ownerReferences", json::array({{{"apiVersion", "gpupool.dev/v1alpha1"},
+                                          {"kind", "TrainingJob"},
+                                          {"name", job},
+                                          {"uid", "7a7a7a7a-1111-4222-8333-444455556666"},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
+      {"spec",
+       {{"nodeName", "gpu-node-" + std::to_string(index % 500)},
+        {"schedulerName", "default-scheduler"},
+        {"priorityClassName", "gpupool-train"},
+        {"restartPolicy", "Never"},
+        {"containers",
+         json::array(
+             {{{"name", "trainer"},
+               {"image", "registry.example.com/ml/trainer:2.3.1"},
+               {"command", json::array({"python", "train.py", "--epochs=30"})},
+               {"env", json::array({{{"name", "WORLD_SIZE"}, {"value", "8"}},
+                                    {{"name", "RANK"}, {"value", std::to_string(index % 8)}},
+                                    {{"name", "MASTER_ADDR"}, {"value", job + "-0." + job}}})},
+               {"resources",
+                {{"requests", {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}}},
+                 {"limits", {{"nvidia.com/gpu", "1"}}}}}}})},
+        {"tolerations",
+         json::array(
+             {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
+        {"nodeSelector", {{"gpupool.dev/pool", "train"}}}}},
+      {"status",
+       {{"phase", "Running"},
+        {"podIP", "10.1.2.3"},
+        {"startTime", "2026-11-20T10:00:05Z"},
+        {"conditions", json::array({condition, condition, condition})}}}};
+}
+
+std::string MakeWatchStream(int count, int distinct_pods) {
+  std::string stream;
+  for (int i = 0; i < count; ++i) {
+    nlohmann::json event = {{"type", i < distinct_pods ? "ADDED" : "MODIFIED"},
+                            {"object", MakePod(i % distinct_pods, 1000 + i)}};
+    stream += event.dump();
+    stream += '\n';
+  }
+  return stream;
+}
+
+api::Pod DecodeApiPod(const nlohmann::json& object) {
+  api::FieldErrors errors;
+  return api::DecodePod(object, errors);
+}
+
+LeanPod DecodeLeanPod(const nlohmann::json& object) {
+  const auto& meta = object.at("metadata");
+  const auto& spec = object.at("spec");
+  LeanPod pod;
+  pod.ns = meta.value("namespace", "");
+  pod.name = meta.value("name", "");
+  pod.uid = meta.value("uid", "");
+  if (auto labels = meta.find("labels"); labels != meta.end())
+    pod.job = labels->value("gpupool.dev/job", "");
+  pod.node = spec.value("nodeName", "");
+  if (auto status = object.find("status"); status != object.end())
+    pod.phase = status->value("phase", "");
+  if (auto gates = spec.find("schedulingGates"); gates != spec.end())
+    for (const auto& gate : *gates) pod.gates.push_back(gate.value("name", ""));
+  for (const auto& container : spec.at("containers")) {
+    auto resources = container.find("resources");
+    if (resources == container.end() || !resources->contains("requests")) continue;
+    const auto& requests = (*resources)["requests"];
+    if (auto gpu = requests.find("nvidia.com/gpu"); gpu != requests.end())
+      pod.gpu_milli += 1000 * std::stoll(gpu->is_string() ? gpu->get<std::string>() : gpu->dump());
+  }
+  pod.terminating = meta.contains("deletionTimestamp");
+  pod.ns.shrink_to_fit();
+  return pod;
+}
+
+}  // namespace gpupool::kube::bench
