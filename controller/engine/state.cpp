@@ -38,8 +38,20 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   LoadQueues(snapshot);
   LoadProjects(snapshot);
   jobs.reserve(snapshot.running.size() + snapshot.pending.size());
+  indexing_ = false;  // Built once below, not once per running replica.
   for (const RunningJob& job : snapshot.running) AddRunning(job);
+  indexing_ = true;
+  BuildNodeIndexes();
   for (const PendingJob& job : snapshot.pending) AddPending(job);
+}
+
+void EngineState::BuildNodeIndexes() {
+  by_available.assign(65, {});
+  shared_nodes.clear();
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    by_available[Available(n)].insert(by_available[Available(n)].end(), n);
+    Reindex(n, Available(n));
+  }
 }
 
 void EngineState::LoadNodes(const Snapshot& snapshot) {
@@ -60,11 +72,6 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
     state.schedulable = node.schedulable;
     node_index.emplace(node.name, static_cast<int>(nodes.size()));
     nodes.push_back(std::move(state));
-  }
-  by_available.assign(65, {});
-  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-    by_available[Available(n)].insert(n);
-    Reindex(n, Available(n));
   }
 }
 
@@ -258,6 +265,7 @@ void EngineState::SetReserved(int n, int reserved) {
 }
 
 void EngineState::Reindex(int n, int available_before) {
+  if (!indexing_) return;
   if (Available(n) != available_before) {
     by_available[available_before].erase(n);
     by_available[Available(n)].insert(n);

@@ -174,6 +174,8 @@ class EngineState {
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
   std::unordered_map<std::string, Domains> domains_;
+  bool indexing_ = true;  // Node indexes kept up to date on every change.
+  void BuildNodeIndexes();
 };
 
 std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);
