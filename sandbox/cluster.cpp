@@ -122,6 +122,7 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   }
   if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
+  if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object);
   admission_.OnCreate(resource, object, options);
   return Commit(resource, std::move(object), options.dry_run);
 }
@@ -151,6 +152,30 @@ Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
   auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
   if (!stored) throw NotFound(resource.QualifiedName(), name);
   return Json::parse(stored->json);
+}
+
+// The Priority admission plugin: spec.priority from the named PriorityClass,
+// or from the global default class when none is named.
+void Cluster::ResolvePriority(Json& pod) {
+  if (!pod.contains("spec") || !pod["spec"].is_object()) return;
+  auto& spec = pod["spec"];
+  const std::string name = spec.value("priorityClassName", "");
+  const auto& classes = store_.Objects("scheduling.k8s.io/priorityclasses");
+  for (const auto& [key, stored] : classes) {
+    const Json priority_class = Json::parse(stored->json);
+    if (name.empty() ? priority_class.value("globalDefault", false) : key == name) {
+      spec["priorityClassName"] = key;
+      spec["priority"] = priority_class.value("value", 0);
+      if (priority_class.contains("preemptionPolicy")) {
+        spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
+      }
+      return;
+    }
+  }
+  if (!name.empty()) {
+    throw Forbidden("pods", pod["metadata"].value("name", ""),
+                    "no PriorityClass with name " + name + " was found");
+  }
 }
 
 ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns,

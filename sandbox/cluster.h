@@ -83,6 +83,7 @@ class Cluster {
   Json RemoveNow(const ResourceType& resource, Json object, bool dry_run);
   Json ParseStored(const ResourceType& resource, const std::string& ns, const std::string& name);
   void CheckNamespace(const ResourceType& resource, const std::string& ns);
+  void ResolvePriority(Json& pod);
   bool PdbForbidsEviction(const Json& pod);
 
   ResourceRegistry resources_;

@@ -76,7 +76,7 @@ HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMateri
   // Every watch holds a thread for its whole life: the pool must outnumber them.
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_keep_alive_max_count(100000);
-  server_->set_keep_alive_timeout(30);
+  server_->set_keep_alive_timeout(10);  // idle keep-alive connections hold a worker thread
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
   server_->set_tcp_nodelay(true);

@@ -179,5 +179,13 @@ TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
   EXPECT_EQ(spec["status"]["capacity"], "8");
 }
 
+TEST_F(ClusterTest, PodsTakeTheirPriorityClassValue) {
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "gpupool-train"}}}, {"value", 1000}});
+  const Json pod = CreatePod("prio", {{"priorityClassName", "gpupool-train"}});
+  EXPECT_EQ(pod["spec"]["priority"], 1000);
+  EXPECT_EQ(ErrorCode([&] { CreatePod("missing", {{"priorityClassName", "nope"}}); }), 403);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox

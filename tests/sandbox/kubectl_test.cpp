@@ -225,5 +225,35 @@ TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
   EXPECT_THAT(sandbox.Kubectl("get node " + node).output, HasSubstr("SchedulingDisabled"));
 }
 
+TEST(KubectlTest, ServesBothEventApis) {
+  SandboxProcess sandbox;
+  const std::string core = R"(apiVersion: v1
+kind: Event
+metadata: {name: core-event}
+involvedObject: {kind: Pod, name: p, namespace: default}
+reason: Admitted
+message: admitted by gpupool
+type: Normal
+)";
+  const std::string events = R"(apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: new-event}
+eventTime: "2026-01-01T00:00:00.000000Z"
+reportingController: gpupool.dev/controller
+reportingInstance: gpupool-0
+action: Admit
+reason: Admitted
+regarding: {kind: Pod, name: p, namespace: default}
+note: admitted by gpupool
+type: Normal
+)";
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("core.yaml", core)).exit_code, 0);
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("new.yaml", events)).exit_code, 0);
+  auto result = sandbox.Kubectl("get events --field-selector reason=Admitted");
+  EXPECT_THAT(result.output, HasSubstr("admitted by gpupool"));
+  result = sandbox.Kubectl("get events.events.k8s.io -o name");
+  EXPECT_THAT(result.output, HasSubstr("new-event"));
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
