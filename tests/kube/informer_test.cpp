@@ -37,9 +37,6 @@ std::map<std::string, std::string> ServerVersions(FakeApiServer& server,
 }
 
 std::vector<std::string> NodeOf(const Json& pod) { return {pod["spec"].value("nodeName", "")}; }
-std::vector<std::string> JobOf(const Json& pod) {
-  return {pod["metadata"]["labels"].value("job", "")};
-}
 
 class InformerTest : public ::testing::Test {
  protected:
@@ -52,7 +49,7 @@ TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
   server_.Put(kPods, Pod("b", "q", "n2", "j2"));
   Informer<Json> informer(client_, resources::kPods, "", KeepJson, FastWatch());
   informer.AddIndex("node", NodeOf);
-  informer.AddIndex("job", JobOf);
+  informer.AddIndex("job", JsonLabelIndex("job"));
   std::atomic<int> adds{0}, updates{0}, deletes{0};
   informer.AddHandlers({[&](const Json&) { ++adds; }, [&](const Json&, const Json&) { ++updates; },
                         [&](const Json&) { ++deletes; }});
@@ -64,6 +61,8 @@ TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
   EXPECT_EQ(informer.cache().ByIndex("namespace", "a").size(), 5u);
   EXPECT_EQ(informer.cache().ByIndex("node", "n2").size(), 1u);
   EXPECT_EQ(informer.cache().ByIndex("job", "j1").size(), 5u);
+  EXPECT_EQ(informer.cache().ByIndex("job", "j2").size(), 1u);
+  EXPECT_TRUE(informer.cache().ByIndex("job", "none").empty());
   EXPECT_THROW(informer.cache().ByIndex("nope", "x"), std::invalid_argument);
 
   client_.Patch(resources::kPods, "a", "p0", PatchType::kMerge, {{"spec", {{"nodeName", "n2"}}}});

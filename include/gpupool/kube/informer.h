@@ -129,4 +129,17 @@ class Informer : public ListWatchSink {
 // Decode function that keeps the object's JSON as it is.
 inline Json KeepJson(const Json& object) { return object; }
 
+// Index of JSON objects by the value of one label ("pods by job").
+inline IndexFunc<Json> JsonLabelIndex(std::string label) {
+  return [label = std::move(label)](const Json& object) -> std::vector<std::string> {
+    auto meta = object.find("metadata");
+    if (meta == object.end() || !meta->is_object()) return {};
+    auto labels = meta->find("labels");
+    if (labels == meta->end() || !labels->is_object()) return {};
+    auto value = labels->find(label);
+    if (value == labels->end() || !value->is_string()) return {};
+    return {value->get<std::string>()};
+  };
+}
+
 }  // namespace gpupool::kube
