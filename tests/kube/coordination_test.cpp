@@ -1,4 +1,9 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "gpupool/kube/event_recorder.h"
 #include "gpupool/kube/leader_election.h"
@@ -105,6 +110,52 @@ TEST_F(LeaderElectionTest, StopsActingWhenRenewalFails) {
   EXPECT_LE(Clock::now() - failing, kRenew + Millis(50)) << "must stop before the lease expires";
   EXPECT_TRUE(WaitFor([&] { return stopped == 1; }));
   EXPECT_EQ(started.load(), 1);
+}
+
+// Runs only in the child process started by TakeoverAfterHolderProcessIsKilled:
+// leads through the server named by $KUBE_TEST_LEASE_SERVER until killed
+// (bounded at 30 s in case nobody does).
+TEST(LeaderCandidateProcess, DISABLED_LeadUntilKilled) {
+  const char* server = std::getenv("KUBE_TEST_LEASE_SERVER");
+  ASSERT_NE(server, nullptr);
+  RestConfig config;
+  config.server = server;
+  Client client(config, FastOptions());
+  LeaderElector elector(client, Candidate("process-a"));
+  elector.Start();
+  std::this_thread::sleep_for(Millis(30'000));
+}
+
+TEST_F(LeaderElectionTest, TakeoverAfterHolderProcessIsKilled) {
+  setenv("KUBE_TEST_LEASE_SERVER", server_.url().c_str(), 1);
+  pid_t child = fork();
+  if (child == 0) {
+    execl("/proc/self/exe", "kube_tests", "--gtest_also_run_disabled_tests",
+          "--gtest_filter=LeaderCandidateProcess.DISABLED_LeadUntilKilled", nullptr);
+    _exit(127);
+  }
+  ASSERT_GT(child, 0);
+  auto holder = [&] {
+    auto leases = server_.Objects("/apis/coordination.k8s.io/v1/leases");
+    auto it = leases.find("gpupool-system/gpupool-controller");
+    return it == leases.end() ? std::string() : it->second["spec"].value("holderIdentity", "");
+  };
+  bool child_leads = WaitFor([&] { return holder() == "process-a"; });
+  LeaderElector b(client_b_, Candidate("b"));
+  if (child_leads) {
+    b.Start();
+    std::this_thread::sleep_for(kLease * 2);
+    EXPECT_FALSE(b.IsLeader()) << "the child process still renews";
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(child_leads) << "the child process never became leader";
+  auto killed = Clock::now();
+  ASSERT_TRUE(WaitFor([&] { return b.IsLeader(); }, kLease * 4));
+  auto takeover = std::chrono::duration_cast<Millis>(Clock::now() - killed);
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  RecordProperty("takeover_ms", std::to_string(takeover.count()));
+  EXPECT_EQ(holder(), "b");
 }
 
 TEST(LeaderElectionConfig, RejectsInconsistentDurations) {
