@@ -46,6 +46,14 @@ class Cycle {
   void Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
              PreemptionReason reason);
   bool TryReclaim(int job, int count);
+  struct ReclaimSource {
+    int project;
+    MilliGpu allocated;
+    MilliGpu quota;
+    MilliGpu deserved;
+    std::set<int, VictimOrder>::const_iterator next, end;
+  };
+  std::vector<ReclaimSource> ReclaimSources(const JobState& job) const;
   // `mode` tells the accounting apart in the memo of failures.
   bool TryInProject(int job, int count, const Accounting& accounting, char mode);
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,

@@ -25,6 +25,21 @@ bool Cycle::VictimAllowed(int index) const {
   return state_.now - victim.start_time >= min_runtime;
 }
 
+// Other projects of the job's queue that are over quota and have preemptible work.
+std::vector<Cycle::ReclaimSource> Cycle::ReclaimSources(const JobState& j) const {
+  std::vector<ReclaimSource> sources;
+  for (std::size_t p = 0; p < state_.projects.size(); ++p) {
+    if (static_cast<int>(p) == j.project) continue;
+    std::size_t slot = state_.Slot(j.queue, static_cast<int>(p));
+    const QuotaState& quota = state_.quotas[slot];
+    MilliGpu allocated = state_.usage[slot].gpu;
+    if (allocated <= quota.gpu || state_.victims[slot].empty()) continue;
+    sources.push_back({static_cast<int>(p), allocated, quota.gpu, quota.deserved,
+                       state_.victims[slot].begin(), state_.victims[slot].end()});
+  }
+  return sources;
+}
+
 // Victims come from the project furthest over its deserved share, lowest priority
 // and shortest run first, and never take a project below its quota. Because the
 // reclaiming job stays within its own quota and victims' projects stay at or above
@@ -37,29 +52,13 @@ bool Cycle::TryReclaim(int job, int count) {
   // own jobs are never among the candidates and all reclaimers see the same ones.
   std::string memo = ReclaimKey(j, count);
   if (failed_reclaims_.count(memo)) return false;
-  struct Source {
-    int project;
-    MilliGpu allocated;
-    MilliGpu quota;
-    MilliGpu deserved;
-    std::set<int, VictimOrder>::const_iterator next, end;
-  };
-  std::vector<Source> sources;
-  for (std::size_t p = 0; p < state_.projects.size(); ++p) {
-    if (static_cast<int>(p) == j.project) continue;
-    std::size_t slot = state_.Slot(j.queue, static_cast<int>(p));
-    const QuotaState& quota = state_.quotas[slot];
-    MilliGpu allocated = state_.usage[slot].gpu;
-    if (allocated <= quota.gpu || state_.victims[slot].empty()) continue;
-    sources.push_back({static_cast<int>(p), allocated, quota.gpu, quota.deserved,
-                       state_.victims[slot].begin(), state_.victims[slot].end()});
-  }
+  std::vector<ReclaimSource> sources = ReclaimSources(j);
   MilliGpu reclaimable = 0;
-  for (const Source& s : sources) reclaimable += s.allocated - s.quota;
+  for (const ReclaimSource& s : sources) reclaimable += s.allocated - s.quota;
   VictimSource next = [&]() {
     while (true) {
-      Source* best = nullptr;
-      for (Source& s : sources) {
+      ReclaimSource* best = nullptr;
+      for (ReclaimSource& s : sources) {
         if (s.next == s.end || s.allocated <= s.quota) continue;
         if (!best ||
             OverShare(s.allocated, s.deserved) > OverShare(best->allocated, best->deserved)) {
@@ -80,7 +79,7 @@ bool Cycle::TryReclaim(int job, int count) {
     // One replica needs room on one node: victims elsewhere would only spend the
     // other projects' over-quota budget for nothing.
     std::vector<MilliGpu> allocated(state_.projects.size(), -1);
-    for (const Source& s : sources) allocated[s.project] = s.allocated;
+    for (const ReclaimSource& s : sources) allocated[s.project] = s.allocated;
     victims = ReclaimOnOneNode(job, allocated);
   } else if (reclaimable + state_.queues[j.queue].free >= state_.JobGpu(j, count)) {
     Accounting any = [](MilliGpu) { return true; };

@@ -31,7 +31,7 @@ struct Node {
   std::string name;
   Labels labels;          // Matched by queue and job node selectors; topology domains.
   std::string gpu_model;  // e.g. "A100"; matched by PendingJob::gpu_models.
-  int gpus = 0;           // Physical devices, numbered 0..gpus-1.
+  int gpus = 0;           // Physical devices, numbered 0..gpus-1 (at most 64).
   std::vector<MilliGpu> unmanaged_milli;  // Per device, used by pods gpupool does not
                                           // manage; empty means none. A device with any
                                           // unmanaged use only takes fractions.
