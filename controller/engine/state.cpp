@@ -38,6 +38,7 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   LoadQueues(snapshot);
   LoadProjects(snapshot);
   jobs.reserve(snapshot.running.size() + snapshot.pending.size());
+  job_index.reserve(snapshot.running.size() + snapshot.pending.size());
   indexing_ = false;  // Built once below, not once per running replica.
   for (const RunningJob& job : snapshot.running) AddRunning(job);
   indexing_ = true;
@@ -56,6 +57,7 @@ void EngineState::BuildNodeIndexes() {
 
 void EngineState::LoadNodes(const Snapshot& snapshot) {
   nodes.reserve(snapshot.nodes.size());
+  node_index.reserve(snapshot.nodes.size());
   for (const Node& node : snapshot.nodes) {
     NodeState state;
     state.name = node.name;
