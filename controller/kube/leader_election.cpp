@@ -119,6 +119,31 @@ bool LeaderElector::RenewUntilDeadline() {
   }
 }
 
+void LeaderElector::MarkRenewed(Clock::time_point attempt_started) {
+  std::lock_guard lock(mutex_);
+  leading_ = true;
+  last_renew_ = attempt_started;
+  observed_holder_ = config_.identity;
+}
+
+// Records what the lease says; true while another holder's lease has not
+// gone a whole lease duration (of our own clock) without changing.
+bool LeaderElector::HeldByOther(const Json& spec, Clock::time_point attempt_started,
+                                int default_seconds) {
+  std::string holder = spec.value("holderIdentity", "");
+  std::string record = holder + "|" + spec.value("renewTime", "") + "|" +
+                       std::to_string(spec.value("leaseTransitions", 0));
+  std::lock_guard lock(mutex_);
+  if (record != observed_record_) {
+    observed_record_ = record;
+    observed_at_ = attempt_started;
+    observed_holder_ = holder;
+    observed_duration_ = std::chrono::seconds(spec.value("leaseDurationSeconds", default_seconds));
+  }
+  bool other = !holder.empty() && holder != config_.identity;
+  return other && attempt_started < observed_at_ + observed_duration_;
+}
+
 bool LeaderElector::TryAcquireOrRenew() {
   auto attempt_started = Clock::now();
   std::string now = NowMicroTime();
@@ -129,40 +154,23 @@ bool LeaderElector::TryAcquireOrRenew() {
       lease = client_.Get(resources::kLeases, config_.lease_namespace, config_.lease_name);
     } catch (const ApiError& error) {
       if (!IsNotFound(error)) throw;
+      Json spec = {{"holderIdentity", config_.identity},
+                   {"leaseDurationSeconds", duration_seconds},
+                   {"acquireTime", now},
+                   {"renewTime", now},
+                   {"leaseTransitions", 0}};
       Json fresh = {
           {"apiVersion", "coordination.k8s.io/v1"},
           {"kind", "Lease"},
           {"metadata", {{"name", config_.lease_name}, {"namespace", config_.lease_namespace}}},
-          {"spec",
-           {{"holderIdentity", config_.identity},
-            {"leaseDurationSeconds", duration_seconds},
-            {"acquireTime", now},
-            {"renewTime", now},
-            {"leaseTransitions", 0}}}};
+          {"spec", spec}};
       client_.Create(resources::kLeases, config_.lease_namespace, fresh);
-      std::lock_guard lock(mutex_);
-      leading_ = true;
-      last_renew_ = attempt_started;
-      observed_holder_ = config_.identity;
+      MarkRenewed(attempt_started);
       return true;
     }
     Json spec = lease.value("spec", Json::object());
-    std::string holder = spec.value("holderIdentity", "");
-    std::string record = holder + "|" + spec.value("renewTime", "") + "|" +
-                         std::to_string(spec.value("leaseTransitions", 0));
-    {
-      std::lock_guard lock(mutex_);
-      if (record != observed_record_) {
-        observed_record_ = record;
-        observed_at_ = attempt_started;
-        observed_holder_ = holder;
-        observed_duration_ =
-            std::chrono::seconds(spec.value("leaseDurationSeconds", duration_seconds));
-      }
-      bool held_by_other = !holder.empty() && holder != config_.identity;
-      if (held_by_other && attempt_started < observed_at_ + observed_duration_) return false;
-    }
-    if (holder != config_.identity) {
+    if (HeldByOther(spec, attempt_started, duration_seconds)) return false;
+    if (spec.value("holderIdentity", "") != config_.identity) {
       spec["acquireTime"] = now;
       spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
     }
@@ -173,10 +181,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     // The resourceVersion in `lease` makes this a compare-and-swap: if another
     // candidate wrote first, we get a Conflict and stay a follower.
     client_.Update(resources::kLeases, config_.lease_namespace, lease);
-    std::lock_guard lock(mutex_);
-    leading_ = true;
-    last_renew_ = attempt_started;
-    observed_holder_ = config_.identity;
+    MarkRenewed(attempt_started);
     return true;
   } catch (const ApiError& error) {
     spdlog::debug("leader election: {}: {}", config_.identity, error.what());

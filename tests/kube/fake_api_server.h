@@ -103,6 +103,7 @@ class FakeApiServer {
   void Watch(const Route& route, const httplib::Request& req, httplib::Response& res);
   void Write(const Route& route, const httplib::Request& req, httplib::Response& res);
   void Delete(const Route& route, httplib::Response& res);
+  void PostSubresourceLocked(const Route& route, const Json& body, httplib::Response& res);
   Json StoreLocked(const std::string& resource_path, Json object, const std::string& type);
   struct WatchState {
     Route route;

@@ -235,26 +235,8 @@ void FakeApiServer::Write(const Route& route, const httplib::Request& req, httpl
   if (body.is_discarded()) return ReplyStatus(res, 400, "BadRequest", "body is not JSON");
   std::lock_guard lock(mutex_);
   auto& objects = store_[route.resource_path];
-  if (req.method == "POST" && route.subresource == "eviction") {
-    auto it = objects.find(route.ns + "/" + route.name);
-    if (it == objects.end())
-      return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
-    Json object = it->second;
-    objects.erase(it);
-    object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-    log_.push_back({rv_, "DELETED", route.resource_path, object});
-    changed_.notify_all();
-    return Reply(res, 201, MakeStatus(201, "", ""));
-  }
-  if (req.method == "POST" && route.subresource == "binding") {
-    auto it = objects.find(route.ns + "/" + route.name);
-    if (it == objects.end())
-      return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
-    Json object = it->second;
-    object["spec"]["nodeName"] = body["target"].value("name", "");
-    StoreLocked(route.resource_path, object, "MODIFIED");
-    return Reply(res, 201, MakeStatus(201, "", ""));
-  }
+  if (req.method == "POST" && !route.subresource.empty())
+    return PostSubresourceLocked(route, body, res);
   if (req.method == "POST") {
     if (!body.contains("metadata") || body["metadata"].value("name", "").empty()) {
       Json status = MakeStatus(422, "Invalid", "metadata.name: Required value");
@@ -296,6 +278,32 @@ void FakeApiServer::Write(const Route& route, const httplib::Request& req, httpl
     updated.merge_patch(body);
   }
   Reply(res, 200, StoreLocked(route.resource_path, updated, "MODIFIED"));
+}
+
+void FakeApiServer::PostSubresourceLocked(const Route& route, const Json& body,
+                                          httplib::Response& res) {
+  auto& objects = store_[route.resource_path];
+  if (route.subresource == "eviction") {
+    auto it = objects.find(route.ns + "/" + route.name);
+    if (it == objects.end())
+      return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
+    Json object = it->second;
+    objects.erase(it);
+    object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    log_.push_back({rv_, "DELETED", route.resource_path, object});
+    changed_.notify_all();
+    return Reply(res, 201, MakeStatus(201, "", ""));
+  }
+  if (route.subresource == "binding") {
+    auto it = objects.find(route.ns + "/" + route.name);
+    if (it == objects.end())
+      return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
+    Json object = it->second;
+    object["spec"]["nodeName"] = body["target"].value("name", "");
+    StoreLocked(route.resource_path, object, "MODIFIED");
+    return Reply(res, 201, MakeStatus(201, "", ""));
+  }
+  ReplyStatus(res, 404, "NotFound", "no subresource " + route.subresource);
 }
 
 void FakeApiServer::Delete(const Route& route, httplib::Response& res) {

@@ -72,6 +72,15 @@ TEST(Sandbox, BuiltInResourceOperations) {
   updated["status"]["message"] = "from the client";
   EXPECT_EQ(client.UpdateStatus(resources::kPods, kNs, updated)["status"]["message"],
             "from the client");
+}
+
+TEST(Sandbox, BuiltInPatchBindEvictDelete) {
+  GPUPOOL_REQUIRE_SANDBOX();
+  SandboxProcess sandbox({"--nodes", "1x8:pool=train"});
+  Client client = SandboxClient(sandbox);
+  CreateNamespace(client, kNs);
+  for (std::string name : {"p1", "p2", "p3", "p4"})
+    client.Create(resources::kPods, kNs, Pod(name, "web"));
 
   client.Patch(resources::kPods, kNs, "p1", PatchType::kMerge,
                {{"metadata", {{"labels", {{"merge", "yes"}}}}}});

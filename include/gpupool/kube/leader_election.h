@@ -52,6 +52,8 @@ class LeaderElector {
   // One attempt to create, take over or renew the lease.
   bool TryAcquireOrRenew();
   bool RenewUntilDeadline();
+  void MarkRenewed(Clock::time_point attempt_started);
+  bool HeldByOther(const Json& spec, Clock::time_point attempt_started, int default_seconds);
   void BecomeFollower();
   void Release();
 
