@@ -89,6 +89,19 @@ void EventRecorder::Run() {
   }
 }
 
+// Keeps memory bounded in a long-running controller: events past the
+// aggregation window can no longer be aggregated, and per-object buckets are
+// forgotten (refilled) once there are too many objects to track.
+void EventRecorder::PruneExpired(Clock::time_point now) {
+  if (sent_.size() > 4096) {
+    std::erase_if(sent_, [&](const auto& entry) {
+      return now - entry.second.first >= options_.aggregation_window;
+    });
+  }
+  std::lock_guard lock(mutex_);
+  if (buckets_.size() > 10'000) buckets_.clear();
+}
+
 bool EventRecorder::Allowed(const ObjectReference& object) {
   std::lock_guard lock(mutex_);
   auto& bucket = buckets_[object.kind + "/" + object.ns + "/" + object.name];
@@ -112,6 +125,7 @@ void EventRecorder::Send(const Pending& event) {
   std::string key = event.object.uid + "|" + event.object.kind + "|" + event.object.ns + "|" +
                     event.object.name + "|" + event.type + "|" + event.reason + "|" + event.message;
   auto now = Clock::now();
+  PruneExpired(now);
   auto it = sent_.find(key);
   if (it != sent_.end() && now - it->second.first < options_.aggregation_window) {
     // Repeats count against the object's budget too, or a hot loop would

@@ -68,7 +68,12 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       // A list that fails, even with 410 (an expired continue token), backs off.
       if (IsGone(error)) ++stats_.gone;
       ++stats_.errors;
-      spdlog::debug("watch {}: {}", resource_.resource, error.what());
+      // Drops and overload heal by themselves; anything else (RBAC, a missing
+      // resource) needs a person, so say it loudly.
+      if (error.IsRetryable() || error.reason() == Reason::kTimeout)
+        spdlog::debug("watch {}: {}", resource_.resource, error.what());
+      else
+        spdlog::warn("watch {}: {}", resource_.resource, error.what());
     } catch (const std::exception& error) {
       // A decode or handler failure mid-stream: the cache may have missed an
       // event, so start again from a list.

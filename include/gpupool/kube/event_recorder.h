@@ -72,6 +72,7 @@ class EventRecorder {
   void Create(const Pending& event, const std::string& key);
   void Aggregate(Sent& sent);
   bool Allowed(const ObjectReference& object);
+  void PruneExpired(Clock::time_point now);
   bool UseEventsV1();
 
   Client& client_;
