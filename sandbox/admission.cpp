@@ -55,6 +55,29 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     auto errors = ValidateCrd(object);
     if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), errors);
     EstablishCrd(object);
+  } else if (IsCore(resource, "Service")) {
+    DefaultService(object);
+  }
+}
+
+// A service gets its type and a cluster IP as the real allocator would give
+// one (headless services keep "None").
+void Admission::DefaultService(Json& service) {
+  auto& spec = service["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  if (!spec.contains("clusterIP")) {
+    const uint32_t n = ++allocated_ips_;
+    spec["clusterIP"] = "10.96." + std::to_string((n >> 8) & 0xFF) + "." + std::to_string(n & 0xFF);
+  }
+  spec["clusterIPs"] = Json::array({spec["clusterIP"]});
+  if (spec.contains("ports") && spec["ports"].is_array()) {
+    for (auto& port : spec["ports"]) {
+      if (port.is_object() && !port.contains("protocol")) port["protocol"] = "TCP";
+      if (port.is_object() && !port.contains("targetPort") && port.contains("port")) {
+        port["targetPort"] = port["port"];
+      }
+    }
   }
 }
 

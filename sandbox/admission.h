@@ -35,8 +35,10 @@ class Admission {
 
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
+  void DefaultService(Json& service);
 
   ResourceRegistry& resources_;
+  uint32_t allocated_ips_ = 0;  // guarded by the store lock, as every write is
 };
 
 }  // namespace gpupool::sandbox

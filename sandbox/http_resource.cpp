@@ -13,11 +13,16 @@ void CheckSubresource(const ResourceType& resource, const ResourcePath& path,
   if (path.subresource.empty()) return;
   const bool pod = resource.group.empty() && resource.kind == "Pod";
   const bool known = (path.subresource == "status" && resource.status_subresource) ||
-                     (pod && (path.subresource == "binding" || path.subresource == "eviction"));
+                     (pod && (path.subresource == "binding" || path.subresource == "eviction" ||
+                              path.subresource == "log"));
   if (!known) {
     throw ApiError(404, "NotFound",
                    "the server could not find the requested resource (" + resource.plural + "/" +
                        path.subresource + ")");
+  }
+  if (path.subresource == "log") {
+    if (method != "GET") throw MethodNotAllowed(method + " is not supported on pods/log");
+    return;
   }
   const bool post = method == "POST";
   if ((path.subresource == "status") == post) {
@@ -61,6 +66,15 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
     return WriteJson(
         response, 200,
         table ? TableBody(*resource, result, include_object) : ListBody(*resource, result));
+  }
+  if (method == "GET" && path.subresource == "log") {
+    // Simulated containers write nothing; the log says what the kubelet did.
+    const Json pod = cluster_.Get(*resource, path.ns, path.name);
+    const Json status = pod.value("status", Json::object());
+    std::string log = "sandbox: pod " + path.ns + "/" + path.name + " is simulated; phase " +
+                      status.value("phase", "Pending") + "\n";
+    response.set_content(log, "text/plain");
+    return;
   }
   if (method == "GET") {
     if (table) {

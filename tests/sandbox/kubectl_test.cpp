@@ -255,5 +255,27 @@ type: Normal
   EXPECT_THAT(result.output, HasSubstr("new-event"));
 }
 
+TEST(KubectlTest, ServicesGetClusterIpsAndPodsALog) {
+  SandboxProcess sandbox({"--nodes", "1x1", "--time-scale", "20"});
+  const std::string services = R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: gang}
+spec: {clusterIP: None, ports: [{port: 29500}]}
+)";
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("svc.yaml", services)).exit_code, 0);
+  EXPECT_THAT(sandbox.Kubectl("get svc web -o jsonpath={.spec.clusterIP}").output,
+              HasSubstr("10.96."));
+  EXPECT_EQ(sandbox.Kubectl("get svc gang -o jsonpath={.spec.clusterIP}").output, "None");
+  ASSERT_EQ(sandbox.Kubectl("run p --image=busybox").exit_code, 0);
+  auto result = sandbox.Kubectl("logs p");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("is simulated"));
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
