@@ -51,10 +51,31 @@ std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error) 
 }
 
 JsonReader::JsonReader(const Json& object, std::string path, FieldErrors& errors)
-    : object_(object), path_(std::move(path)), errors_(errors) {
+    : object_(object), root_path_(std::move(path)), errors_(errors) {
+  CheckIsObject();
+}
+
+JsonReader::JsonReader(const Json& object, const JsonReader& parent, std::string_view key)
+    : object_(object), parent_(&parent), key_(key), errors_(parent.errors_) {
+  CheckIsObject();
+}
+
+JsonReader::JsonReader(const Json& object, const JsonReader& parent, std::string_view key,
+                       size_t index)
+    : object_(object), parent_(&parent), key_(key), index_(index), errors_(parent.errors_) {
+  CheckIsObject();
+}
+
+void JsonReader::CheckIsObject() const {
   if (!object_.is_object()) {
-    errors_.push_back({path_, "must be an object, got " + JsonTypeName(object_)});
+    errors_.push_back({path(), "must be an object, got " + JsonTypeName(object_)});
   }
+}
+
+std::string JsonReader::path() const {
+  if (!parent_) return root_path_;
+  std::string field = parent_->PathOf(key_);
+  return index_ == kNoIndex ? field : Child(field, index_);
 }
 
 bool JsonReader::Has(std::string_view key) const {

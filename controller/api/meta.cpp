@@ -34,7 +34,7 @@ ObjectMeta ReadObjectMeta(JsonReader& parent, Presence name_presence) {
   ObjectMeta meta;
   const Json* metadata = parent.Object("metadata", name_presence);
   if (!metadata) return meta;
-  JsonReader reader(*metadata, parent.PathOf("metadata"), parent.errors());
+  JsonReader reader(*metadata, parent, "metadata");
   meta.name = reader.String("name", name_presence).value_or("");
   meta.namespace_ = reader.String("namespace").value_or("");
   meta.uid = reader.String("uid").value_or("");

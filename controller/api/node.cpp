@@ -28,15 +28,15 @@ Node DecodeNode(const Json& object, FieldErrors& errors) {
   JsonReader root(object, "", errors);
   node.metadata = ReadObjectMeta(root, Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, "spec", errors);
+    JsonReader reader(*spec, root, "spec");
     node.unschedulable = reader.Bool("unschedulable").value_or(false);
     node.taints = ReadTaints(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, "status", errors);
+    JsonReader reader(*status, root, "status");
     node.allocatable = ReadResourceList(reader, "allocatable");
     if (const Json* allocatable = reader.Object("allocatable")) {
-      JsonReader resources(*allocatable, reader.PathOf("allocatable"), errors);
+      JsonReader resources(*allocatable, reader, "allocatable");
       node.allocatable_pods = resources.QuantityField("pods").value_or(Quantity{}).milli / 1000;
     }
     node.ready = ReadReady(reader);

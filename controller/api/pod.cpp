@@ -9,7 +9,7 @@ namespace {
 ResourceAmounts ContainerRequests(JsonReader& container) {
   const Json* resources = container.Object("resources");
   if (!resources) return {};
-  JsonReader reader(*resources, container.PathOf("resources"), container.errors());
+  JsonReader reader(*resources, container, "resources");
   ResourceAmounts requests = ReadResourceList(reader, "requests");
   ResourceAmounts limits = ReadResourceList(reader, "limits");
   if (!reader.Has("requests") || requests.gpu_milli == 0) requests.gpu_milli = limits.gpu_milli;
@@ -51,14 +51,14 @@ std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(JsonReade
   std::vector<std::vector<NodeSelectorRequirement>> terms;
   const Json* affinity = spec.Object("affinity");
   if (!affinity) return terms;
-  const Json* node_affinity =
-      affinity->contains("nodeAffinity") ? &(*affinity)["nodeAffinity"] : nullptr;
-  if (!node_affinity || !node_affinity->is_object()) return terms;
-  auto required = node_affinity->find("requiredDuringSchedulingIgnoredDuringExecution");
-  if (required == node_affinity->end() || !required->is_object()) return terms;
-  std::string path =
-      Child(spec.PathOf("affinity"), "nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
-  JsonReader selector(*required, path, spec.errors());
+  JsonReader affinity_reader(*affinity, spec, "affinity");
+  const Json* node_affinity = affinity_reader.Object("nodeAffinity");
+  if (!node_affinity) return terms;
+  JsonReader node_reader(*node_affinity, affinity_reader, "nodeAffinity");
+  constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
+  const Json* required = node_reader.Object(kRequired);
+  if (!required) return terms;
+  JsonReader selector(*required, node_reader, kRequired);
   selector.ForEachItem("nodeSelectorTerms",
                        [&](JsonReader& term) { terms.push_back(ReadTerm(term)); });
   return terms;
@@ -129,7 +129,7 @@ ResourceAmounts ReadResourceList(JsonReader& reader, std::string_view key) {
   ResourceAmounts amounts;
   const Json* list = reader.Object(key);
   if (!list) return amounts;
-  JsonReader resources(*list, reader.PathOf(key), reader.errors());
+  JsonReader resources(*list, reader, key);
   amounts.gpu_milli = resources.QuantityField(kGpuResource).value_or(Quantity{}).milli;
   amounts.cpu_milli = resources.QuantityField("cpu").value_or(Quantity{}).milli;
   int64_t memory_milli = resources.QuantityField("memory").value_or(Quantity{}).milli;
@@ -142,11 +142,11 @@ Pod DecodePod(const Json& object, FieldErrors& errors) {
   JsonReader root(object, "", errors);
   pod.metadata = ReadObjectMeta(root, Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, "spec", errors);
+    JsonReader reader(*spec, root, "spec");
     ReadPodSpec(reader, pod);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, "status", errors);
+    JsonReader reader(*status, root, "status");
     ReadPodStatus(reader, *status, pod);
   }
   return pod;

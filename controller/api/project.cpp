@@ -46,12 +46,12 @@ ProjectSpec ReadSpec(JsonReader& spec) {
   std::set<std::string> seen;
   for (size_t i = 0; i < result.namespaces.size(); ++i) {
     const auto& name = result.namespaces[i];
-    std::string path = Child(spec.PathOf("namespaces"), i);
+    auto path = [&] { return Child(spec.PathOf("namespaces"), i); };
     if (!IsDnsLabel(name)) {
       spec.errors().push_back(
-          {path, "must be a namespace name (RFC 1123 label), got \"" + name + "\""});
+          {path(), "must be a namespace name (RFC 1123 label), got \"" + name + "\""});
     } else if (!seen.insert(name).second) {
-      spec.errors().push_back({path, "duplicate namespace \"" + name + "\""});
+      spec.errors().push_back({path(), "duplicate namespace \"" + name + "\""});
     }
   }
   result.priority = spec.Int32("priority").value_or(0);
@@ -123,11 +123,11 @@ Project DecodeProject(const Json& object, FieldErrors& errors) {
   project.metadata = ReadObjectMeta(root, Presence::kRequired);
   CheckObjectName(root, project.metadata.name);
   if (const Json* spec = root.Object("spec", Presence::kRequired)) {
-    JsonReader reader(*spec, "spec", errors);
+    JsonReader reader(*spec, root, "spec");
     project.spec = ReadSpec(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, "status", errors);
+    JsonReader reader(*status, root, "status");
     project.status.observed_generation = reader.Int("observedGeneration").value_or(0);
     project.status.guaranteed = reader.QuantityField("guaranteed");
     project.status.allocated = reader.QuantityField("allocated");

@@ -12,7 +12,7 @@ QueueSpec ReadSpec(JsonReader& spec) {
     result.sharing = *sharing == "Fixed" ? Sharing::kFixed : Sharing::kGuaranteed;
   }
   if (const Json* preemption = spec.Object("preemption")) {
-    JsonReader reader(*preemption, spec.PathOf("preemption"), spec.errors());
+    JsonReader reader(*preemption, spec, "preemption");
     result.preemption.min_runtime_seconds = ReadMinimum(reader, "minRuntimeSeconds", 0).value_or(0);
     result.preemption.grace_period_seconds =
         ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
@@ -80,11 +80,11 @@ Queue DecodeQueue(const Json& object, FieldErrors& errors) {
   queue.metadata = ReadObjectMeta(root, Presence::kRequired);
   CheckObjectName(root, queue.metadata.name);
   if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, "spec", errors);
+    JsonReader reader(*spec, root, "spec");
     queue.spec = ReadSpec(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, "status", errors);
+    JsonReader reader(*status, root, "status");
     queue.status = ReadStatus(reader);
   }
   return queue;

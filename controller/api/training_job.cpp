@@ -10,11 +10,11 @@ namespace {
 const Json* ReadPodTemplate(JsonReader& spec) {
   const Json* pod_template = spec.Object("template", Presence::kRequired);
   if (!pod_template) return nullptr;
-  JsonReader reader(*pod_template, spec.PathOf("template"), spec.errors());
+  JsonReader reader(*pod_template, spec, "template");
   reader.Object("metadata");
   const Json* pod_spec = reader.Object("spec", Presence::kRequired);
   if (!pod_spec) return pod_template;
-  JsonReader pod(*pod_spec, reader.PathOf("spec"), spec.errors());
+  JsonReader pod(*pod_spec, reader, "spec");
   const Json* containers = pod.Array("containers", Presence::kRequired);
   if (!containers) return pod_template;
   if (containers->empty()) pod.Error("containers", "must have at least 1 item");
@@ -30,7 +30,7 @@ const Json* ReadPodTemplate(JsonReader& spec) {
 std::optional<TopologySpec> ReadTopology(JsonReader& spec) {
   const Json* topology = spec.Object("topology");
   if (!topology) return std::nullopt;
-  JsonReader reader(*topology, spec.PathOf("topology"), spec.errors());
+  JsonReader reader(*topology, spec, "topology");
   TopologySpec result;
   result.key = reader.String("key", Presence::kRequired).value_or("");
   if (reader.Has("key") && result.key.empty()) reader.Error("key", "must not be empty");
@@ -132,11 +132,11 @@ TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
   job.metadata = ReadObjectMeta(root, Presence::kRequired);
   CheckObjectName(root, job.metadata.name);
   if (const Json* spec = root.Object("spec", Presence::kRequired)) {
-    JsonReader reader(*spec, "spec", errors);
+    JsonReader reader(*spec, root, "spec");
     job.spec = ReadSpec(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, "status", errors);
+    JsonReader reader(*status, root, "status");
     job.status = ReadTrainingJobStatus(reader);
   }
   return job;

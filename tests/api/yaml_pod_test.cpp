@@ -68,6 +68,18 @@ TEST(PodView, BadResourceQuantityNamesTheContainerField) {
   EXPECT_EQ(errors[0].path, "spec.containers[0].resources.requests.nvidia.com/gpu");
 }
 
+TEST(PodView, WrongTypeInsideAffinityNamesTheNestedField) {
+  auto pod_json = Json::parse(R"({"metadata": {"name": "p"}, "spec": {"containers": [],
+      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": 7, "operator": "In"}]}]}}}}})");
+  FieldErrors errors;
+  DecodePod(pod_json, errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].ToString(),
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+            "nodeSelectorTerms[0].matchExpressions[0].key: must be a string, got integer");
+}
+
 TEST(NodeView, ReadsAllocatableTaintsAndReadiness) {
   auto node_json = Json::parse(R"({"metadata": {"name": "n1", "labels": {"pool": "train"}},
     "spec": {"unschedulable": true, "taints": [{"key": "gpu", "effect": "NoSchedule"}]},

@@ -20,13 +20,20 @@ using Json = nlohmann::json;
 
 enum class Presence { kOptional, kRequired };
 
+// Paths are built only when an error is reported: a reader knows its parent and
+// its key, so reading a valid object allocates no path strings.
 class JsonReader {
  public:
+  // A reader for a whole object whose fields' paths start at `path`.
   // `object` must outlive the reader. A non-object `object` is reported once.
   JsonReader(const Json& object, std::string path, FieldErrors& errors);
+  // A reader for `parent`'s field `key` (or its item `index`). The parent and
+  // the key must outlive this reader.
+  JsonReader(const Json& object, const JsonReader& parent, std::string_view key);
+  JsonReader(const Json& object, const JsonReader& parent, std::string_view key, size_t index);
 
-  const std::string& path() const { return path_; }
-  std::string PathOf(std::string_view key) const { return Child(path_, key); }
+  std::string path() const;
+  std::string PathOf(std::string_view key) const { return Child(path(), key); }
   FieldErrors& errors() const { return errors_; }
   bool Has(std::string_view key) const;
 
@@ -48,7 +55,7 @@ class JsonReader {
     const Json* list = Array(key, presence);
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) {
-      JsonReader item((*list)[i], Child(PathOf(key), i), errors_);
+      JsonReader item((*list)[i], *this, key, i);
       read(item);
     }
   }
@@ -59,8 +66,14 @@ class JsonReader {
   const Json* Field(std::string_view key, Presence presence);
   void TypeError(std::string_view key, std::string_view expected, const Json& got) const;
 
+  void CheckIsObject() const;
+
+  static constexpr size_t kNoIndex = static_cast<size_t>(-1);
   const Json& object_;
-  std::string path_;
+  const JsonReader* parent_ = nullptr;
+  std::string_view key_;
+  size_t index_ = kNoIndex;
+  std::string root_path_;
   FieldErrors& errors_;
 };
 
