@@ -218,24 +218,31 @@ TEST(Sandbox, KubeconfigVariants) {
   EXPECT_NO_THROW(Client(token_file, FastOptions()).List(resources::kNamespaces, ""));
 }
 
-// Random writes to ConfigMaps while the sandbox cuts every watch and compacts
-// its history; afterwards the informer's cache equals a fresh list.
-TEST(Sandbox, InformerSurvivesCutStreamsAndCompaction) {
+// 10,000 random writes to ConfigMaps while the sandbox cuts every watch,
+// compacts its history and keeps little of it (so resumes meet 410s);
+// afterwards each informer's cache equals a fresh list.
+TEST(Sandbox, InformersSurviveCutStreamsAndForcedGone) {
   GPUPOOL_REQUIRE_SANDBOX();
-  SandboxProcess sandbox({"--fault-watch-cut", "0.3", "--fault-compact", "1"});
+  SandboxProcess sandbox(
+      {"--fault-watch-cut", "0.2", "--fault-compact", "0.3", "--watch-history", "50"});
   Client client = SandboxClient(sandbox);
   CreateNamespace(client, kNs);
   ListWatchOptions options;
   options.page_size = 50;
-  options.backoff = {Millis(5), Millis(50)};
-  Informer<Json> informer(client, resources::kConfigMaps, kNs, KeepJson, options);
-  informer.Start();
-  ASSERT_TRUE(informer.WaitForSync(Millis(10'000)));
+  // Reconnecting takes 20-40 ms, long enough for more writes than the
+  // sandbox keeps in history: most resumes after a cut must re-list.
+  options.backoff = {Millis(40), Millis(80)};
+  Informer<Json> in_namespace(client, resources::kConfigMaps, kNs, KeepJson, options);
+  Informer<Json> everywhere(client, resources::kConfigMaps, "", KeepJson, options);
+  for (auto* informer : {&in_namespace, &everywhere}) {
+    informer->Start();
+    ASSERT_TRUE(informer->WaitForSync(Millis(10'000)));
+  }
   std::mt19937 random(3);
   std::map<std::string, bool> exists;
-  for (int i = 0; i < 3'000; ++i) {
-    // Spread the writes over ~2 s so several streams are cut and compacted.
-    if (i % 100 == 99) std::this_thread::sleep_for(Millis(60));
+  for (int i = 0; i < 10'000; ++i) {
+    // Pauses let the informers fall behind a compaction now and then.
+    if (i % 250 == 249) std::this_thread::sleep_for(Millis(25));
     std::string name = Numbered("cm-", static_cast<int>(random() % 40));
     if (!exists[name]) {
       client.Create(resources::kConfigMaps, kNs,
@@ -249,14 +256,22 @@ TEST(Sandbox, InformerSurvivesCutStreamsAndCompaction) {
       exists[name] = false;
     }
   }
-  std::map<std::string, std::string> expected;
-  for (const auto& item : client.ListAll(resources::kConfigMaps, kNs).items)
-    expected[ObjectKey(kNs, NameOf(item))] = ResourceVersionOf(item);
-  EXPECT_TRUE(WaitFor([&] { return informer.cache().Versions() == expected; }, Millis(20'000)));
-  EXPECT_GT(informer.reflector().stats().watches, 3u) << "streams should have been cut";
-  RecordProperty("watches", std::to_string(informer.reflector().stats().watches));
-  RecordProperty("gone", std::to_string(informer.reflector().stats().gone));
-  informer.Stop();
+  uint64_t gone = 0, watches = 0;
+  for (auto [informer, ns] :
+       {std::pair{&in_namespace, std::string(kNs)}, std::pair{&everywhere, std::string()}}) {
+    std::map<std::string, std::string> expected;
+    for (const auto& item : client.ListAll(resources::kConfigMaps, ns).items)
+      expected[ObjectKey(NamespaceOf(item), NameOf(item))] = ResourceVersionOf(item);
+    EXPECT_TRUE(WaitFor([&] { return informer->cache().Versions() == expected; }, Millis(20'000)))
+        << "informer for namespace \"" << ns << "\"";
+    gone += informer->reflector().stats().gone;
+    watches += informer->reflector().stats().watches;
+    informer->Stop();
+  }
+  EXPECT_GT(watches, 6u) << "streams should have been cut";
+  EXPECT_GT(gone, 0u) << "resumes should have met 410s";
+  RecordProperty("watches", std::to_string(watches));
+  RecordProperty("gone", std::to_string(gone));
 }
 
 TEST(Sandbox, LeaderElectionWithTwoCandidates) {
