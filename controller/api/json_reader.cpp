@@ -34,12 +34,16 @@ std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error) 
     return Quantity{*milli, value};
   }
   if (value.is_number_integer()) {
-    int64_t units = value.get<int64_t>();
-    if (std::abs(units) > std::numeric_limits<int64_t>::max() / 1000) {
+    constexpr int64_t kMaxUnits = std::numeric_limits<int64_t>::max() / 1000;
+    const bool too_large =
+        value.is_number_unsigned()
+            ? value.get<uint64_t>() > static_cast<uint64_t>(kMaxUnits)
+            : value.get<int64_t>() > kMaxUnits || value.get<int64_t>() < -kMaxUnits;
+    if (too_large) {
       *error = "is too large";
       return std::nullopt;
     }
-    return Quantity{units * 1000, value};
+    return Quantity{value.get<int64_t>() * 1000, value};
   }
   if (value.is_number_float()) {
     // As the CRD schema (int-or-string) does: a float cannot carry a fraction exactly.

@@ -115,6 +115,7 @@ std::optional<int64_t> ParseMilli(std::string_view text, std::string* error) {
     digits *= 2;
     if (digits > limit) return fail("is too large");
   }
+  if (digits > limit) return fail("is too large");
   return static_cast<int64_t>(negative ? -digits : digits);
 }
 

@@ -6,6 +6,8 @@
 namespace gpupool::api {
 namespace {
 
+constexpr int64_t kMaxGpusPerReplica = 64;
+
 // Returns the template when it is an object; reports what is wrong inside it.
 const Json* ReadPodTemplate(JsonReader& spec) {
   const Json* pod_template = spec.Object("template", Presence::kRequired);
@@ -56,6 +58,9 @@ void CheckGang(JsonReader& spec, const TrainingJobSpec& job) {
   const int64_t milli = job.gpus_per_replica.milli;
   if (milli <= 0) {
     spec.Error("gpusPerReplica", "must be > 0");
+  } else if (milli > kMaxGpusPerReplica * 1000) {
+    // A replica runs on one node; no node has more devices than this.
+    spec.Error("gpusPerReplica", "must be <= " + std::to_string(kMaxGpusPerReplica));
   } else if (milli % 1000 != 0 && (milli > 1000 || job.replicas != 1)) {
     spec.Error("gpusPerReplica",
                "a fractional gpusPerReplica must be below 1 and needs replicas: 1");

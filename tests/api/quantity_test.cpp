@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "gpupool/api/json_reader.h"
+
 namespace gpupool::api {
 namespace {
 
@@ -38,7 +42,16 @@ TEST_P(QuantityRejectTest, RejectsWithReason) {
 
 INSTANTIATE_TEST_SUITE_P(Invalid, QuantityRejectTest,
                          ::testing::Values("", "abc", "1.2.3", "1x", "Gi", "1 Gi", ".", "0.0001",
-                                           "1n", "99999999999999999999", "9E", "1e", "--1"));
+                                           "1n", "99999999999999999999", "9E", "1e", "--1",
+                                           "99999999999999999999m", "10000000000000000000000000n"));
+
+TEST(QuantityJson, HugeIntegersAreRejectedNotWrapped) {
+  std::string error;
+  EXPECT_FALSE(QuantityFromJson(Json(18446744073709551615ull), &error).has_value());
+  EXPECT_EQ(error, "is too large");
+  EXPECT_FALSE(QuantityFromJson(Json(std::numeric_limits<int64_t>::min()), &error).has_value());
+  EXPECT_EQ(QuantityFromJson(Json(-2), &error)->milli, -2000);
+}
 
 TEST(QuantityFormat, CanonicalAndDecimalForms) {
   EXPECT_EQ(FormatMilli(2000), "2");
