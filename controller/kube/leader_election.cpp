@@ -186,6 +186,12 @@ bool LeaderElector::TryAcquireOrRenew() {
   } catch (const ApiError& error) {
     spdlog::debug("leader election: {}: {}", config_.identity, error.what());
     return false;
+  } catch (const Json::exception& error) {
+    // A Lease with fields of the wrong type: whose it is cannot be told, so
+    // leading is never assumed from it.
+    spdlog::warn("leader election: {}: malformed lease {}/{}: {}", config_.identity,
+                 config_.lease_namespace, config_.lease_name, error.what());
+    return false;
   }
 }
 
@@ -199,7 +205,7 @@ void LeaderElector::Release() {
     client_.Update(resources::kLeases, config_.lease_namespace, lease);
     spdlog::info("leader election: {} released {}/{}", config_.identity, config_.lease_namespace,
                  config_.lease_name);
-  } catch (const ApiError& error) {
+  } catch (const std::exception& error) {
     spdlog::warn("leader election: {} could not release the lease: {}", config_.identity,
                  error.what());
   }

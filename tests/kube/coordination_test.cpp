@@ -112,6 +112,18 @@ TEST_F(LeaderElectionTest, StopsActingWhenRenewalFails) {
   EXPECT_EQ(started.load(), 1);
 }
 
+TEST_F(LeaderElectionTest, MalformedLeaseNeitherCrashesNorLeads) {
+  client_a_.Create(resources::kLeases, "gpupool-system", Json::parse(R"({
+      "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+      "metadata": {"name": "gpupool-controller", "namespace": "gpupool-system"},
+      "spec": {"holderIdentity": 5, "leaseDurationSeconds": "long"}})"));
+  LeaderElector a(client_a_, Candidate("a"));
+  a.Start();
+  std::this_thread::sleep_for(kRetry * 4);
+  EXPECT_FALSE(a.IsLeader());
+  a.Stop();
+}
+
 // Runs only in the child process started by TakeoverAfterHolderProcessIsKilled:
 // leads through the server named by $KUBE_TEST_LEASE_SERVER until killed
 // (bounded at 30 s in case nobody does).
