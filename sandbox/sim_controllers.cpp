@@ -121,37 +121,48 @@ void Simulator::Schedule() {
   }
   const auto pods = cluster_.Resource("", "v1", "pods");
   for (PodFacts* pod : pending) {
-    std::map<std::string, int> reasons;
-    std::string chosen;
-    for (const auto& [name, node] : nodes_) {
-      std::string why;
-      if (Fits(*pod, node, used[name], &why)) {
-        chosen = name;
-        break;
-      }
-      ++reasons[why];
+    try {
+      SchedulePod(pod, *pods, used);
+    } catch (const std::exception&) {
+      // A pod whose spec this scheduler cannot read (e.g. affinity values of
+      // the wrong type) stays pending; it must not stop the others.
+      pod->unschedulable_reported = true;
     }
-    if (chosen.empty()) {
-      std::ostringstream message;
-      message << "0/" << nodes_.size() << " nodes are available:";
-      for (const auto& [why, count] : reasons) message << " " << count << " " << why << ".";
-      cluster_.Mutate(
-          *pods, pod->ns, pod->name,
-          [&](Json& object) {
-            SetCondition(object, "PodScheduled", "False", "Unschedulable", message.str());
-            return true;
-          },
-          "status");
-      pod->unschedulable_reported = true;  // retried when the cluster changes
-      continue;
-    }
-    cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
-    auto& u = used[chosen];
-    u.cpu_milli += pod->requests.cpu_milli;
-    u.memory_bytes += pod->requests.memory_bytes;
-    u.gpu_milli += pod->requests.gpu_milli;
-    u.pods += 1;
   }
+}
+
+void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
+                            std::map<std::string, Resources>& used) {
+  std::map<std::string, int> reasons;
+  std::string chosen;
+  for (const auto& [name, node] : nodes_) {
+    std::string why;
+    if (Fits(*pod, node, used[name], &why)) {
+      chosen = name;
+      break;
+    }
+    ++reasons[why];
+  }
+  if (chosen.empty()) {
+    std::ostringstream message;
+    message << "0/" << nodes_.size() << " nodes are available:";
+    for (const auto& [why, count] : reasons) message << " " << count << " " << why << ".";
+    cluster_.Mutate(
+        pods, pod->ns, pod->name,
+        [&](Json& object) {
+          SetCondition(object, "PodScheduled", "False", "Unschedulable", message.str());
+          return true;
+        },
+        "status");
+    pod->unschedulable_reported = true;  // retried when the cluster changes
+    return;
+  }
+  cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
+  auto& u = used[chosen];
+  u.cpu_milli += pod->requests.cpu_milli;
+  u.memory_bytes += pod->requests.memory_bytes;
+  u.gpu_milli += pod->requests.gpu_milli;
+  u.pods += 1;
 }
 
 namespace {

@@ -70,6 +70,8 @@ class Simulator {
   void ObserveNode(const ChangeEvent& event);
   void ObserveOwnership(const ChangeEvent& event);
   void Schedule();
+  // Binds one pending pod to the first node that fits, or reports why none does.
+  void SchedulePod(PodFacts* pod, const ResourceType& pods, std::map<std::string, Resources>& used);
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
             std::string* why) const;
   void RunKubelets();

@@ -78,6 +78,17 @@ TEST_F(SimulationTest, HonoursResourcesTaintsAndAffinity) {
   EXPECT_EQ(WaitFor(sandbox_, "pod tol", "{.spec.nodeName}", "node-1"), "node-1");
 }
 
+TEST_F(SimulationTest, AnUnreadablePodDoesNotStopTheScheduler) {
+  const std::string poison =
+      "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+      "        nodeSelectorTerms:\n        - matchExpressions:\n"
+      "          - {key: gpu, operator: Gt, values: [5]}\n";
+  Apply("poison", Pod("poison", "", poison));
+  Apply("after", Pod("after", "", "  nodeSelector: {pool: train}\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod after", "{.spec.nodeName}", "node-0"), "node-0");
+  EXPECT_EQ(sandbox_.Kubectl("get pod poison -o jsonpath={.spec.nodeName}").output, "");
+}
+
 TEST_F(SimulationTest, GatedPodsWaitAndNotReadyNodesTakeNoPods) {
   Apply("gated", Pod("gated", "", "  schedulingGates: [{name: gpupool.dev/admission}]\n"));
   EXPECT_EQ(WaitFor(sandbox_, "pod gated", "{.status.conditions[0].reason}", "SchedulingGated"),
