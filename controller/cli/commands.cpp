@@ -5,7 +5,7 @@ namespace gpupool::cli {
 int RunVersion(Args args);
 int RunValidate(Args args);
 int RunReplay(Args args);
-int RunSandbox(Args args);
+int RunSandbox(Args args);  // defined in sandbox/sandbox_command.cpp
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
@@ -15,13 +15,6 @@ const std::vector<Command>& AllCommands() {
       {"sandbox", "serve an in-memory Kubernetes API with simulated GPU nodes", RunSandbox},
   };
   return commands;
-}
-
-bool WantsHelp(Args args) {
-  for (const auto& arg : args) {
-    if (arg == "-h" || arg == "--help") return true;
-  }
-  return false;
 }
 
 }  // namespace gpupool::cli

@@ -20,6 +20,11 @@ struct Command {
 const std::vector<Command>& AllCommands();
 
 // Returns true when args ask for help (`-h` or `--help`).
-bool WantsHelp(Args args);
+inline bool WantsHelp(Args args) {
+  for (const auto& arg : args) {
+    if (arg == "-h" || arg == "--help") return true;
+  }
+  return false;
+}
 
 }  // namespace gpupool::cli

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "gpupool/cli/command.h"
-#include "sandbox/sandbox.h"
+#include "sandbox.h"
 
 namespace gpupool::cli {
 
