@@ -75,6 +75,17 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
   return usage;
 }
 
+ProjectStatus ReadStatus(JsonReader& reader) {
+  ProjectStatus status;
+  status.observed_generation = reader.Int("observedGeneration").value_or(0);
+  status.guaranteed = reader.QuantityField("guaranteed");
+  status.allocated = reader.QuantityField("allocated");
+  status.over_quota = reader.QuantityField("overQuota");
+  status.queues = ReadQueueUsage(reader);
+  status.conditions = ReadConditions(reader);
+  return status;
+}
+
 Json QuotaToJson(const QueueQuota& quota) {
   Json json = {{"queue", quota.queue},
                {"gpu", quota.gpu.ToJson()},
@@ -116,33 +127,11 @@ const QueueQuota* ProjectSpec::QuotaFor(const std::string& queue) const {
 }
 
 Project DecodeProject(const Json& object, FieldErrors& errors) {
-  Project project;
-  project.raw = object;
-  JsonReader root(object, "", errors);
-  ExpectTypeMeta(root, kApiVersion, "Project");
-  project.metadata = ReadObjectMeta(root, Presence::kRequired);
-  CheckObjectName(root, project.metadata.name);
-  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
-    JsonReader reader(*spec, root, "spec");
-    project.spec = ReadSpec(reader);
-  }
-  if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
-    project.status.observed_generation = reader.Int("observedGeneration").value_or(0);
-    project.status.guaranteed = reader.QuantityField("guaranteed");
-    project.status.allocated = reader.QuantityField("allocated");
-    project.status.over_quota = reader.QuantityField("overQuota");
-    project.status.queues = ReadQueueUsage(reader);
-    project.status.conditions = ReadConditions(reader);
-  }
-  return project;
+  return DecodeKind<Project>(object, errors, "Project", Presence::kRequired, ReadSpec, ReadStatus);
 }
 
 Json ToJson(const Project& project) {
-  Json json = project.raw.is_object() ? project.raw : Json::object();
-  json["apiVersion"] = kApiVersion;
-  json["kind"] = "Project";
-  WriteObjectMeta(project.metadata, json["metadata"]);
+  Json json = ObjectJsonBase(project.raw, "Project", project.metadata);
   Json& spec = json["spec"];
   if (!spec.is_object()) spec = Json::object();
   spec["namespaces"] = project.spec.namespaces;

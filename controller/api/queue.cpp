@@ -73,28 +73,11 @@ const char* SharingName(Sharing sharing) {
 }
 
 Queue DecodeQueue(const Json& object, FieldErrors& errors) {
-  Queue queue;
-  queue.raw = object;
-  JsonReader root(object, "", errors);
-  ExpectTypeMeta(root, kApiVersion, "Queue");
-  queue.metadata = ReadObjectMeta(root, Presence::kRequired);
-  CheckObjectName(root, queue.metadata.name);
-  if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, root, "spec");
-    queue.spec = ReadSpec(reader);
-  }
-  if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
-    queue.status = ReadStatus(reader);
-  }
-  return queue;
+  return DecodeKind<Queue>(object, errors, "Queue", Presence::kOptional, ReadSpec, ReadStatus);
 }
 
 Json ToJson(const Queue& queue) {
-  Json json = queue.raw.is_object() ? queue.raw : Json::object();
-  json["apiVersion"] = kApiVersion;
-  json["kind"] = "Queue";
-  WriteObjectMeta(queue.metadata, json["metadata"]);
+  Json json = ObjectJsonBase(queue.raw, "Queue", queue.metadata);
   Json& spec = json["spec"];
   if (!spec.is_object()) spec = Json::object();
   if (queue.spec.node_selector.empty()) {

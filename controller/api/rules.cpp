@@ -68,4 +68,12 @@ void CheckObjectName(JsonReader& root, const std::string& name) {
   }
 }
 
+Json ObjectJsonBase(const Json& raw, const char* kind, const ObjectMeta& metadata) {
+  Json json = raw.is_object() ? raw : Json::object();
+  json["apiVersion"] = kApiVersion;
+  json["kind"] = kind;
+  WriteObjectMeta(metadata, json["metadata"]);
+  return json;
+}
+
 }  // namespace gpupool::api

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gpupool/api/json_reader.h"
+#include "gpupool/api/meta.h"
 
 namespace gpupool::api {
 
@@ -31,5 +32,31 @@ bool IsDnsSubdomain(std::string_view text);
 
 // metadata.name must be a DNS subdomain.
 void CheckObjectName(JsonReader& root, const std::string& name);
+
+// Reads one of our kinds: type meta, metadata, then spec and status through the
+// kind's own readers. The object keeps `object` as raw for write-back.
+template <typename Object, typename ReadSpec, typename ReadStatus>
+Object DecodeKind(const Json& object, FieldErrors& errors, const char* kind, Presence spec_presence,
+                  ReadSpec read_spec, ReadStatus read_status) {
+  Object result;
+  result.raw = object;
+  JsonReader root(object, "", errors);
+  ExpectTypeMeta(root, kApiVersion, kind);
+  result.metadata = ReadObjectMeta(root, Presence::kRequired);
+  CheckObjectName(root, result.metadata.name);
+  if (const Json* spec = root.Object("spec", spec_presence)) {
+    JsonReader reader(*spec, root, "spec");
+    result.spec = read_spec(reader);
+  }
+  if (const Json* status = root.Object("status")) {
+    JsonReader reader(*status, root, "status");
+    result.status = read_status(reader);
+  }
+  return result;
+}
+
+// The raw object with our type meta and metadata written over it: where every
+// kind's ToJson starts.
+Json ObjectJsonBase(const Json& raw, const char* kind, const ObjectMeta& metadata);
 
 }  // namespace gpupool::api

@@ -130,28 +130,12 @@ const char* WorkloadClassName(WorkloadClass workload_class) {
 bool IsPreemptible(WorkloadClass workload_class) { return workload_class == WorkloadClass::kTrain; }
 
 TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
-  TrainingJob job;
-  job.raw = object;
-  JsonReader root(object, "", errors);
-  ExpectTypeMeta(root, kApiVersion, "TrainingJob");
-  job.metadata = ReadObjectMeta(root, Presence::kRequired);
-  CheckObjectName(root, job.metadata.name);
-  if (const Json* spec = root.Object("spec", Presence::kRequired)) {
-    JsonReader reader(*spec, root, "spec");
-    job.spec = ReadSpec(reader);
-  }
-  if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
-    job.status = ReadTrainingJobStatus(reader);
-  }
-  return job;
+  return DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired, ReadSpec,
+                                 ReadTrainingJobStatus);
 }
 
 Json ToJson(const TrainingJob& job) {
-  Json json = job.raw.is_object() ? job.raw : Json::object();
-  json["apiVersion"] = kApiVersion;
-  json["kind"] = "TrainingJob";
-  WriteObjectMeta(job.metadata, json["metadata"]);
+  Json json = ObjectJsonBase(job.raw, "TrainingJob", job.metadata);
   json["spec"] = SpecToJson(job.spec, json.value("spec", Json::object()));
   SetOrEraseObject(
       json, "status",
