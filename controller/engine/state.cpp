@@ -185,7 +185,8 @@ int EngineState::NewJob(std::string_view name) {
   return index;
 }
 
-int EngineState::AddPending(const PendingJob& spec) {
+template <typename Spec>
+int EngineState::NewJobFrom(const Spec& spec) {
   int project = ProjectFor(spec.project);
   int index = NewJob(spec.name);
   if (index < 0) return -1;
@@ -199,8 +200,15 @@ int EngineState::AddPending(const PendingJob& spec) {
   job.priority = spec.priority;
   job.arrival_time = spec.arrival_time;
   job.shape = spec.shape;
-  job.replicas = spec.replicas;
   job.min_replicas = spec.min_replicas;
+  return index;
+}
+
+int EngineState::AddPending(const PendingJob& spec) {
+  int index = NewJobFrom(spec);
+  if (index < 0) return -1;
+  JobState& job = jobs[index];
+  job.replicas = spec.replicas;
   job.topology = spec.topology;
   job.node_selector = spec.node_selector;
   job.gpu_models = spec.gpu_models;
@@ -209,21 +217,10 @@ int EngineState::AddPending(const PendingJob& spec) {
 }
 
 int EngineState::AddRunning(const RunningJob& spec) {
-  int project = ProjectFor(spec.project);
-  int index = NewJob(spec.name);
+  int index = NewJobFrom(spec);
   if (index < 0) return -1;
   JobState& job = jobs[index];
-  job.queue_name = spec.queue;
-  job.project_name = spec.project;
-  auto q = queue_index.find(spec.queue);
-  job.queue = q == queue_index.end() ? -1 : q->second;
-  job.project = project;
-  job.workload_class = spec.workload_class;
-  job.priority = spec.priority;
-  job.arrival_time = spec.arrival_time;
   job.start_time = spec.start_time;
-  job.shape = spec.shape;
-  job.min_replicas = spec.min_replicas;
   job.replicas = std::max<int>(spec.max_replicas, static_cast<int>(spec.replicas.size()));
   std::vector<Placed> placed;
   for (const ReplicaPlacement& replica : spec.replicas) {

@@ -162,6 +162,9 @@ class EngineState {
 
  private:
   int NewJob(std::string_view name);
+  // A new job with the fields pending and running jobs share; -1 if the name is taken.
+  template <typename Spec>
+  int NewJobFrom(const Spec& spec);
   int ProjectFor(const std::string& name);
   void Account(const JobState& job, int sign);
   void IndexPending(int job, bool insert);
