@@ -125,6 +125,22 @@ const Condition* FindCondition(const std::vector<Condition>& conditions, const s
   return nullptr;
 }
 
+GpuUsage ReadGpuUsage(JsonReader& item) {
+  GpuUsage usage;
+  usage.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
+  usage.allocated = item.QuantityField("allocated").value_or(Quantity{});
+  usage.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
+  usage.pending = item.QuantityField("pending").value_or(Quantity{});
+  return usage;
+}
+
+void WriteGpuUsage(const GpuUsage& usage, Json& item) {
+  item["guaranteed"] = usage.guaranteed.ToJson();
+  item["allocated"] = usage.allocated.ToJson();
+  item["overQuota"] = usage.over_quota.ToJson();
+  item["pending"] = usage.pending.ToJson();
+}
+
 Json Overlay(const Json& raw, const Json& typed, std::initializer_list<const char*> known) {
   Json result = raw.is_object() ? raw : Json::object();
   for (const char* key : known) result.erase(key);

@@ -64,10 +64,7 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
   status.ForEachItem("queues", [&](JsonReader& item) {
     ProjectQueueUsage entry;
     entry.queue = item.String("queue", Presence::kRequired).value_or("");
-    entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
-    entry.allocated = item.QuantityField("allocated").value_or(Quantity{});
-    entry.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
-    entry.pending = item.QuantityField("pending").value_or(Quantity{});
+    entry.gpu = ReadGpuUsage(item);
     entry.running_jobs = item.Int32("runningJobs").value_or(0);
     entry.pending_jobs = item.Int32("pendingJobs").value_or(0);
     usage.push_back(std::move(entry));
@@ -104,13 +101,10 @@ Json StatusToJson(const ProjectStatus& status) {
   if (status.over_quota) json["overQuota"] = status.over_quota->ToJson();
   Json queues = Json::array();
   for (const auto& q : status.queues) {
-    queues.push_back({{"queue", q.queue},
-                      {"guaranteed", q.guaranteed.ToJson()},
-                      {"allocated", q.allocated.ToJson()},
-                      {"overQuota", q.over_quota.ToJson()},
-                      {"pending", q.pending.ToJson()},
-                      {"runningJobs", q.running_jobs},
-                      {"pendingJobs", q.pending_jobs}});
+    Json item = {
+        {"queue", q.queue}, {"runningJobs", q.running_jobs}, {"pendingJobs", q.pending_jobs}};
+    WriteGpuUsage(q.gpu, item);
+    queues.push_back(std::move(item));
   }
   if (!queues.empty()) json["queues"] = queues;
   if (!status.conditions.empty()) json["conditions"] = ConditionsToJson(status.conditions);

@@ -25,10 +25,7 @@ std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
   status.ForEachItem("projects", [&](JsonReader& item) {
     QueueProjectUsage entry;
     entry.project = item.String("project", Presence::kRequired).value_or("");
-    entry.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
-    entry.allocated = item.QuantityField("allocated").value_or(Quantity{});
-    entry.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
-    entry.pending = item.QuantityField("pending").value_or(Quantity{});
+    entry.gpu = ReadGpuUsage(item);
     usage.push_back(std::move(entry));
   });
   return usage;
@@ -55,11 +52,9 @@ Json StatusToJson(const QueueStatus& status) {
   if (status.pending_jobs) json["pendingJobs"] = status.pending_jobs;
   Json projects = Json::array();
   for (const auto& p : status.projects) {
-    projects.push_back({{"project", p.project},
-                        {"guaranteed", p.guaranteed.ToJson()},
-                        {"allocated", p.allocated.ToJson()},
-                        {"overQuota", p.over_quota.ToJson()},
-                        {"pending", p.pending.ToJson()}});
+    Json item = {{"project", p.project}};
+    WriteGpuUsage(p.gpu, item);
+    projects.push_back(std::move(item));
   }
   if (!projects.empty()) json["projects"] = projects;
   if (!status.conditions.empty()) json["conditions"] = ConditionsToJson(status.conditions);

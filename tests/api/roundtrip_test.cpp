@@ -103,8 +103,11 @@ TEST(RoundTrip, ComputedStatusIsWrittenInDecimalGpus) {
   FieldErrors errors;
   Project project = DecodeProject(testing::ValidProject(), errors);
   project.status.allocated = Quantity::FromMilli(2500);
-  project.status.queues.push_back({"train", Quantity::FromMilli(2000), Quantity::FromMilli(2500),
-                                   Quantity::FromMilli(500), Quantity::FromMilli(0), 3, 1});
+  project.status.queues.push_back({"train",
+                                   {Quantity::FromMilli(2000), Quantity::FromMilli(2500),
+                                    Quantity::FromMilli(500), Quantity::FromMilli(0)},
+                                   3,
+                                   1});
   Json out = ToJson(project);
   EXPECT_EQ(out["status"]["allocated"], "2.5");
   EXPECT_EQ(out["status"]["queues"][0]["overQuota"], "0.5");

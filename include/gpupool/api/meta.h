@@ -60,6 +60,16 @@ std::vector<Condition> ReadConditions(JsonReader& parent);
 Json ConditionsToJson(const std::vector<Condition>& conditions);
 const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
 
+// The GPU amounts a status reports for one project in one queue.
+struct GpuUsage {
+  Quantity guaranteed, allocated, over_quota, pending;
+};
+
+// Reads the amounts of a status list item (absent amounts are 0).
+GpuUsage ReadGpuUsage(JsonReader& item);
+// Writes them into `item` as guaranteed, allocated, overQuota and pending.
+void WriteGpuUsage(const GpuUsage& usage, Json& item);
+
 // Sets `object[key]` to `value`, or erases the key when `value` is empty.
 template <typename T>
 void SetOrErase(Json& object, const char* key, const std::optional<T>& value) {

@@ -20,7 +20,7 @@ struct QueueQuota {
 
 struct ProjectQueueUsage {
   std::string queue;
-  Quantity guaranteed, allocated, over_quota, pending;
+  GpuUsage gpu;
   int32_t running_jobs = 0;
   int32_t pending_jobs = 0;
 };

@@ -26,7 +26,7 @@ struct QueueSpec {
 
 struct QueueProjectUsage {
   std::string project;
-  Quantity guaranteed, allocated, over_quota, pending;
+  GpuUsage gpu;
 };
 
 struct QueueStatus {
