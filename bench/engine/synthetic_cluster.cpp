@@ -107,9 +107,10 @@ Snapshot SyntheticCluster(const ClusterSpec& spec) {
     RunningJob job;
     job.name = Named("running-", static_cast<std::uint64_t>(i));
     job.queue = "train";
+    auto projects = static_cast<std::uint64_t>(spec.projects);
+    std::uint64_t p = rng() % projects;
     // Skewed: the first fifth of the projects run far more than their share.
-    std::uint64_t p = rng() % 5 == 0 ? rng() % static_cast<std::uint64_t>(spec.projects)
-                                     : rng() % static_cast<std::uint64_t>(spec.projects / 5);
+    if (spec.skewed && rng() % 5 != 0) p %= projects / 5;
     job.project = Named("project-", p);
     job.shape.gpu_milli = per_job >= 1000 ? (rng() % 2 ? 1000 : 2000) : (rng() % 2 ? 250 : 500);
     job.shape.cpu_milli = 2000;

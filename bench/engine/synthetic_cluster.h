@@ -1,7 +1,8 @@
 // Synthetic clusters for the engine benchmarks: racks of 8-GPU nodes, 200 projects
-// with equal guarantees, running work packed onto the nodes (some projects over
-// quota, some under), and a deep queue of mixed pending jobs. Seeded: the same
-// arguments always build the same snapshot.
+// with equal guarantees, running work packed onto the nodes, and a deep queue of
+// mixed pending jobs. Running work is spread evenly over the projects (each near its
+// quota), or skewed (a fifth of the projects far over quota, so the first cycle
+// reclaims thousands of jobs). Seeded: the same arguments build the same snapshot.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ struct ClusterSpec {
   int running = 30000;
   int pending = 20000;
   std::uint64_t seed = 42;
+  bool skewed = false;  // 80 % of the running work owned by a fifth of the projects.
 };
 
 Snapshot SyntheticCluster(const ClusterSpec& spec);

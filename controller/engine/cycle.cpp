@@ -11,14 +11,6 @@
 namespace gpupool::engine::internal {
 namespace {
 
-PackingModel ModelFor(const EngineState& state) {
-  if (state.options.packing != Packing::kFragmentationAware) return PackingModel({});
-  if (!state.options.expected_workload.empty()) {
-    return PackingModel(state.options.expected_workload);
-  }
-  return PackingModel::Learn(state);
-}
-
 double Ratio(std::int64_t allocated, std::int64_t deserved) {
   if (deserved > 0) return static_cast<double>(allocated) / static_cast<double>(deserved);
   return allocated > 0 ? std::numeric_limits<double>::infinity() : 0.0;
@@ -28,7 +20,7 @@ double Ratio(std::int64_t allocated, std::int64_t deserved) {
 
 Cycle::Cycle(EngineState& state, const PackingModel* model)
     : state_(state),
-      own_model_(model ? PackingModel({}) : ModelFor(state)),
+      own_model_(model ? PackingModel({}) : PackingModel::For(state)),
       model_(model ? *model : own_model_),
       placer_(state_, model_) {}
 
@@ -47,12 +39,23 @@ Decisions Cycle::Run() {
   std::vector<std::vector<int>> lists = CollectPending();
   RunPass(lists, true);
   RunPass(lists, false);
+  Finish();
+  RememberReservations();
+  return std::move(decisions_);
+}
+
+void Cycle::Finish() {
   RetryReclaim();
   WriteCapacityReasons();
   // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
   std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   RecordShares();
-  return std::move(decisions_);
+}
+
+// What incremental cycles keep until the next full one: who holds room, and where.
+void Cycle::RememberReservations() {
+  state_.reservation_holders = holder_of_queue_;
+  state_.reserved_nodes = reserved_nodes_;
 }
 
 // The over-quota pass may have pushed projects above quota that were below it when
@@ -136,7 +139,9 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
       continue;
     }
     int job = lists[slot][cursor[slot]++];
-    if (Attempt(job, in_quota).defer) deferred[slot].push_back(job);
+    Outcome outcome = Attempt(job, in_quota);
+    if (outcome.defer) deferred[slot].push_back(job);
+    if (outcome.admitted && incremental_) QueueSuccessor(lists, slot, job);
     if (cursor[slot] < lists[slot].size()) heap.push(key_of(slot, cursor[slot]));
   }
   lists = std::move(deferred);

@@ -2,9 +2,13 @@
 // the over-quota pass, reclaim and in-project preemption, reservations, reasons.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -21,6 +25,9 @@ class Cycle {
   // `model`: packing model to reuse across cycles (null: built for this cycle).
   explicit Cycle(EngineState& state, const PackingModel* model = nullptr);
   Decisions Run();
+  // Only the jobs the state's recorded changes could have let start; reservations
+  // of the last full cycle stand (see docs/scheduling.md, "Incremental cycles").
+  Decisions RunIncremental();
 
  private:
   struct Outcome {
@@ -70,7 +77,9 @@ class Cycle {
                    const std::vector<MilliGpu>& allocated);
   const std::vector<std::vector<int>>& JobsByNode();
   bool FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims);
-  bool FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason);
+  bool FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason,
+                        bool only_victim_nodes = false);
+  std::vector<int> VictimNodes(const JobState& job, const std::vector<int>& victims);
   void Wait(int job, WaitCode code, std::string message);
   void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
   bool FitsIgnoringReservations(const JobState& job);
@@ -78,6 +87,14 @@ class Cycle {
   MilliGpu Reserve(int job, int count);
   void RecordShares();
   void RetryReclaim();
+  void Finish();
+  void RememberReservations();
+  std::vector<std::vector<int>> Candidates(const EngineState::Changes& changes);
+  bool Helps(const JobState& job, int node);
+  void ReclaimFromNewOverQuotaWork(std::size_t since);  // Admissions from index `since`.
+  void QueueSuccessor(std::vector<std::vector<int>>& lists, std::size_t slot, int admitted);
+  bool incremental_ = false;
+  std::vector<char> queued_;  // Per job index: already a candidate this cycle.
 
   EngineState& state_;
   PackingModel own_model_;
@@ -90,8 +107,7 @@ class Cycle {
   };
   const std::vector<char>* Member(const JobState& job);
   const EligibleSet& EligibleOf(const JobState& job);
-  std::vector<const EligibleSet*> eligible_of_job_;  // Per job index, this cycle.
-  std::unordered_map<std::string, EligibleSet> eligible_cache_;
+  std::vector<std::unique_ptr<EligibleSet>> eligible_;  // By constraint id, this cycle.
   std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
   std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.
   std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.
@@ -106,15 +122,14 @@ class Cycle {
   std::vector<Retry> retry_reclaim_;
   // Shapes that found no room, with the length of `released_` at that moment: only
   // nodes released since then (by preemption) can have room for them now.
-  std::unordered_map<std::string, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
+  std::unordered_map<std::uint64_t, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
   std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
   std::vector<int> released_;
-  std::unordered_set<std::string> failed_reclaims_;  // By shape.
-  std::unordered_map<std::string, std::size_t> failed_in_project_;
+  std::unordered_set<std::uint64_t> failed_reclaims_;              // By MemoKey.
+  using InProjectKey = std::tuple<std::uint64_t, char, int, int>;  // Memo, mode, project, priority.
+  std::map<InProjectKey, std::size_t> failed_in_project_;
   std::vector<std::uint8_t> over_quota_admitted_;  // Per queue, in the second pass.
-  std::string ReclaimKey(const JobState& job, int count);
-  std::string ShapeKey(const JobState& job, int count);
-  std::vector<std::string> shape_base_;  // Per job index, this cycle.
+  std::uint64_t MemoKey(const JobState& job, int count);
   struct CapacityWait {
     int job;
     int count;
@@ -122,7 +137,10 @@ class Cycle {
   };
   std::vector<CapacityWait> capacity_waits_;
   void WriteCapacityReasons();
-  std::vector<std::vector<int>> jobs_by_node_;  // Built on the first reclaim.
+  // Running jobs per node: the state's own list while it tracks changes, otherwise
+  // built on the first reclaim.
+  const std::vector<std::vector<int>>* jobs_by_node_ = nullptr;
+  std::vector<std::vector<int>> own_jobs_by_node_;
   bool jobs_by_node_ready_ = false;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
   std::set<int> reclaim_nodes_;                // Nodes with reclaimable work.

@@ -8,38 +8,11 @@
 #include "reasons.h"
 
 namespace gpupool::engine::internal {
-namespace {
-
-std::string ConstraintKey(const JobState& job) {
-  std::string key =
-      std::to_string(job.queue) + "|" +
-      std::to_string(job.shape.gpu_milli >= kMilliPerGpu ? job.shape.gpu_milli / kMilliPerGpu
-                                                         : (job.shape.gpu_milli > 0 ? 1 : 0));
-  for (const auto& [k, v] : job.node_selector) key += "|" + k + "=" + v;
-  key += "|";
-  for (const std::string& model : job.gpu_models) key += model + ",";
-  if (job.topology.mode == TopologyMode::kRequired) key += "|" + job.topology.key;
-  return key;
+// What the memos key on: the job's interned shape and the replica count.
+std::uint64_t Cycle::MemoKey(const JobState& job, int count) {
+  return static_cast<std::uint64_t>(state_.shapes.ShapeOf(job)) << 32 |
+         static_cast<std::uint32_t>(count);
 }
-
-std::string ShapeBase(const JobState& job) {
-  return ConstraintKey(job) + "#" + std::to_string(job.shape.gpu_milli) + "," +
-         std::to_string(job.shape.cpu_milli) + "," + std::to_string(job.shape.memory_bytes) + "t" +
-         std::to_string(static_cast<int>(job.topology.mode)) + job.topology.key + "x";
-}
-
-}  // namespace
-
-// What the memos key on: everything that decides where a job can go, and how many
-// replicas. Built once per job and cycle.
-std::string Cycle::ShapeKey(const JobState& job, int count) {
-  auto index = static_cast<std::size_t>(&job - state_.jobs.data());
-  if (shape_base_.size() < state_.jobs.size()) shape_base_.resize(state_.jobs.size());
-  if (shape_base_[index].empty()) shape_base_[index] = ShapeBase(job);
-  return shape_base_[index] + std::to_string(count);
-}
-
-std::string Cycle::ReclaimKey(const JobState& job, int count) { return ShapeKey(job, count); }
 
 bool Cycle::Prevalidate(int job) {
   const JobState& j = state_.jobs[job];
@@ -73,22 +46,16 @@ int Cycle::InQuotaCount(const JobState& job) const {
 }
 
 const Cycle::EligibleSet& Cycle::EligibleOf(const JobState& job) {
-  auto index = static_cast<std::size_t>(&job - state_.jobs.data());
-  if (eligible_of_job_.size() < state_.jobs.size()) {
-    eligible_of_job_.resize(state_.jobs.size(), nullptr);
+  auto id = static_cast<std::size_t>(state_.shapes.ConstraintOf(job));
+  if (eligible_.size() <= id) eligible_.resize(id + 1);
+  if (!eligible_[id]) {
+    auto set = std::make_unique<EligibleSet>();
+    set->nodes = EligibleNodes(state_, job);
+    set->member.assign(state_.nodes.size(), 0);
+    for (int n : set->nodes) set->member[n] = 1;
+    eligible_[id] = std::move(set);
   }
-  if (const EligibleSet* known = eligible_of_job_[index]) return *known;
-  std::string key = ConstraintKey(job);
-  auto it = eligible_cache_.find(key);
-  if (it == eligible_cache_.end()) {
-    EligibleSet set;
-    set.nodes = EligibleNodes(state_, job);
-    set.member.assign(state_.nodes.size(), 0);
-    for (int n : set.nodes) set.member[n] = 1;
-    it = eligible_cache_.emplace(std::move(key), std::move(set)).first;
-  }
-  eligible_of_job_[index] = &it->second;  // Map nodes never move.
-  return it->second;
+  return *eligible_[id];
 }
 
 const std::vector<int>& Cycle::Eligible(const JobState& job) { return EligibleOf(job).nodes; }
@@ -104,7 +71,7 @@ PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
   if (job.min_replicas < count) counts.push_back(job.min_replicas);
   const std::vector<int>& eligible = Eligible(job);
   for (int c : counts) {
-    std::string key = ShapeKey(job, c);
+    std::uint64_t key = MemoKey(job, c);
     PlaceResult attempt;
     auto failed = failed_shapes_.find(key);
     if (failed == failed_shapes_.end()) {
@@ -148,6 +115,9 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     touched_.insert(v);
   }
 
+  if (std::find(holder_of_queue_.begin(), holder_of_queue_.end(), job) != holder_of_queue_.end()) {
+    state_.changes.structure = true;  // Its room is held for nobody now.
+  }
   state_.Admit(job, std::move(placed));
   std::size_t slot = state_.Slot(j.queue, j.project);
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
@@ -225,20 +195,26 @@ bool Cycle::FitsIgnoringReservations(const JobState& job) {
 MilliGpu Cycle::Reserve(int job, int count) {
   const JobState& j = state_.jobs[job];
   int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
-  std::vector<std::pair<int, int>> ranked;  // (-available, node)
-  for (int n : Eligible(j)) {
-    const NodeState& node = state_.nodes[n];
-    ranked.emplace_back(-(node.full_free - node.reserved_full), n);
+  const std::vector<char>& member = *Member(j);
+  // Eligible nodes by available devices, most first (then by name order), until
+  // they hold every replica.
+  std::vector<int> ranked;
+  int covered = 0;
+  for (int k = static_cast<int>(state_.by_available.size()) - 1; k >= 0 && covered < count; --k) {
+    for (int n : state_.by_available[k]) {
+      if (!member[n]) continue;
+      ranked.push_back(n);
+      covered += static_cast<int>(state_.nodes[n].used.size()) / per_replica;
+      if (covered >= count) break;
+    }
   }
-  std::sort(ranked.begin(), ranked.end());
   MilliGpu held = 0;
   int remaining = count;
-  for (auto [negative_available, n] : ranked) {
-    if (remaining <= 0) break;
+  for (int n : ranked) {
     NodeState& node = state_.nodes[n];
     int fits = static_cast<int>(node.used.size()) / per_replica;
     int replicas = std::min(remaining, fits);
-    int hold = std::min(-negative_available, replicas * per_replica);
+    int hold = std::min(state_.Available(n), replicas * per_replica);
     if (hold > 0) reserved_nodes_.push_back(n);
     state_.SetReserved(n, node.reserved_full + std::max(0, hold));
     held += std::max(0, hold) * kMilliPerGpu;

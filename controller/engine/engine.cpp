@@ -1,5 +1,6 @@
 #include "gpupool/engine/engine.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "cycle.h"
@@ -11,12 +12,31 @@ class EngineState : public internal::EngineState {
  public:
   EngineState(const Snapshot& snapshot, Options opts)
       : internal::EngineState(snapshot, std::move(opts)) {
+    if (options.full_cycle_interval_seconds > 0) EnableTracking();
     // A workload given up front does not change between cycles: score it once.
     if (options.packing == Packing::kFragmentationAware && !options.expected_workload.empty()) {
       fixed_model.emplace(options.expected_workload);
     }
   }
   std::optional<internal::PackingModel> fixed_model;
+  // Learned by the last full cycle; incremental cycles reuse it.
+  std::optional<internal::PackingModel> learned_model;
+  Seconds last_full_cycle = 0;
+
+  const internal::PackingModel* Model() const {
+    if (fixed_model) return &*fixed_model;
+    return learned_model ? &*learned_model : nullptr;
+  }
+
+  // Whether the next cycle must look at every pending job: incremental cycles are
+  // off or not started, the interval has passed, a running job became preemptible,
+  // or something changed that they cannot follow.
+  bool NeedsFullCycle() const {
+    Seconds interval = options.full_cycle_interval_seconds;
+    if (interval <= 0 || !tracking() || changes.structure) return true;
+    if (now - last_full_cycle >= interval) return true;
+    return !victim_horizon.empty() && victim_horizon.begin()->first <= now;
+  }
 };
 
 Decisions Decide(const Snapshot& snapshot, const Options& options) {
@@ -37,13 +57,35 @@ void Engine::AddPending(PendingJob job) { state_->AddPending(job); }
 bool Engine::Finish(std::string_view job) {
   auto it = state_->job_index.find(std::string(job));
   if (it == state_->job_index.end()) return false;
+  const std::vector<int>& holders = state_->reservation_holders;
+  if (std::find(holders.begin(), holders.end(), it->second) != holders.end()) {
+    state_->changes.structure = true;  // Room held for it is held for nobody now.
+  }
   state_->Remove(it->second);
   return true;
 }
 
 Decisions Engine::Decide() {
-  const internal::PackingModel* model = state_->fixed_model ? &*state_->fixed_model : nullptr;
-  return internal::Cycle(*state_, model).Run();
+  if (!state_->NeedsFullCycle()) {
+    return internal::Cycle(*state_, state_->Model()).RunIncremental();
+  }
+  return DecideAll();
+}
+
+Decisions Engine::DecideAll() {
+  bool incremental = state_->options.full_cycle_interval_seconds > 0;
+  if (incremental) {
+    if (!state_->fixed_model) state_->learned_model.emplace(internal::PackingModel::For(*state_));
+    // What this cycle changes (victims back in the queue) is for the next one.
+    state_->changes = {};
+  }
+  Decisions decisions = internal::Cycle(*state_, state_->Model()).Run();
+  if (incremental) {
+    state_->last_full_cycle = state_->now;
+    auto& horizon = state_->victim_horizon;  // Seen by this cycle.
+    horizon.erase(horizon.begin(), horizon.lower_bound({state_->now + 1, -1}));
+  }
+  return decisions;
 }
 
 Snapshot Engine::ToSnapshot() const { return state_->ToSnapshot(); }

@@ -115,4 +115,12 @@ double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, Milli
   return waste;
 }
 
+PackingModel PackingModel::For(const EngineState& state) {
+  if (state.options.packing != Packing::kFragmentationAware) return PackingModel({});
+  if (!state.options.expected_workload.empty()) {
+    return PackingModel(state.options.expected_workload);
+  }
+  return Learn(state);
+}
+
 }  // namespace gpupool::engine::internal

@@ -19,6 +19,9 @@ class PackingModel {
 
   // Learns the shapes from the replicas of running and pending jobs.
   static PackingModel Learn(const EngineState& state);
+  // The model the state's options ask for: none for best-fit, the expected workload
+  // if given, otherwise learned.
+  static PackingModel For(const EngineState& state);
 
   // Expected GPU milli left unused on the node if it were filled with copies of a
   // replica drawn from the shapes: for each shape, the free milli-GPUs minus what

@@ -50,9 +50,13 @@ bool Cycle::TryReclaim(int job, int count) {
   // found none need not search again. RetryReclaim forgets this and tries again.
   // The memo holds for every project: one that reclaims is below its quota, so its
   // own jobs are never among the candidates and all reclaimers see the same ones.
-  std::string memo = ReclaimKey(j, count);
+  std::uint64_t memo = MemoKey(j, count);
   if (failed_reclaims_.count(memo)) return false;
   std::vector<ReclaimSource> sources = ReclaimSources(j);
+  if (sources.empty()) {
+    failed_reclaims_.insert(memo);  // No project is over its quota with work to give.
+    return false;
+  }
   MilliGpu reclaimable = 0;
   for (const ReclaimSource& s : sources) reclaimable += s.allocated - s.quota;
   VictimSource next = [&]() {
@@ -85,36 +89,46 @@ bool Cycle::TryReclaim(int job, int count) {
     Accounting any = [](MilliGpu) { return true; };
     victims = SelectVictims(job, count, next, any);
   }
+  // A single replica did not fit anywhere before: only the victims' node gains room.
   if (victims.empty() ||
-      !FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim)) {
-    failed_reclaims_.insert(std::move(memo));
+      !FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim, count == 1)) {
+    failed_reclaims_.insert(memo);
     return false;
   }
   return true;
 }
 
 const std::vector<std::vector<int>>& Cycle::JobsByNode() {
-  if (!jobs_by_node_ready_) {
-    jobs_by_node_.assign(state_.nodes.size(), {});
-    reclaimable_on_node_.assign(state_.nodes.size(), 0);
-    exhausted_.assign(state_.usage.size(), 0);
+  if (jobs_by_node_ready_) return *jobs_by_node_;
+  jobs_by_node_ready_ = true;
+  if (state_.tracking()) {
+    jobs_by_node_ = &state_.jobs_on_node;
+  } else {
+    own_jobs_by_node_.assign(state_.nodes.size(), {});
     for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
-      const JobState& job = state_.jobs[j];
-      if (!job.running) continue;
-      bool reclaimable = ReclaimableProject(job);
-      for (const Placed& p : job.placed) {
-        if (p.node < 0) continue;
-        jobs_by_node_[p.node].push_back(j);
-        if (reclaimable) reclaimable_on_node_[p.node] += ReplicaGpu(job);
+      for (const Placed& p : state_.jobs[j].placed) {
+        if (p.node >= 0 && state_.jobs[j].running) own_jobs_by_node_[p.node].push_back(j);
       }
     }
-    reclaim_nodes_.clear();
-    for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
-      if (reclaimable_on_node_[n] > 0) reclaim_nodes_.insert(n);
-    }
-    jobs_by_node_ready_ = true;
+    jobs_by_node_ = &own_jobs_by_node_;
   }
-  return jobs_by_node_;
+  // Reclaimable work: the preemptible jobs of projects over their quota.
+  reclaimable_on_node_.assign(state_.nodes.size(), 0);
+  exhausted_.assign(state_.usage.size(), 0);
+  for (std::size_t slot = 0; slot < state_.victims.size(); ++slot) {
+    if (state_.usage[slot].gpu <= state_.quotas[slot].gpu) continue;
+    for (int v : state_.victims[slot]) {
+      const JobState& job = state_.jobs[v];
+      for (const Placed& p : job.placed) {
+        if (p.node >= 0) reclaimable_on_node_[p.node] += ReplicaGpu(job);
+      }
+    }
+  }
+  reclaim_nodes_.clear();
+  for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
+    if (reclaimable_on_node_[n] > 0) reclaim_nodes_.insert(reclaim_nodes_.end(), n);
+  }
+  return *jobs_by_node_;
 }
 
 MilliGpu Cycle::ReplicaGpu(const JobState& job) const {
@@ -284,8 +298,7 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   if (lower.empty() || state_.jobs[*lower.begin()].priority >= j.priority) return false;
   // The project's lower-priority jobs only become fewer, and its usage only grows,
   // until something is released: a failure stands until then.
-  std::string memo =
-      ReclaimKey(j, count) + mode + std::to_string(j.project) + "/" + std::to_string(j.priority);
+  InProjectKey memo{MemoKey(j, count), mode, j.project, j.priority};
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == released_.size()) return false;
   const auto& candidates = state_.victims[state_.Slot(j.queue, j.project)];
@@ -308,13 +321,18 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   return true;
 }
 
-bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims,
-                             PreemptionReason reason) {
+bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason,
+                             bool only_victim_nodes) {
   const JobState& j = state_.jobs[job];
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
   }
-  PlaceResult placed = placer_.Place(j, count, Eligible(j), Member(j));
+  PlaceResult placed;
+  if (only_victim_nodes) {
+    placed = placer_.Place(j, count, VictimNodes(j, victims));
+  } else {
+    placed = placer_.Place(j, count, Eligible(j), Member(j));
+  }
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }
@@ -323,19 +341,25 @@ bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims,
   return true;
 }
 
-// With the victims' resources released: does the job fit? A single replica can only
-// newly fit on a node a victim left, so only those are searched.
-bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
-  const std::vector<int>& eligible = Eligible(job);
-  if (count > 1) return !placer_.Place(job, count, eligible, Member(job)).replicas.empty();
+// The eligible nodes the victims run on, in order.
+std::vector<int> Cycle::VictimNodes(const JobState& job, const std::vector<int>& victims) {
+  const std::vector<char>& member = *Member(job);
   std::vector<int> nodes;
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) {
-      if (std::binary_search(eligible.begin(), eligible.end(), p.node)) nodes.push_back(p.node);
+      if (p.node >= 0 && member[p.node]) nodes.push_back(p.node);
     }
   }
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
+// With the victims' resources released: does the job fit? A single replica can only
+// newly fit on a node a victim left, so only those are searched.
+bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
+  if (count > 1) return !placer_.Place(job, count, Eligible(job), Member(job)).replicas.empty();
+  std::vector<int> nodes = VictimNodes(job, victims);
   return !nodes.empty() && !placer_.Place(job, 1, nodes).replicas.empty();
 }
 

@@ -49,6 +49,7 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
 void EngineState::BuildNodeIndexes() {
   by_available.assign(65, {});
   shared_nodes.clear();
+  for (NodeState& node : nodes) node.shared = false;
   for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
     by_available[Available(n)].insert(by_available[Available(n)].end(), n);
     Reindex(n, Available(n));
@@ -165,6 +166,10 @@ int EngineState::ProjectFor(const std::string& name) {
   usage = std::move(new_usage);
   pending = std::move(new_pending);
   victims = std::move(new_victims);
+  if (tracking_) {
+    changes.structure = true;
+    EnableTracking();  // Group keys hold slot numbers: lay them out again.
+  }
   return index;
 }
 
@@ -269,9 +274,11 @@ void EngineState::Reindex(int n, int available_before) {
     by_available[available_before].erase(n);
     by_available[Available(n)].insert(n);
   }
-  const std::vector<std::int32_t>& used = nodes[n].used;
-  bool shared = std::any_of(used.begin(), used.end(),
+  NodeState& node = nodes[n];
+  bool shared = std::any_of(node.used.begin(), node.used.end(),
                             [](std::int32_t u) { return u > 0 && u < kMilliPerGpu; });
+  if (shared == node.shared) return;
+  node.shared = shared;
   if (shared) {
     shared_nodes.insert(n);
   } else {
@@ -342,6 +349,7 @@ void EngineState::IndexPending(int index, bool insert) {
       usage[slot].pending_gpu -= JobGpu(job, job.replicas);
     }
   }
+  if (tracking_) Track(index, false, insert);
   if (insert) {
     ++pending_count;
   } else {
@@ -359,6 +367,7 @@ void EngineState::IndexRunning(int index, bool insert) {
       set.erase(index);
     }
   }
+  if (tracking_) Track(index, true, insert);
   if (insert) {
     ++running_count;
   } else {
@@ -384,6 +393,7 @@ void EngineState::Admit(int index, std::vector<Placed> placed) {
 void EngineState::Requeue(int index) {
   JobState& job = jobs[index];
   if (!job.running) return;
+  NoteRelease(job);
   IndexRunning(index, false);
   Account(job, -1);
   for (const Placed& p : job.placed) Release(job, p);
@@ -396,6 +406,7 @@ void EngineState::Remove(int index) {
   JobState& job = jobs[index];
   if (!job.alive) return;
   if (job.running) {
+    NoteRelease(job);
     IndexRunning(index, false);
     Account(job, -1);
     for (const Placed& p : job.placed) Release(job, p);
@@ -405,6 +416,63 @@ void EngineState::Remove(int index) {
   job_index.erase(job.name);
   job = JobState{};
   free_jobs_.push_back(index);
+}
+
+void EngineState::EnableTracking() {
+  tracking_ = true;
+  waiting_groups.clear();
+  for (const std::set<int, PendingOrder>& slot : pending) {
+    for (int j : slot) {
+      waiting_groups.try_emplace(GroupOf(jobs[j]), PendingOrder{this}).first->second.insert(j);
+    }
+  }
+  jobs_on_node.assign(nodes.size(), {});
+  victim_horizon.clear();
+  for (int j = 0; j < static_cast<int>(jobs.size()); ++j) {
+    if (jobs[j].running) Track(j, true, true);
+  }
+}
+
+void EngineState::Track(int index, bool running, bool insert) {
+  const JobState& job = jobs[index];
+  if (!running) {
+    if (insert) changes.fresh.push_back(index);
+    if (job.queue < 0) return;
+    if (insert) {
+      waiting_groups.try_emplace(GroupOf(job), PendingOrder{this}).first->second.insert(index);
+      return;
+    }
+    auto group = waiting_groups.find(GroupOf(job));
+    if (group == waiting_groups.end()) return;
+    group->second.erase(index);
+    if (group->second.empty()) waiting_groups.erase(group);
+    return;
+  }
+  for (const Placed& p : job.placed) {
+    if (p.node < 0) continue;
+    std::vector<int>& on_node = jobs_on_node[p.node];
+    if (insert) {
+      on_node.push_back(index);
+    } else if (auto it = std::find(on_node.begin(), on_node.end(), index); it != on_node.end()) {
+      on_node.erase(it);
+    }
+  }
+  if (job.queue < 0 || !IsPreemptible(job.workload_class)) return;
+  Seconds eligible = job.start_time + queues[job.queue].spec.min_runtime_seconds;
+  if (!insert) {
+    victim_horizon.erase({eligible, index});
+  } else if (eligible > now) {
+    victim_horizon.emplace(eligible, index);
+  }
+}
+
+// Running work ends (or is preempted): its nodes have room, its project has less.
+void EngineState::NoteRelease(const JobState& job) {
+  if (!tracking_) return;
+  for (const Placed& p : job.placed) {
+    if (p.node >= 0) changes.released_nodes.push_back(p.node);
+  }
+  if (job.queue >= 0) changes.dropped_slots.push_back(Slot(job.queue, job.project));
 }
 
 }  // namespace gpupool::engine::internal

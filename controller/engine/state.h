@@ -13,6 +13,7 @@
 
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/snapshot.h"
+#include "shapes.h"
 
 namespace gpupool::engine::internal {
 
@@ -27,6 +28,7 @@ struct NodeState {
   int full_free = 0;        // Devices with nothing on them.
   int reserved_full = 0;    // Whole devices held this cycle for a blocked job.
   std::vector<int> queues;  // Queues whose pool holds this node.
+  bool shared = false;      // In EngineState::shared_nodes.
 };
 
 // One replica's place: a node and the devices it uses (bit i = device i).
@@ -54,6 +56,10 @@ struct JobState {
   bool alive = false;
   bool running = false;
   std::vector<Placed> placed;  // Running replicas.
+  // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
+  mutable int constraint_id = -1;
+  mutable int shape_id = -1;
+  mutable int group_id = -1;
 };
 
 struct QuotaState {
@@ -119,6 +125,7 @@ class EngineState {
   std::vector<std::set<int, PendingOrder>> pending;
   std::vector<std::set<int, VictimOrder>> victims;
   std::vector<int> invalid_pending;  // Pending jobs whose queue does not exist.
+  ShapeTable shapes;
 
   std::size_t Slot(int queue, int project) const {
     return static_cast<std::size_t>(queue) * projects.size() + static_cast<std::size_t>(project);
@@ -155,6 +162,35 @@ class EngineState {
   };
   const Domains& DomainsFor(const std::string& key);
 
+  // What changed since the last cycle, for incremental cycles (kept only once
+  // EnableTracking() was called): jobs that became pending (new or requeued), nodes
+  // where running work ended, and slots whose usage dropped.
+  struct Changes {
+    std::vector<int> fresh;
+    std::vector<int> released_nodes;
+    std::vector<std::size_t> dropped_slots;
+    bool structure = false;  // Something an incremental cycle cannot follow.
+  };
+  Changes changes;
+  // Pending jobs by slot and shape (key: slot << 32 | shape id), best first; jobs
+  // of one group fit in exactly the same places. Kept while tracking.
+  std::unordered_map<std::uint64_t, std::set<int, PendingOrder>> waiting_groups;
+  std::uint64_t GroupOf(const JobState& job) {
+    return static_cast<std::uint64_t>(Slot(job.queue, job.project)) << 32 |
+           static_cast<std::uint32_t>(shapes.GroupOf(job));
+  }
+  // Running jobs per node (each job once per replica there). Kept while tracking.
+  std::vector<std::vector<int>> jobs_on_node;
+  // When a running preemptible job passes its queue's minimum runtime, it may be
+  // preempted: a change an incremental cycle cannot see. Earliest first.
+  std::set<std::pair<Seconds, int>> victim_horizon;
+  // Set by each full cycle: per queue the job room is held for (or -1), and the
+  // nodes holding it. Incremental cycles honour them and hold no new room.
+  std::vector<int> reservation_holders;
+  std::vector<int> reserved_nodes;
+  void EnableTracking();
+  bool tracking() const { return tracking_; }
+
   std::size_t running_count = 0;
   std::size_t pending_count = 0;
   Snapshot ToSnapshot() const;
@@ -178,6 +214,9 @@ class EngineState {
   std::vector<int> free_jobs_;
   std::unordered_map<std::string, Domains> domains_;
   bool indexing_ = true;  // Node indexes kept up to date on every change.
+  bool tracking_ = false;
+  void Track(int job, bool running, bool insert);
+  void NoteRelease(const JobState& job);
   void BuildNodeIndexes();
 };
 

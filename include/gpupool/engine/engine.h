@@ -39,6 +39,11 @@ struct Options {
   // Whether an in-quota job blocked by capacity holds room so smaller jobs cannot
   // overtake it forever (see docs/scheduling.md, "Reservations").
   bool reserve_for_blocked_jobs = true;
+  // Engine only. 0: every Decide() re-examines every pending job. Above 0: Decide()
+  // re-examines only the jobs that changes since the last cycle could have let
+  // start (see docs/scheduling.md, "Incremental cycles"), and every pending job once
+  // this many seconds (of SetNow) have passed since the last full cycle.
+  Seconds full_cycle_interval_seconds = 0;
 };
 
 // One full cycle over an immutable snapshot.
@@ -61,8 +66,12 @@ class Engine {
   // A running job ended (or a pending one was deleted); its resources are free.
   // Returns false if no job has this name.
   bool Finish(std::string_view job);
-  // Runs one cycle and applies its decisions to the state.
+  // Runs one cycle and applies its decisions to the state. An incremental cycle
+  // (see Options::full_cycle_interval_seconds) lists in `waiting` only the jobs it
+  // re-examined; every other pending job keeps the reason it was last given.
   Decisions Decide();
+  // Runs a cycle over every pending job, whatever the interval.
+  Decisions DecideAll();
 
   // The state as a snapshot (running jobs include everything admitted so far).
   Snapshot ToSnapshot() const;

@@ -1,0 +1,150 @@
+// Incremental cycles: after a full cycle every waiting job has failed, so only a
+// change can let one start. The candidates are the jobs that became pending, the
+// jobs of projects whose usage dropped, and, where running work ended, the first
+// job of each group that could use the room. Everything else keeps its reason.
+#include <algorithm>
+
+#include "cycle.h"
+
+namespace gpupool::engine::internal {
+
+Decisions Cycle::RunIncremental() {
+  incremental_ = true;
+  reserved_in_slot_.assign(state_.quotas.size(), 1);  // No new reservations.
+  holder_of_queue_ = state_.reservation_holders;
+  holder_of_queue_.resize(state_.queues.size(), -1);
+  reserved_nodes_ = state_.reserved_nodes;
+  over_quota_admitted_.assign(state_.queues.size(), 0);
+  queued_.assign(state_.jobs.size(), 0);
+  ComputeDeserved();
+  // Preemptions change the state again (room on the victims' nodes, projects with
+  // less): rounds follow until nothing is left to look at. Victims themselves wait
+  // for the next cycle, as they would after a full one.
+  std::vector<int> requeued;
+  constexpr int kMaxRounds = 64;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    EngineState::Changes changes = std::move(state_.changes);
+    state_.changes = {};
+    std::erase_if(changes.fresh, [&](int job) {
+      if (!touched_.count(job)) return false;
+      requeued.push_back(job);
+      return true;
+    });
+    std::vector<std::vector<int>> lists = Candidates(changes);
+    bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
+    if (!any) break;
+    std::size_t admitted_before = decisions_.admissions.size();
+    RunPass(lists, true);
+    RunPass(lists, false);
+    ReclaimFromNewOverQuotaWork(admitted_before);
+  }
+  state_.changes.fresh.insert(state_.changes.fresh.end(), requeued.begin(), requeued.end());
+  Finish();
+  return std::move(decisions_);
+}
+
+// Work admitted over quota in this cycle can be reclaimed: a job below its quota
+// that waited (in an earlier cycle) for room where that work now runs tries again.
+void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since) {
+  std::vector<int> nodes;
+  for (std::size_t i = since; i < decisions_.admissions.size(); ++i) {
+    const Admission& admission = decisions_.admissions[i];
+    if (!admission.over_quota) continue;
+    for (const Placed& p : state_.jobs[state_.job_index.at(admission.job)].placed) {
+      nodes.push_back(p.node);
+    }
+  }
+  if (nodes.empty()) return;
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::vector<int> heads;
+  for (const auto& [key, group] : state_.waiting_groups) {
+    int head = *group.begin();
+    if (!queued_[head]) heads.push_back(head);
+  }
+  std::sort(heads.begin(), heads.end(), PendingOrder{&state_});
+  for (int head : heads) {
+    for (int job = head; job >= 0 && !touched_.count(job);) {
+      const JobState& j = state_.jobs[job];
+      const Queue& queue = state_.queues[j.queue].spec;
+      if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim ||
+          !IsPreemptible(j.workload_class) || !WithinQuota(j, j.min_replicas, 0)) {
+        break;
+      }
+      bool near = std::any_of(nodes.begin(), nodes.end(),
+                              [&](int n) { return n >= 0 && (*Member(j))[n] && Helps(j, n); });
+      if (!near || !TryReclaim(job, j.min_replicas)) break;
+      auto group = state_.waiting_groups.find(state_.GroupOf(j));
+      job = group == state_.waiting_groups.end() ? -1 : *group->second.begin();
+    }
+  }
+}
+
+std::vector<std::vector<int>> Cycle::Candidates(const EngineState::Changes& changes) {
+  std::vector<std::vector<int>> lists(state_.pending.size());
+  auto add = [&](int job) {
+    const JobState& j = state_.jobs[job];
+    if (!j.alive || j.running || queued_[job] || touched_.count(job)) return;
+    queued_[job] = 1;
+    if (j.queue < 0) {
+      Wait(job, WaitCode::kUnknownQueue, "queue \"" + j.queue_name + "\" does not exist");
+      return;
+    }
+    lists[state_.Slot(j.queue, j.project)].push_back(job);
+  };
+  for (int job : changes.fresh) add(job);
+  std::vector<char> dropped(state_.quotas.size(), 0);
+  for (std::size_t slot : changes.dropped_slots) dropped[slot] = 1;
+  std::vector<int> released = changes.released_nodes;
+  std::sort(released.begin(), released.end());
+  released.erase(std::unique(released.begin(), released.end()), released.end());
+  if (!released.empty() || !changes.dropped_slots.empty()) {
+    for (const auto& [key, group] : state_.waiting_groups) {
+      int head = *group.begin();
+      if (dropped[key >> 32]) {
+        add(head);
+        continue;
+      }
+      const JobState& j = state_.jobs[head];
+      for (int n : released) {
+        if ((*Member(j))[n] && Helps(j, n)) {
+          add(head);
+          break;
+        }
+      }
+    }
+  }
+  PendingOrder order{&state_};
+  for (std::vector<int>& list : lists) std::sort(list.begin(), list.end(), order);
+  return lists;
+}
+
+// Whether one replica of the job could start on the node: it fits now, or would
+// once preemptible work there that the job may take the place of is gone.
+bool Cycle::Helps(const JobState& job, int node) {
+  if (placer_.FitsOne(job, node)) return true;
+  MilliGpu room = 0;
+  for (std::int32_t used : state_.nodes[node].used) room += kMilliPerGpu - used;
+  for (int v : state_.jobs_on_node[node]) {
+    const JobState& victim = state_.jobs[v];
+    if (!IsPreemptible(victim.workload_class) || victim.queue != job.queue) continue;
+    bool lower_own = victim.project == job.project && victim.priority < job.priority;
+    if (lower_own || (victim.project != job.project && ReclaimableProject(victim))) {
+      room += ReplicaGpu(victim);
+    }
+  }
+  return room >= job.shape.gpu_milli;
+}
+
+// An admitted job leaves its group's next job first in line: it may fit too.
+void Cycle::QueueSuccessor(std::vector<std::vector<int>>& lists, std::size_t slot, int admitted) {
+  auto group = state_.waiting_groups.find(state_.GroupOf(state_.jobs[admitted]));
+  if (group == state_.waiting_groups.end()) return;
+  int next = *group->second.begin();
+  if (queued_[next] || touched_.count(next)) return;
+  queued_[next] = 1;
+  std::vector<int>& list = lists[slot];
+  list.insert(std::upper_bound(list.begin(), list.end(), next, PendingOrder{&state_}), next);
+}
+
+}  // namespace gpupool::engine::internal
