@@ -139,7 +139,7 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
       continue;
     }
     int job = lists[slot][cursor[slot]++];
-    Outcome outcome = Attempt(job, in_quota);
+    Outcome outcome = SkipIncremental(job) ? Outcome{} : Attempt(job, in_quota);
     if (outcome.defer) deferred[slot].push_back(job);
     if (outcome.admitted && incremental_) QueueSuccessor(lists, slot, job);
     if (cursor[slot] < lists[slot].size()) heap.push(key_of(slot, cursor[slot]));

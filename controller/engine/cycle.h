@@ -94,20 +94,21 @@ class Cycle {
   void ReclaimFromNewOverQuotaWork(std::size_t since);  // Admissions from index `since`.
   void QueueSuccessor(std::vector<std::vector<int>>& lists, std::size_t slot, int admitted);
   bool incremental_ = false;
-  std::vector<char> queued_;  // Per job index: already a candidate this cycle.
+  // Per job index: 0, or a candidate this cycle (kForRoom: only because room
+  // appeared on released_now_).
+  std::vector<char> queued_;
+  static constexpr char kForRoom = 2;
+  std::vector<int> released_now_;  // Nodes released before this round, sorted.
+  bool HelpedByRelease(const JobState& job);
+  bool SkipIncremental(int job);
 
   EngineState& state_;
   PackingModel own_model_;
   const PackingModel& model_;
   Placer placer_;
   Decisions decisions_;
-  struct EligibleSet {
-    std::vector<int> nodes;
-    std::vector<char> member;
-  };
   const std::vector<char>* Member(const JobState& job);
-  const EligibleSet& EligibleOf(const JobState& job);
-  std::vector<std::unique_ptr<EligibleSet>> eligible_;  // By constraint id, this cycle.
+  const EngineState::EligibleSet& EligibleOf(const JobState& job);
   std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
   std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.
   std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.

@@ -45,17 +45,18 @@ int Cycle::InQuotaCount(const JobState& job) const {
   return 0;
 }
 
-const Cycle::EligibleSet& Cycle::EligibleOf(const JobState& job) {
+const EngineState::EligibleSet& Cycle::EligibleOf(const JobState& job) {
   auto id = static_cast<std::size_t>(state_.shapes.ConstraintOf(job));
-  if (eligible_.size() <= id) eligible_.resize(id + 1);
-  if (!eligible_[id]) {
-    auto set = std::make_unique<EligibleSet>();
+  auto& sets = state_.eligible;
+  if (sets.size() <= id) sets.resize(id + 1);
+  if (!sets[id]) {
+    auto set = std::make_unique<EngineState::EligibleSet>();
     set->nodes = EligibleNodes(state_, job);
     set->member.assign(state_.nodes.size(), 0);
     for (int n : set->nodes) set->member[n] = 1;
-    eligible_[id] = std::move(set);
+    sets[id] = std::move(set);
   }
-  return *eligible_[id];
+  return *sets[id];
 }
 
 const std::vector<int>& Cycle::Eligible(const JobState& job) { return EligibleOf(job).nodes; }

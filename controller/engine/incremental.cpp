@@ -30,6 +30,10 @@ Decisions Cycle::RunIncremental() {
       requeued.push_back(job);
       return true;
     });
+    released_now_ = changes.released_nodes;
+    std::sort(released_now_.begin(), released_now_.end());
+    released_now_.erase(std::unique(released_now_.begin(), released_now_.end()),
+                        released_now_.end());
     std::vector<std::vector<int>> lists = Candidates(changes);
     bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
     if (!any) break;
@@ -95,28 +99,32 @@ std::vector<std::vector<int>> Cycle::Candidates(const EngineState::Changes& chan
   for (int job : changes.fresh) add(job);
   std::vector<char> dropped(state_.quotas.size(), 0);
   for (std::size_t slot : changes.dropped_slots) dropped[slot] = 1;
-  std::vector<int> released = changes.released_nodes;
-  std::sort(released.begin(), released.end());
-  released.erase(std::unique(released.begin(), released.end()), released.end());
-  if (!released.empty() || !changes.dropped_slots.empty()) {
+  if (!released_now_.empty() || !changes.dropped_slots.empty()) {
     for (const auto& [key, group] : state_.waiting_groups) {
       int head = *group.begin();
       if (dropped[key >> 32]) {
         add(head);
-        continue;
-      }
-      const JobState& j = state_.jobs[head];
-      for (int n : released) {
-        if ((*Member(j))[n] && Helps(j, n)) {
-          add(head);
-          break;
-        }
+      } else if (!queued_[head] && HelpedByRelease(state_.jobs[head])) {
+        add(head);
+        if (queued_[head]) queued_[head] = kForRoom;
       }
     }
   }
   PendingOrder order{&state_};
   for (std::vector<int>& list : lists) std::sort(list.begin(), list.end(), order);
   return lists;
+}
+
+bool Cycle::HelpedByRelease(const JobState& job) {
+  const std::vector<char>& member = *Member(job);
+  return std::any_of(released_now_.begin(), released_now_.end(),
+                     [&](int n) { return member[n] && Helps(job, n); });
+}
+
+// A job queued only for room that appeared is skipped once earlier jobs have taken
+// that room: it keeps the reason it had.
+bool Cycle::SkipIncremental(int job) {
+  return incremental_ && queued_[job] == kForRoom && !HelpedByRelease(state_.jobs[job]);
 }
 
 // Whether one replica of the job could start on the node: it fits now, or would

@@ -146,6 +146,8 @@ std::vector<Placed> Placer::WholeGang(const JobState& job, int count,
                                             : BestNodeForWhole(job, nodes, count);
   if (int n = single; n >= 0) {
     chosen.emplace_back(n, count);
+  } else if (count == 1) {
+    return {};  // No node holds one replica.
   } else {
     // Fewest nodes: take the roomiest nodes until the rest fits on one, then the
     // tightest node that holds the rest.
@@ -308,11 +310,30 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
   return {};
 }
 
-PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& nodes,
+// A whole pool, for a gang of whole GPUs: only nodes with room for one replica
+// matter, and the best-fit index lists them without looking at every node.
+std::vector<int> Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member) const {
+  std::vector<int> nodes;
+  for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job));
+       k < state_.by_available.size(); ++k) {
+    for (int n : state_.by_available[k]) {
+      if (member[n]) nodes.push_back(n);
+    }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,
                           const std::vector<char>* member) {
   member_ = member;
   PlaceResult result;
   if (count <= 0) return result;
+  std::vector<int> with_room;
+  bool indexed =
+      member && all_nodes.size() > 64 && count > 1 && DevicesPerReplica(job) > 0 && !Fraction(job);
+  if (indexed) with_room = NodesWithRoom(job, *member);
+  const std::vector<int>& nodes = indexed ? with_room : all_nodes;
   bool domain = job.topology.mode != TopologyMode::kNone && !job.topology.key.empty() && count > 1;
   if (domain) {
     result.replicas = InOneDomain(job, count, nodes);

@@ -50,6 +50,7 @@ class Placer {
   bool BestFractionAmong(const JobState& job, const std::vector<int>& nodes, bool shared,
                          Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
+  std::vector<int> NodesWithRoom(const JobState& job, const std::vector<char>& member) const;
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   bool ignore_reservations_ = false;
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);

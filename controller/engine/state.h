@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -126,6 +127,13 @@ class EngineState {
   std::vector<std::set<int, VictimOrder>> victims;
   std::vector<int> invalid_pending;  // Pending jobs whose queue does not exist.
   ShapeTable shapes;
+  // Nodes a job of one constraint id may use (labels, models and sizes do not
+  // change): computed on first use, kept for later cycles.
+  struct EligibleSet {
+    std::vector<int> nodes;
+    std::vector<char> member;  // By node index.
+  };
+  std::vector<std::unique_ptr<EligibleSet>> eligible;
 
   std::size_t Slot(int queue, int project) const {
     return static_cast<std::size_t>(queue) * projects.size() + static_cast<std::size_t>(project);
