@@ -201,8 +201,9 @@ MilliGpu Cycle::Reserve(int job, int count) {
   // they hold every replica.
   std::vector<int> ranked;
   int covered = 0;
-  for (int k = static_cast<int>(state_.by_available.size()) - 1; k >= 0 && covered < count; --k) {
-    for (int n : state_.by_available[k]) {
+  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  for (int k = static_cast<int>(by_available.size()) - 1; k >= 0 && covered < count; --k) {
+    for (int n : by_available[k]) {
       if (!member[n]) continue;
       ranked.push_back(n);
       covered += static_cast<int>(state_.nodes[n].used.size()) / per_replica;

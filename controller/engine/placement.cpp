@@ -128,8 +128,9 @@ int Placer::IndexedBestNode(const JobState& job, int count, const std::vector<ch
   constexpr std::size_t kCandidates = 32;
   int need = DevicesPerReplica(job) * count;
   std::vector<int> candidates;
-  for (int k = need; k < static_cast<int>(state_.by_available.size()); ++k) {
-    for (int n : state_.by_available[k]) {
+  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  for (int k = need; k < static_cast<int>(by_available.size()); ++k) {
+    for (int n : by_available[k]) {
       if (!member[n] || Hostable(job, n, count) < count) continue;
       candidates.push_back(n);
       if (candidates.size() >= kCandidates) break;
@@ -196,12 +197,13 @@ bool Placer::BestFraction(const JobState& job, const std::vector<int>& nodes, Pl
     // free device is taken best-fit, from the nodes with the fewest available.
     std::vector<int> candidates;
     if (shared) {
-      for (int n : state_.shared_nodes) {
+      for (int n : state_.SharedNodes()) {
         if ((*member_)[n]) candidates.push_back(n);
       }
     } else {
-      for (std::size_t k = 1; k < state_.by_available.size() && candidates.size() < 32; ++k) {
-        for (int n : state_.by_available[k]) {
+      const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+      for (std::size_t k = 1; k < by_available.size() && candidates.size() < 32; ++k) {
+        for (int n : by_available[k]) {
           if ((*member_)[n] && FitsOne(job, n)) candidates.push_back(n);
           if (candidates.size() >= 32) break;
         }
@@ -314,9 +316,10 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
 // matter, and the best-fit index lists them without looking at every node.
 std::vector<int> Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member) const {
   std::vector<int> nodes;
-  for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job));
-       k < state_.by_available.size(); ++k) {
-    for (int n : state_.by_available[k]) {
+  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job)); k < by_available.size();
+       ++k) {
+    for (int n : by_available[k]) {
       if (member[n]) nodes.push_back(n);
     }
   }

@@ -379,10 +379,10 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
   auto room_bound = [&]() -> long {
     if (count <= 1 || per_replica < 1) return count;
     long room = 0;
-    for (std::size_t k = static_cast<std::size_t>(per_replica); k < state_.by_available.size();
-         ++k) {
+    const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+    for (std::size_t k = static_cast<std::size_t>(per_replica); k < by_available.size(); ++k) {
       room += static_cast<long>(k / static_cast<std::size_t>(per_replica)) *
-              static_cast<long>(state_.by_available[k].size());
+              static_cast<long>(by_available[k].size());
     }
     return room;
   };

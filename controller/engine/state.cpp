@@ -47,13 +47,18 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
 }
 
 void EngineState::BuildNodeIndexes() {
-  by_available.assign(65, {});
-  shared_nodes.clear();
-  for (NodeState& node : nodes) node.shared = false;
+  by_available_.assign(65, {});
+  shared_nodes_.clear();
+  stale_nodes_.clear();
   for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-    by_available[Available(n)].insert(by_available[Available(n)].end(), n);
-    Reindex(n, Available(n));
+    NodeState& node = nodes[n];
+    node.indexed_available = Available(n);
+    by_available_[node.indexed_available].insert(by_available_[node.indexed_available].end(), n);
+    node.shared = false;
+    node.stale = true;
+    stale_nodes_.push_back(n);
   }
+  Flush();
 }
 
 void EngineState::LoadNodes(const Snapshot& snapshot) {
@@ -260,36 +265,41 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
 }
 
 void EngineState::SetReserved(int n, int reserved) {
-  int before = Available(n);
   nodes[n].reserved_full = reserved;
-  if (Available(n) != before) {
-    by_available[before].erase(n);
-    by_available[Available(n)].insert(n);
-  }
+  Reindex(n);
 }
 
-void EngineState::Reindex(int n, int available_before) {
-  if (!indexing_) return;
-  if (Available(n) != available_before) {
-    by_available[available_before].erase(n);
-    by_available[Available(n)].insert(n);
+void EngineState::Reindex(int n) {
+  if (!indexing_ || nodes[n].stale) return;
+  nodes[n].stale = true;
+  stale_nodes_.push_back(n);
+}
+
+void EngineState::Flush() {
+  for (int n : stale_nodes_) {
+    NodeState& node = nodes[n];
+    node.stale = false;
+    if (Available(n) != node.indexed_available) {
+      by_available_[node.indexed_available].erase(n);
+      node.indexed_available = Available(n);
+      by_available_[node.indexed_available].insert(n);
+    }
+    bool shared = std::any_of(node.used.begin(), node.used.end(),
+                              [](std::int32_t u) { return u > 0 && u < kMilliPerGpu; });
+    if (shared == node.shared) continue;
+    node.shared = shared;
+    if (shared) {
+      shared_nodes_.insert(n);
+    } else {
+      shared_nodes_.erase(n);
+    }
   }
-  NodeState& node = nodes[n];
-  bool shared = std::any_of(node.used.begin(), node.used.end(),
-                            [](std::int32_t u) { return u > 0 && u < kMilliPerGpu; });
-  if (shared == node.shared) return;
-  node.shared = shared;
-  if (shared) {
-    shared_nodes.insert(n);
-  } else {
-    shared_nodes.erase(n);
-  }
+  stale_nodes_.clear();
 }
 
 void EngineState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
-  int before = Available(placed.node);
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
   for (std::size_t d = 0; d < node.used.size(); ++d) {
     if (!(placed.devices >> d & 1)) continue;
@@ -301,13 +311,12 @@ void EngineState::Take(const JobState& job, const Placed& placed) {
   }
   node.cpu_free -= job.shape.cpu_milli;
   node.memory_free -= job.shape.memory_bytes;
-  Reindex(placed.node, before);
+  Reindex(placed.node);
 }
 
 void EngineState::Release(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
-  int before = Available(placed.node);
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
   for (std::size_t d = 0; d < node.used.size(); ++d) {
     if (!(placed.devices >> d & 1)) continue;
@@ -319,7 +328,7 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   }
   node.cpu_free += job.shape.cpu_milli;
   node.memory_free += job.shape.memory_bytes;
-  Reindex(placed.node, before);
+  Reindex(placed.node);
 }
 
 void EngineState::Account(const JobState& job, int sign) {

@@ -26,10 +26,12 @@ struct NodeState {
   MilliCpu cpu_free = 0;
   Bytes memory_free = 0;
   bool schedulable = true;
-  int full_free = 0;        // Devices with nothing on them.
-  int reserved_full = 0;    // Whole devices held this cycle for a blocked job.
-  std::vector<int> queues;  // Queues whose pool holds this node.
-  bool shared = false;      // In EngineState::shared_nodes.
+  int full_free = 0;          // Devices with nothing on them.
+  int reserved_full = 0;      // Whole devices held this cycle for a blocked job.
+  std::vector<int> queues;    // Queues whose pool holds this node.
+  bool shared = false;        // In the shared-node index.
+  int indexed_available = 0;  // Its bucket in the best-fit index.
+  bool stale = false;         // Changed since the indexes were last brought up to date.
 };
 
 // One replica's place: a node and the devices it uses (bit i = device i).
@@ -149,14 +151,22 @@ class EngineState {
   void Requeue(int job);  // Running -> pending; resources released.
   void Remove(int job);   // Gone entirely; resources released if running.
 
-  // Nodes by whole devices available (free and not reserved), for best-fit search.
-  std::vector<std::set<int>> by_available;
-  std::set<int> shared_nodes;  // Nodes with a device partly used (fractions first).
+  // Nodes by whole devices available (free and not reserved), for best-fit search,
+  // and nodes with a device partly used (fractions go there first). Brought up to
+  // date when read: tentative placements that are undone cost nothing.
+  const std::vector<std::set<int>>& ByAvailable() {
+    Flush();
+    return by_available_;
+  }
+  const std::set<int>& SharedNodes() {
+    Flush();
+    return shared_nodes_;
+  }
   int Available(int node) const {
     return std::max(0, nodes[node].full_free - nodes[node].reserved_full);
   }
   void SetReserved(int node, int reserved);
-  void Reindex(int node, int available_before);
+  void Reindex(int node);
 
   // Low-level resource bookkeeping for tentative placements.
   void Take(const JobState& job, const Placed& placed);
@@ -226,6 +236,10 @@ class EngineState {
   void Track(int job, bool running, bool insert);
   void NoteRelease(const JobState& job);
   void BuildNodeIndexes();
+  void Flush();
+  std::vector<std::set<int>> by_available_;
+  std::set<int> shared_nodes_;
+  std::vector<int> stale_nodes_;
 };
 
 std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);
