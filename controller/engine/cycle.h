@@ -129,6 +129,10 @@ class Cycle {
   std::unordered_set<std::uint64_t> failed_reclaims_;              // By MemoKey.
   using InProjectKey = std::tuple<std::uint64_t, char, int, int>;  // Memo, mode, project, priority.
   std::map<InProjectKey, std::size_t> failed_in_project_;
+  // Per project: releases so far on nodes where it runs (counted once tracked).
+  std::vector<std::size_t> releases_near_;
+  std::size_t ReleasesNear(int project);
+  void NoteReleased(int node);
   std::vector<std::uint8_t> over_quota_admitted_;  // Per queue, in the second pass.
   std::uint64_t MemoKey(const JobState& job, int count);
   struct CapacityWait {

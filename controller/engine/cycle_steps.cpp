@@ -111,7 +111,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     decisions_.preemptions.push_back({victim.name, reason, j.name, std::move(message)});
     admission.waits_for.push_back(victim.name);
     ForgetReclaimable(victim);
-    for (const Placed& p : victim.placed) released_.push_back(p.node);
+    for (const Placed& p : victim.placed) NoteReleased(p.node);
     state_.Requeue(v);
     touched_.insert(v);
   }
@@ -217,7 +217,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
     int fits = static_cast<int>(node.used.size()) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(state_.Available(n), replicas * per_replica);
-    if (hold > 0) reserved_nodes_.push_back(n);
+    if (hold > 0 && node.reserved_full == 0) reserved_nodes_.push_back(n);  // Once each.
     state_.SetReserved(n, node.reserved_full + std::max(0, hold));
     held += std::max(0, hold) * kMilliPerGpu;
     remaining -= replicas;

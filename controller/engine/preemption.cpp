@@ -155,8 +155,9 @@ void Cycle::ForgetReclaimable(const JobState& victim) {
     return;
   }
   exhausted_[slot] = 1;
+  const JobState* self = &victim;
   for (int v : state_.victims[slot]) {
-    if (v == state_.job_index.at(victim.name)) continue;
+    if (&state_.jobs[v] == self) continue;
     for (const Placed& p : state_.jobs[v].placed) {
       if (p.node >= 0) LowerReclaimable(p.node, ReplicaGpu(state_.jobs[v]));
     }
@@ -298,9 +299,12 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   if (lower.empty() || state_.jobs[*lower.begin()].priority >= j.priority) return false;
   // The project's lower-priority jobs only become fewer, and its usage only grows,
   // until something is released: a failure stands until then.
+  // One replica only fits where its victims run: a failure stands until room is
+  // released on a node where the project runs.
   InProjectKey memo{MemoKey(j, count), mode, j.project, j.priority};
+  std::size_t stamp = count == 1 ? ReleasesNear(j.project) : released_.size();
   auto failed = failed_in_project_.find(memo);
-  if (failed != failed_in_project_.end() && failed->second == released_.size()) return false;
+  if (failed != failed_in_project_.end() && failed->second == stamp) return false;
   const auto& candidates = state_.victims[state_.Slot(j.queue, j.project)];
   auto it = candidates.begin();
   VictimSource next = [&]() {
@@ -315,10 +319,23 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   std::vector<int> victims = SelectVictims(job, count, next, accounting);
   if (victims.empty() ||
       !FinishPreemption(job, count, std::move(victims), PreemptionReason::kProjectPriority)) {
-    failed_in_project_[memo] = released_.size();
+    failed_in_project_[memo] = stamp;
     return false;
   }
   return true;
+}
+
+// The count is kept from the first question on; before that, no project has seen
+// a release it could tell apart.
+std::size_t Cycle::ReleasesNear(int project) {
+  if (releases_near_.empty()) releases_near_.assign(state_.projects.size(), 0);
+  return releases_near_[static_cast<std::size_t>(project)];
+}
+
+void Cycle::NoteReleased(int node) {
+  released_.push_back(node);
+  if (releases_near_.empty() || node < 0) return;
+  for (int job : JobsByNode()[node]) ++releases_near_[state_.jobs[job].project];
 }
 
 bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason,
@@ -360,7 +377,7 @@ std::vector<int> Cycle::VictimNodes(const JobState& job, const std::vector<int>&
 bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
   if (count > 1) return !placer_.Place(job, count, Eligible(job), Member(job)).replicas.empty();
   std::vector<int> nodes = VictimNodes(job, victims);
-  return !nodes.empty() && !placer_.Place(job, 1, nodes).replicas.empty();
+  return std::any_of(nodes.begin(), nodes.end(), [&](int n) { return placer_.FitsOne(job, n); });
 }
 
 std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& next,
