@@ -141,6 +141,12 @@ std::size_t EngineState::JobMemoryBytes() const {
   for (const auto& [name, index] : job_index) bytes += 48 + StringBytes(name) + 8;
   // Ordered pending / victim sets: one red-black node (32 bytes + the int) per entry.
   bytes += (running_count + pending_count) * 40;
+  if (tracking_) {
+    // Incremental cycles: each pending job once more in its group's set, a map entry
+    // per group, and each running replica in its node's list.
+    bytes += pending_count * 40 + waiting_groups.size() * 64;
+    for (const std::vector<int>& on_node : jobs_on_node) bytes += on_node.capacity() * sizeof(int);
+  }
   return bytes;
 }
 

@@ -23,6 +23,12 @@ int64_t IndexOf(const std::string& name, const char* what) {
   return index;
 }
 
+engine::Options IncrementalEvery(int64_t full_cycle_interval_seconds) {
+  engine::Options options;
+  options.full_cycle_interval_seconds = full_cycle_interval_seconds;
+  return options;
+}
+
 }  // namespace
 
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
@@ -52,8 +58,10 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
 }
 
 EngineScheduler::EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
-                                 QuotaPolicy policy, int64_t min_runtime_seconds)
-    : engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds)) {
+                                 QuotaPolicy policy, int64_t min_runtime_seconds,
+                                 int64_t full_cycle_interval_seconds)
+    : engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds),
+              IncrementalEvery(full_cycle_interval_seconds)) {
   for (const auto& tenant : tenants) tenant_names_.push_back(tenant.tenant);
 }
 

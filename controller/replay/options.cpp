@@ -33,6 +33,9 @@ const char kReplayUsage[] =
     "  --cycle-seconds S       scheduling cycles on a grid of S seconds; 0 runs one at\n"
     "                          every event time (default 60)\n"
     "  --min-runtime-seconds S over-quota jobs younger than S are not reclaimed (default 0)\n"
+    "  --full-cycle-interval-seconds S\n"
+    "                          cycles in between look only at jobs a change could let\n"
+    "                          start (incremental); 0 makes every cycle full (default 0)\n"
     "\n"
     "Alibaba (tasks never leave; each is placed on arrival or fails):\n"
     "  --pod-list FILE         pod list inside alibaba-gpu-2023/ (default\n"
@@ -103,6 +106,10 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--min-runtime-seconds",
        [](ReplayOptions& o, const std::string& v) {
          o.min_runtime_seconds = ParseInteger("--min-runtime-seconds", v, 0);
+       }},
+      {"--full-cycle-interval-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.full_cycle_interval_seconds = ParseInteger("--full-cycle-interval-seconds", v, 0);
        }},
       {"--pod-list", [](ReplayOptions& o, const std::string& v) { o.pod_list = v; }},
       {"--seed",

@@ -62,7 +62,8 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
   for (QuotaPolicy policy : options.policies) {
     runs.push_back(std::async(std::launch::async, [&, policy] {
       const SimOptions sim{policy, options.shape, options.cycle_seconds};
-      EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds);
+      EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds,
+                                options.full_cycle_interval_seconds);
       const auto policy_started = std::chrono::steady_clock::now();
       const auto outcome = RunClusterSimulation(trace, tenants, sim, scheduler);
       return SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started));

@@ -44,6 +44,8 @@ TEST(ReplayOptionsTest, EveryFlagInBothForms) {
                               "0",
                               "--min-runtime-seconds",
                               "600",
+                              "--full-cycle-interval-seconds",
+                              "3600",
                               "--seed",
                               "7",
                               "--arrive-percent",
@@ -61,6 +63,7 @@ TEST(ReplayOptionsTest, EveryFlagInBothForms) {
   EXPECT_EQ(options.max_jobs, 100);
   EXPECT_EQ(options.cycle_seconds, 0);
   EXPECT_EQ(options.min_runtime_seconds, 600);
+  EXPECT_EQ(options.full_cycle_interval_seconds, 3600);
   EXPECT_EQ(options.seed, 7u);
   EXPECT_DOUBLE_EQ(options.arrive_percent, 90.5);
   EXPECT_EQ(options.pod_list, "p.csv");
@@ -80,13 +83,16 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--seed"}), HasSubstr("--seed: missing value"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--cycle-seconds", "-1"}),
               HasSubstr("--cycle-seconds: expected a number >= 0"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--full-cycle-interval-seconds", "-5"}),
+              HasSubstr("--full-cycle-interval-seconds: expected an integer >= 0, got \"-5\""));
   EXPECT_TRUE(Parse({"--help"}).help);
 }
 
 TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
-  for (const char* flag : {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes",
-                           "--gpus-per-node", "--max-jobs", "--cycle-seconds",
-                           "--min-runtime-seconds", "--pod-list", "--seed", "--arrive-percent"}) {
+  for (const char* flag :
+       {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes", "--gpus-per-node",
+        "--max-jobs", "--cycle-seconds", "--min-runtime-seconds", "--full-cycle-interval-seconds",
+        "--pod-list", "--seed", "--arrive-percent"}) {
     EXPECT_THAT(std::string(kReplayUsage), HasSubstr(flag));
   }
 }

@@ -19,8 +19,10 @@ namespace gpupool::replay {
 
 class EngineScheduler : public Scheduler {
  public:
+  // `full_cycle_interval_seconds`: engine::Options::full_cycle_interval_seconds.
   EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
-                  QuotaPolicy policy, int64_t min_runtime_seconds);
+                  QuotaPolicy policy, int64_t min_runtime_seconds,
+                  int64_t full_cycle_interval_seconds = 0);
 
   CycleDecisions Decide(const ClusterView& view) override;
 

@@ -33,6 +33,7 @@ struct ReplayOptions {
   int64_t max_jobs = -1;  // -1: every job
   double cycle_seconds = 60;
   int64_t min_runtime_seconds = 0;
+  int64_t full_cycle_interval_seconds = 0;  // engine::Options; 0: every cycle full
   // Alibaba
   std::string pod_list = "openb_pod_list_default.csv";
   uint64_t seed = 42;
