@@ -66,6 +66,7 @@ void Cycle::RetryReclaim() {
   jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
   for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];
+    if (j.running) continue;  // Started since (a later round of an incremental cycle).
     const Queue& queue = state_.queues[j.queue].spec;
     if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim) continue;
     // Nothing new to take from: nobody went over quota and nothing was released.
@@ -141,7 +142,7 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
     int job = lists[slot][cursor[slot]++];
     Outcome outcome = SkipIncremental(job) ? Outcome{} : Attempt(job, in_quota);
     if (outcome.defer) deferred[slot].push_back(job);
-    if (outcome.admitted && incremental_) QueueSuccessor(lists, slot, job);
+    if (outcome.admitted && incremental_) QueueSuccessor(lists[slot], cursor[slot], job);
     if (cursor[slot] < lists[slot].size()) heap.push(key_of(slot, cursor[slot]));
   }
   lists = std::move(deferred);

@@ -92,7 +92,8 @@ class Cycle {
   std::vector<std::vector<int>> Candidates(const EngineState::Changes& changes);
   bool Helps(const JobState& job, int node);
   void ReclaimFromNewOverQuotaWork(std::size_t since);  // Admissions from index `since`.
-  void QueueSuccessor(std::vector<std::vector<int>>& lists, std::size_t slot, int admitted);
+  // `done`: how many jobs of `list` were attempted already.
+  void QueueSuccessor(std::vector<int>& list, std::size_t done, int admitted);
   bool incremental_ = false;
   // Per job index: 0, or a candidate this cycle (kForRoom: only because room
   // appeared on released_now_).

@@ -68,7 +68,8 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since) {
   }
   std::sort(heads.begin(), heads.end(), PendingOrder{&state_});
   for (int head : heads) {
-    for (int job = head; job >= 0 && !touched_.count(job);) {
+    for (int job = head; job >= 0 && !queued_[job] && !touched_.count(job);) {
+      queued_[job] = 1;
       const JobState& j = state_.jobs[job];
       const Queue& queue = state_.queues[j.queue].spec;
       if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim ||
@@ -144,15 +145,17 @@ bool Cycle::Helps(const JobState& job, int node) {
   return room >= job.shape.gpu_milli;
 }
 
-// An admitted job leaves its group's next job first in line: it may fit too.
-void Cycle::QueueSuccessor(std::vector<std::vector<int>>& lists, std::size_t slot, int admitted) {
+// An admitted job leaves its group's next job first in line: it may fit too. It
+// goes among the jobs not attempted yet, in order (it may rank before the admitted
+// one if it was not a candidate itself).
+void Cycle::QueueSuccessor(std::vector<int>& list, std::size_t done, int admitted) {
   auto group = state_.waiting_groups.find(state_.GroupOf(state_.jobs[admitted]));
   if (group == state_.waiting_groups.end()) return;
   int next = *group->second.begin();
   if (queued_[next] || touched_.count(next)) return;
   queued_[next] = 1;
-  std::vector<int>& list = lists[slot];
-  list.insert(std::upper_bound(list.begin(), list.end(), next, PendingOrder{&state_}), next);
+  auto rest = list.begin() + static_cast<std::ptrdiff_t>(done);
+  list.insert(std::upper_bound(rest, list.end(), next, PendingOrder{&state_}), next);
 }
 
 }  // namespace gpupool::engine::internal

@@ -145,6 +145,18 @@ Decisions WithCarriedReasons(const Snapshot& before, const Decisions& d,
   return merged;
 }
 
+// A job admitted twice, or both admitted and waiting, in one cycle ("" if none).
+std::string DecidedTwice(const Decisions& d) {
+  std::map<std::string, int> seen;
+  for (const Admission& a : d.admissions) {
+    if (++seen[a.job] > 1) return a.job;
+  }
+  for (const Waiting& w : d.waiting) {
+    if (++seen[w.job] > 1) return w.job;
+  }
+  return "";
+}
+
 // `interval`: Options::full_cycle_interval_seconds; 0 compares every cycle with the
 // pure entry point, above 0 most cycles are incremental.
 void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval) {
@@ -165,6 +177,7 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
     }
     Snapshot before = engine.ToSnapshot();
     Decisions decisions = engine.Decide();
+    ASSERT_EQ(DecidedTwice(decisions), "") << "seed " << seed << " cycle " << cycle;
     Decisions checked = decisions;
     if (interval > 0) checked = WithCarriedReasons(before, decisions, last_reason);
     std::vector<std::string> errors =

@@ -85,6 +85,22 @@ TEST(EngineReplayTest, PhillySliceEndToEnd) {
   EXPECT_GT(json["policies"][1]["utilization_percent"], json["policies"][0]["utilization_percent"]);
 }
 
+// The whole trace with incremental cycles between hourly full ones: the simulator
+// checks every decision (a job started twice, or one not pending, stops the run).
+TEST(EngineReplayTest, WholePhillyTraceWithIncrementalCycles) {
+  if (testing::TraceFileOrEmpty("philly-vc/philly.csv").empty()) {
+    GTEST_SKIP() << "Philly trace not found under " << TraceDir();
+  }
+  const auto options = ParseReplayArgs(std::vector<std::string>{
+      "--trace", "philly", "--full-cycle-interval-seconds", "3600", "--json"});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReplay(options, out, err), 0) << err.str();
+  const auto json = nlohmann::json::parse(out.str());
+  ASSERT_EQ(json["policies"].size(), 2u);
+  EXPECT_EQ(json["policies"][1]["all"]["never_started"], 0);
+  EXPECT_GT(json["policies"][1]["utilization_percent"], json["policies"][0]["utilization_percent"]);
+}
+
 TEST(EngineReplayTest, MissingTraceIsAClearError) {
   const auto options = ParseReplayArgs(
       std::vector<std::string>{"--trace", "alibaba", "--trace-dir", "/nonexistent"});
