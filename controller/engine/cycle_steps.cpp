@@ -68,10 +68,11 @@ const std::vector<char>* Cycle::Member(const JobState& job) { return &EligibleOf
 PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
   PlaceResult result;
   result.failure = PlaceFailure::kCapacity;
-  std::vector<int> counts{count};
-  if (job.min_replicas < count) counts.push_back(job.min_replicas);
+  const int counts[] = {count, job.min_replicas};
+  const int tries = job.min_replicas < count ? 2 : 1;
   const std::vector<int>& eligible = Eligible(job);
-  for (int c : counts) {
+  for (int t = 0; t < tries; ++t) {
+    const int c = counts[t];
     std::uint64_t key = MemoKey(job, c);
     PlaceResult attempt;
     auto failed = failed_shapes_.find(key);

@@ -76,15 +76,6 @@ double PackingModel::WasteOf(const View& view, MilliCpu cpu_free, Bytes memory_f
   return waste;
 }
 
-double PackingModel::Waste(const std::vector<std::int32_t>& used, MilliCpu cpu_free,
-                           Bytes memory_free) const {
-  NodeState node;
-  node.used = used;
-  node.cpu_free = cpu_free;
-  node.memory_free = memory_free;
-  return WasteAfter(node, 0, 0, 0, 0);
-}
-
 double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, MilliGpu per_device,
                                 MilliCpu cpu, Bytes memory) const {
   View view;

@@ -28,7 +28,7 @@ class PackingModel {
   // as many copies as fit (by device pieces, whole devices, cpu and memory) would
   // use, weighted by the shape's frequency. A node whose cpu is nearly gone, or
   // whose devices hold pieces too small for common shapes, wastes much.
-  double Waste(const std::vector<std::int32_t>& used, MilliCpu cpu_free, Bytes memory_free) const;
+  double Waste(const NodeState& node) const { return WasteAfter(node, 0, 0, 0, 0); }
   // Waste once `per_device` milli are added to each device in `mask` and
   // `cpu`/`memory` are taken. Results are memoized per node state.
   double WasteAfter(const NodeState& node, std::uint64_t mask, MilliGpu per_device, MilliCpu cpu,

@@ -94,7 +94,7 @@ double Placer::Delta(const NodeState& node, std::uint64_t mask, MilliGpu per_dev
                      const JobState& job) const {
   double after = model_.WasteAfter(node, mask, per_device, job.shape.cpu_milli * replicas,
                                    job.shape.memory_bytes * replicas);
-  return after - model_.Waste(node.used, node.cpu_free, node.memory_free);
+  return after - model_.Waste(node);
 }
 
 // The node that takes `count` replicas and leaves the least waste (or, for best-fit,
@@ -228,7 +228,7 @@ bool Placer::BestFractionAmong(const JobState& job, const std::vector<int>& node
       continue;
     }
     if (!shared && AvailableFull(n) == 0) continue;
-    double before = aware ? model_.Waste(node.used, node.cpu_free, node.memory_free) : 0;
+    double before = aware ? model_.Waste(node) : 0;
     std::int32_t last_used = -1;
     for (std::size_t d = 0; d < node.used.size(); ++d) {
       std::int32_t used = node.used[d];

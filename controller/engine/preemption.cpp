@@ -376,8 +376,13 @@ std::vector<int> Cycle::VictimNodes(const JobState& job, const std::vector<int>&
 // newly fit on a node a victim left, so only those are searched.
 bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
   if (count > 1) return !placer_.Place(job, count, Eligible(job), Member(job)).replicas.empty();
-  std::vector<int> nodes = VictimNodes(job, victims);
-  return std::any_of(nodes.begin(), nodes.end(), [&](int n) { return placer_.FitsOne(job, n); });
+  const std::vector<char>& member = *Member(job);
+  for (int v : victims) {
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (p.node >= 0 && member[p.node] && placer_.FitsOne(job, p.node)) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& next,
@@ -417,6 +422,7 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
   // eviction; it waits instead (and keeps its reservation).
   const std::size_t max_victims = static_cast<std::size_t>(count) * 16 + 16;
   std::vector<int> chosen;
+  chosen.reserve(max_victims);
   MilliGpu freed = 0;
   bool found = false;
   bool searched = false;
