@@ -149,7 +149,7 @@ class Cycle {
   std::vector<std::vector<int>> own_jobs_by_node_;
   bool jobs_by_node_ready_ = false;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
-  std::set<int> reclaim_nodes_;                // Nodes with reclaimable work.
+  NodeSet reclaim_nodes_;                      // Nodes with reclaimable work.
   int reclaim_cursor_ = 0;
   std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.             //
                                          // Capacity failures since last release.

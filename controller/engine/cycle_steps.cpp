@@ -202,7 +202,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
   // they hold every replica.
   std::vector<int> ranked;
   int covered = 0;
-  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (int k = static_cast<int>(by_available.size()) - 1; k >= 0 && covered < count; --k) {
     for (int n : by_available[k]) {
       if (!member[n]) continue;

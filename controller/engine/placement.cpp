@@ -128,7 +128,7 @@ int Placer::IndexedBestNode(const JobState& job, int count, const std::vector<ch
   constexpr std::size_t kCandidates = 32;
   int need = DevicesPerReplica(job) * count;
   std::vector<int> candidates;
-  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (int k = need; k < static_cast<int>(by_available.size()); ++k) {
     for (int n : by_available[k]) {
       if (!member[n] || Hostable(job, n, count) < count) continue;
@@ -201,7 +201,7 @@ bool Placer::BestFraction(const JobState& job, const std::vector<int>& nodes, Pl
         if ((*member_)[n]) candidates.push_back(n);
       }
     } else {
-      const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+      const std::vector<NodeSet>& by_available = state_.ByAvailable();
       for (std::size_t k = 1; k < by_available.size() && candidates.size() < 32; ++k) {
         for (int n : by_available[k]) {
           if ((*member_)[n] && FitsOne(job, n)) candidates.push_back(n);
@@ -316,7 +316,7 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
 // matter, and the best-fit index lists them without looking at every node.
 std::vector<int> Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member) const {
   std::vector<int> nodes;
-  const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+  const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job)); k < by_available.size();
        ++k) {
     for (int n : by_available[k]) {

@@ -124,9 +124,9 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
       }
     }
   }
-  reclaim_nodes_.clear();
+  reclaim_nodes_.Resize(state_.nodes.size());
   for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
-    if (reclaimable_on_node_[n] > 0) reclaim_nodes_.insert(reclaim_nodes_.end(), n);
+    if (reclaimable_on_node_[n] > 0) reclaim_nodes_.Insert(n);
   }
   return *jobs_by_node_;
 }
@@ -181,7 +181,7 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
   // Only nodes holding reclaimable work can gain room. The search starts where the
   // last reclaim succeeded (and wraps), so consecutive reclaims do not rescan the
   // nodes already drained.
-  auto start = reclaim_nodes_.lower_bound(reclaim_cursor_);
+  auto start = reclaim_nodes_.LowerBound(reclaim_cursor_);
   for (std::size_t seen = 0; seen < reclaim_nodes_.size(); ++seen, ++start) {
     if (start == reclaim_nodes_.end()) start = reclaim_nodes_.begin();
     int n = *start;
@@ -214,7 +214,7 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
 // hold cover the request.
 void Cycle::LowerReclaimable(int node, MilliGpu gpu) {
   reclaimable_on_node_[node] -= gpu;
-  if (reclaimable_on_node_[node] <= 0) reclaim_nodes_.erase(node);
+  if (reclaimable_on_node_[node] <= 0) reclaim_nodes_.Erase(node);
 }
 
 bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
@@ -401,7 +401,7 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
   auto room_bound = [&]() -> long {
     if (count <= 1 || per_replica < 1) return count;
     long room = 0;
-    const std::vector<std::set<int>>& by_available = state_.ByAvailable();
+    const std::vector<NodeSet>& by_available = state_.ByAvailable();
     for (std::size_t k = static_cast<std::size_t>(per_replica); k < by_available.size(); ++k) {
       room += static_cast<long>(k / static_cast<std::size_t>(per_replica)) *
               static_cast<long>(by_available[k].size());

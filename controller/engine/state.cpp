@@ -48,12 +48,13 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
 
 void EngineState::BuildNodeIndexes() {
   by_available_.assign(65, {});
-  shared_nodes_.clear();
+  for (NodeSet& bucket : by_available_) bucket.Resize(nodes.size());
+  shared_nodes_.Resize(nodes.size());
   stale_nodes_.clear();
   for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
     NodeState& node = nodes[n];
     node.indexed_available = Available(n);
-    by_available_[node.indexed_available].insert(by_available_[node.indexed_available].end(), n);
+    by_available_[node.indexed_available].Insert(n);
     node.shared = false;
     node.stale = true;
     stale_nodes_.push_back(n);
@@ -280,18 +281,18 @@ void EngineState::Flush() {
     NodeState& node = nodes[n];
     node.stale = false;
     if (Available(n) != node.indexed_available) {
-      by_available_[node.indexed_available].erase(n);
+      by_available_[node.indexed_available].Erase(n);
       node.indexed_available = Available(n);
-      by_available_[node.indexed_available].insert(n);
+      by_available_[node.indexed_available].Insert(n);
     }
     bool shared = std::any_of(node.used.begin(), node.used.end(),
                               [](std::int32_t u) { return u > 0 && u < kMilliPerGpu; });
     if (shared == node.shared) continue;
     node.shared = shared;
     if (shared) {
-      shared_nodes_.insert(n);
+      shared_nodes_.Insert(n);
     } else {
-      shared_nodes_.erase(n);
+      shared_nodes_.Erase(n);
     }
   }
   stale_nodes_.clear();

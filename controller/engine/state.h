@@ -14,6 +14,7 @@
 
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/snapshot.h"
+#include "node_set.h"
 #include "shapes.h"
 
 namespace gpupool::engine::internal {
@@ -154,11 +155,11 @@ class EngineState {
   // Nodes by whole devices available (free and not reserved), for best-fit search,
   // and nodes with a device partly used (fractions go there first). Brought up to
   // date when read: tentative placements that are undone cost nothing.
-  const std::vector<std::set<int>>& ByAvailable() {
+  const std::vector<NodeSet>& ByAvailable() {
     Flush();
     return by_available_;
   }
-  const std::set<int>& SharedNodes() {
+  const NodeSet& SharedNodes() {
     Flush();
     return shared_nodes_;
   }
@@ -237,8 +238,8 @@ class EngineState {
   void NoteRelease(const JobState& job);
   void BuildNodeIndexes();
   void Flush();
-  std::vector<std::set<int>> by_available_;
-  std::set<int> shared_nodes_;
+  std::vector<NodeSet> by_available_;
+  NodeSet shared_nodes_;
   std::vector<int> stale_nodes_;
 };
 
