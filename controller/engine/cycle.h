@@ -58,7 +58,7 @@ class Cycle {
     MilliGpu allocated;
     MilliGpu quota;
     MilliGpu deserved;
-    std::set<int, VictimOrder>::const_iterator next, end;
+    VictimSet::const_iterator next, end;
   };
   std::vector<ReclaimSource> ReclaimSources(const JobState& job) const;
   // `mode` tells the accounting apart in the memo of failures.

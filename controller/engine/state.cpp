@@ -116,8 +116,12 @@ void EngineState::LoadProjects(const Snapshot& snapshot) {
   std::size_t slots = queues.size() * projects.size();
   quotas.assign(slots, QuotaState{});
   usage.assign(slots, Usage{});
-  pending.assign(slots, std::set<int, PendingOrder>(PendingOrder{this}));
-  victims.assign(slots, std::set<int, VictimOrder>(VictimOrder{this}));
+  pending.clear();
+  victims.clear();
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    pending.push_back(NewPendingSet());
+    victims.push_back(NewVictimSet());
+  }
   for (std::size_t q = 0; q < queues.size(); ++q) {
     for (std::size_t p = 0; p < projects.size(); ++p) {
       quotas[Slot(static_cast<int>(q), static_cast<int>(p))].limit = queues[q].capacity;
@@ -150,10 +154,12 @@ int EngineState::ProjectFor(const std::string& name) {
   std::size_t old_projects = projects.size() - 1;
   std::vector<QuotaState> new_quotas(queues.size() * projects.size());
   std::vector<Usage> new_usage(new_quotas.size());
-  std::vector<std::set<int, PendingOrder>> new_pending(
-      new_quotas.size(), std::set<int, PendingOrder>(PendingOrder{this}));
-  std::vector<std::set<int, VictimOrder>> new_victims(
-      new_quotas.size(), std::set<int, VictimOrder>(VictimOrder{this}));
+  std::vector<PendingSet> new_pending;
+  std::vector<VictimSet> new_victims;
+  for (std::size_t slot = 0; slot < new_quotas.size(); ++slot) {
+    new_pending.push_back(NewPendingSet());
+    new_victims.push_back(NewVictimSet());
+  }
   for (std::size_t q = 0; q < queues.size(); ++q) {
     for (std::size_t p = 0; p <= old_projects; ++p) {
       std::size_t to = q * projects.size() + p;
@@ -431,10 +437,8 @@ void EngineState::Remove(int index) {
 void EngineState::EnableTracking() {
   tracking_ = true;
   waiting_groups.clear();
-  for (const std::set<int, PendingOrder>& slot : pending) {
-    for (int j : slot) {
-      waiting_groups.try_emplace(GroupOf(jobs[j]), PendingOrder{this}).first->second.insert(j);
-    }
+  for (const PendingSet& slot : pending) {
+    for (int j : slot) GroupSet(jobs[j]).insert(j);
   }
   jobs_on_node.assign(nodes.size(), {});
   victim_horizon.clear();
@@ -449,7 +453,7 @@ void EngineState::Track(int index, bool running, bool insert) {
     if (insert) changes.fresh.push_back(index);
     if (job.queue < 0) return;
     if (insert) {
-      waiting_groups.try_emplace(GroupOf(job), PendingOrder{this}).first->second.insert(index);
+      GroupSet(job).insert(index);
       return;
     }
     auto group = waiting_groups.find(GroupOf(job));
