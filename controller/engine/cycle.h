@@ -126,6 +126,9 @@ class Cycle {
   // nodes released since then (by preemption) can have room for them now.
   std::unordered_map<std::uint64_t, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
   std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
+  // FitsIgnoringReservations by MemoKey: (state version, answer).
+  std::unordered_map<std::uint64_t, std::pair<std::size_t, bool>> fits_unreserved_;
+  std::size_t reservations_made_ = 0;
   std::vector<int> released_;
   std::unordered_set<std::uint64_t> failed_reclaims_;              // By MemoKey.
   using InProjectKey = std::tuple<std::uint64_t, char, int, int>;  // Memo, mode, project, priority.

@@ -184,17 +184,22 @@ std::vector<int> Cycle::ReleasedSince(const JobState& job, std::size_t since) {
 
 // Whether the job is kept out only by a reservation: one replica would fit on a
 // node that holds devices for another job, if they were not held.
+// The answer holds for one shape until something is admitted, released or held.
 bool Cycle::FitsIgnoringReservations(const JobState& job) {
+  std::size_t version = decisions_.admissions.size() + released_.size() + reservations_made_;
+  auto [known, added] = fits_unreserved_.try_emplace(MemoKey(job, 1), version, false);
+  if (!added && known->second.first == version) return known->second.second;
   const std::vector<char>& member = *Member(job);
-  for (int n : reserved_nodes_) {
-    if (member[n] && placer_.FitsOneUnreserved(job, n)) return true;
-  }
-  return false;
+  bool fits = std::any_of(reserved_nodes_.begin(), reserved_nodes_.end(),
+                          [&](int n) { return member[n] && placer_.FitsOneUnreserved(job, n); });
+  known->second = {version, fits};
+  return fits;
 }
 
 // Holds, on the nodes with the most room, the free whole devices the job will use
 // once running work there ends; later jobs of lower rank cannot take them.
 MilliGpu Cycle::Reserve(int job, int count) {
+  ++reservations_made_;
   const JobState& j = state_.jobs[job];
   int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
   const std::vector<char>& member = *Member(j);
