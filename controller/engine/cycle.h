@@ -85,6 +85,7 @@ class Cycle {
   bool FitsIgnoringReservations(const JobState& job);
   std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
   MilliGpu Reserve(int job, int count);
+  int RoomiestDomain(const JobState& job, const std::vector<int>*& of_node);
   void RecordShares();
   void RetryReclaim();
   void Finish();

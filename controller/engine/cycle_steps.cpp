@@ -105,6 +105,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
   JobState& j = state_.jobs[job];
   Admission admission;
   admission.job = j.name;
+  if (!victims.empty()) admission.message = WaitsForMessage(state_, victims, reason);
   for (int v : victims) {
     const JobState& victim = state_.jobs[v];
     std::string message =
@@ -196,6 +197,21 @@ bool Cycle::FitsIgnoringReservations(const JobState& job) {
   return fits;
 }
 
+// For a job that requires one topology domain: the eligible domain with the most
+// whole devices available (`of_node` set to the node -> domain table), else -1.
+int Cycle::RoomiestDomain(const JobState& job, const std::vector<int>*& of_node) {
+  of_node = nullptr;
+  if (job.topology.mode != TopologyMode::kRequired || job.topology.key.empty()) return -1;
+  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
+  std::vector<int> available(domains.names.size(), 0);
+  for (int n : Eligible(job)) {
+    if (domains.of_node[n] >= 0) available[domains.of_node[n]] += state_.Available(n);
+  }
+  if (available.empty()) return -1;
+  of_node = &domains.of_node;
+  return static_cast<int>(std::max_element(available.begin(), available.end()) - available.begin());
+}
+
 // Holds, on the nodes with the most room, the free whole devices the job will use
 // once running work there ends; later jobs of lower rank cannot take them.
 MilliGpu Cycle::Reserve(int job, int count) {
@@ -203,6 +219,9 @@ MilliGpu Cycle::Reserve(int job, int count) {
   const JobState& j = state_.jobs[job];
   int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
   const std::vector<char>& member = *Member(j);
+  // A gang that must share one topology domain holds room in one: the roomiest.
+  const std::vector<int>* domain_of = nullptr;
+  int domain = RoomiestDomain(j, domain_of);
   // Eligible nodes by available devices, most first (then by name order), until
   // they hold every replica.
   std::vector<int> ranked;
@@ -210,7 +229,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
   const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (int k = static_cast<int>(by_available.size()) - 1; k >= 0 && covered < count; --k) {
     for (int n : by_available[k]) {
-      if (!member[n]) continue;
+      if (!member[n] || (domain_of && (*domain_of)[n] != domain)) continue;
       ranked.push_back(n);
       covered += static_cast<int>(state_.nodes[n].used.size()) / per_replica;
       if (covered >= count) break;

@@ -1,6 +1,7 @@
 #include "reasons.h"
 
 #include <cstdio>
+#include <map>
 
 namespace gpupool::engine::internal {
 namespace {
@@ -114,6 +115,31 @@ std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary
   return "reclaimed by project " + beneficiary.project_name + " (below its quota of " +
          FormatGpus(QuotaOf(state, beneficiary).gpu) + " in queue " + beneficiary.queue_name +
          ") for job " + beneficiary.name;
+}
+
+std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,
+                            PreemptionReason reason) {
+  std::map<std::string, MilliGpu> by_project;  // Ordered: the sentence is stable.
+  MilliGpu total = 0;
+  for (int v : victims) {
+    const JobState& victim = state.jobs[v];
+    MilliGpu gpu = victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
+    by_project[victim.project_name] += gpu;
+    total += gpu;
+  }
+  if (reason == PreemptionReason::kProjectPriority) {
+    return "waiting for " + FormatGpus(total) +
+           " of its project's lower-priority jobs being preempted";
+  }
+  std::string out = "waiting for " + FormatGpus(total) + " being reclaimed from project";
+  if (by_project.size() > 1) out += "s";
+  const char* separator = " ";
+  for (const auto& [project, gpu] : by_project) {
+    out += separator + project;
+    if (by_project.size() > 1) out += " (" + FormatGpus(gpu) + ")";
+    separator = ", ";
+  }
+  return out;
 }
 
 std::string InProjectMessage(const JobState& beneficiary) {

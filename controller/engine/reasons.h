@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "state.h"
 
@@ -21,6 +22,9 @@ std::string CapacityReason(const EngineState& state, const JobState& job, int re
 std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
                                    const JobState& holder);
 std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary);
+// What an admitted job waits for while its victims stop.
+std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,
+                            PreemptionReason reason);
 std::string InProjectMessage(const JobState& beneficiary);
 
 }  // namespace gpupool::engine::internal

@@ -197,6 +197,8 @@ TEST(Reclaim, MinimalVictimSet) {
   ASSERT_NE(FindAdmission(d, "joe-1"), nullptr);
   EXPECT_EQ(FindAdmission(d, "joe-1")->replicas[0].node, "n-1");
   EXPECT_THAT(FindAdmission(d, "joe-1")->waits_for, SizeIs(2));
+  EXPECT_EQ(FindAdmission(d, "joe-1")->message,
+            "waiting for 2 GPUs being reclaimed from project bob");
 }
 
 // Two projects that both want everything: after the first reclaim, neither takes
@@ -287,6 +289,32 @@ int CyclesUntilLargeJobStarts(bool reserve) {
     if (FindAdmission(d, "large")) started = cycle;
   }
   return started;
+}
+
+// A gang that must run inside one rack holds room in one rack (the roomiest), so
+// room elsewhere stays usable by others.
+TEST(Reservations, RequiredTopologyHoldsRoomInOneDomain) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 4, "a", {{"rack", "a"}}).Nodes(2, 4, "b", {{"rack", "b"}});
+  cluster.AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("gang", "train", 8 * kGpu, 1).AddProject("other", "train", 4 * kGpu);
+  cluster.AddProject("filler", "train", 16 * kGpu);
+  Snapshot s = cluster.Build();
+  auto build = [](const char* name, MilliGpu gpus, const char* node, std::vector<int> devices) {
+    return Running(name, "filler", gpus, node, std::move(devices), 0, 0, WorkloadClass::kBuild);
+  };
+  // Free: a-0 2, a-1 2 (rack a: 4), b-0 3, b-1 0 (rack b: 3). No node has 4.
+  s.running = {build("f1", 2 * kGpu, "a-0", {0, 1}), build("f2", 2 * kGpu, "a-1", {0, 1}),
+               build("f3", kGpu, "b-0", {0}), build("f4", 4 * kGpu, "b-1", {0, 1, 2, 3})};
+  PendingJob& gang = s.pending.emplace_back(Job("gang-1", "train", "gang", 4 * kGpu, 2));
+  gang.min_replicas = 2;
+  gang.topology = {TopologyMode::kRequired, "rack"};
+  s.pending.push_back(Job("other-1", "train", "other", 3 * kGpu));
+  Decisions d = Decide(s);
+  ASSERT_NE(FindWaiting(d, "gang-1"), nullptr);
+  EXPECT_THAT(FindWaiting(d, "gang-1")->message, HasSubstr("4 GPUs are held for it"));
+  ASSERT_NE(FindAdmission(d, "other-1"), nullptr) << FindWaiting(d, "other-1")->message;
+  EXPECT_EQ(FindAdmission(d, "other-1")->replicas[0].node, "b-0");
 }
 
 TEST(Reservations, LargeGangStartsDespiteAStreamOfSmallJobs) {

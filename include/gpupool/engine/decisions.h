@@ -17,6 +17,9 @@ struct Admission {
   // Victims (names, also listed in `preemptions`) whose resources this admission
   // uses: the operator releases the job's pods once these have stopped.
   std::vector<std::string> waits_for;
+  // With victims, what the job waits for, for its status until they have stopped:
+  // "waiting for 2 GPUs being reclaimed from project bob". Empty otherwise.
+  std::string message;
 };
 
 enum class PreemptionReason {
