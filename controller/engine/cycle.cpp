@@ -26,6 +26,7 @@ Cycle::Cycle(EngineState& state, const PackingModel* model)
 
 Decisions Cycle::Run() {
   for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
+    state_.nodes[n].reserve_target = 0;
     if (state_.nodes[n].reserved_full != 0) state_.SetReserved(n, 0);
   }
   reserved_in_slot_.assign(state_.quotas.size(), 0);
@@ -54,7 +55,8 @@ void Cycle::Finish() {
 
 // What incremental cycles keep until the next full one: who holds room, and where.
 void Cycle::RememberReservations() {
-  state_.reservation_holders = holder_of_queue_;
+  state_.reservation_holders = holders_;
+  state_.holder_of_queue = holder_of_queue_;
   state_.reserved_nodes = reserved_nodes_;
 }
 

@@ -102,6 +102,8 @@ class Cycle {
   static constexpr char kForRoom = 2;
   std::vector<int> released_now_;  // Nodes released before this round, sorted.
   bool HelpedByRelease(const JobState& job);
+  void HoldFreedRoom();
+  std::vector<int> holders_;  // Jobs room is held for (this cycle, or the last full one).
   bool SkipIncremental(int job);
 
   EngineState& state_;

@@ -118,7 +118,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     touched_.insert(v);
   }
 
-  if (std::find(holder_of_queue_.begin(), holder_of_queue_.end(), job) != holder_of_queue_.end()) {
+  if (std::find(holders_.begin(), holders_.end(), job) != holders_.end()) {
     state_.changes.structure = true;  // Its room is held for nobody now.
   }
   state_.Admit(job, std::move(placed));
@@ -145,6 +145,7 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
   if (may_reserve && whole && state_.options.reserve_for_blocked_jobs && !reserved_in_slot_[slot]) {
     reserved_in_slot_[slot] = 1;
     MilliGpu held = Reserve(job, j.min_replicas);
+    holders_.push_back(job);
     if (holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
     Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, held));
     return;
@@ -242,7 +243,8 @@ MilliGpu Cycle::Reserve(int job, int count) {
     int fits = static_cast<int>(node.used.size()) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(state_.Available(n), replicas * per_replica);
-    if (hold > 0 && node.reserved_full == 0) reserved_nodes_.push_back(n);  // Once each.
+    if (replicas > 0 && node.reserve_target == 0) reserved_nodes_.push_back(n);  // Once each.
+    node.reserve_target += std::max(0, replicas) * per_replica;
     state_.SetReserved(n, node.reserved_full + std::max(0, hold));
     held += std::max(0, hold) * kMilliPerGpu;
     remaining -= replicas;

@@ -21,7 +21,7 @@ class EngineState : public internal::EngineState {
   std::optional<internal::PackingModel> fixed_model;
   // Learned by the last full cycle; incremental cycles reuse it.
   std::optional<internal::PackingModel> learned_model;
-  Seconds last_full_cycle = 0;
+  std::optional<Seconds> last_full_cycle;  // Unset until the first cycle, which is full.
 
   const internal::PackingModel* Model() const {
     if (fixed_model) return &*fixed_model;
@@ -29,12 +29,12 @@ class EngineState : public internal::EngineState {
   }
 
   // Whether the next cycle must look at every pending job: incremental cycles are
-  // off or not started, the interval has passed, a running job became preemptible,
-  // or something changed that they cannot follow.
+  // off or not started, the interval has passed, a running job became preemptible, or
+  // something changed that they cannot follow.
   bool NeedsFullCycle() const {
     Seconds interval = options.full_cycle_interval_seconds;
-    if (interval <= 0 || !tracking() || changes.structure) return true;
-    if (now - last_full_cycle >= interval) return true;
+    if (interval <= 0 || !tracking() || changes.structure || !last_full_cycle) return true;
+    if (now - *last_full_cycle >= interval) return true;
     return !victim_horizon.empty() && victim_horizon.begin()->first <= now;
   }
 };

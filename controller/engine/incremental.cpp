@@ -11,7 +11,8 @@ namespace gpupool::engine::internal {
 Decisions Cycle::RunIncremental() {
   incremental_ = true;
   reserved_in_slot_.assign(state_.quotas.size(), 1);  // No new reservations.
-  holder_of_queue_ = state_.reservation_holders;
+  holders_ = state_.reservation_holders;
+  holder_of_queue_ = state_.holder_of_queue;
   holder_of_queue_.resize(state_.queues.size(), -1);
   reserved_nodes_ = state_.reserved_nodes;
   over_quota_admitted_.assign(state_.queues.size(), 0);
@@ -34,6 +35,7 @@ Decisions Cycle::RunIncremental() {
     std::sort(released_now_.begin(), released_now_.end());
     released_now_.erase(std::unique(released_now_.begin(), released_now_.end()),
                         released_now_.end());
+    HoldFreedRoom();
     std::vector<std::vector<int>> lists = Candidates(changes);
     bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
     if (!any) break;
@@ -82,6 +84,16 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since) {
       auto group = state_.waiting_groups.find(state_.GroupOf(j));
       job = group == state_.waiting_groups.end() ? -1 : *group->second.begin();
     }
+  }
+}
+
+// Devices freed where the last full cycle held room for a blocked job are held for
+// it too, as that cycle would hold them: smaller jobs do not slip into them.
+void Cycle::HoldFreedRoom() {
+  for (int n : released_now_) {
+    NodeState& node = state_.nodes[n];
+    int hold = std::min(node.reserve_target, node.full_free);
+    if (node.reserve_target > 0 && hold > node.reserved_full) state_.SetReserved(n, hold);
   }
 }
 

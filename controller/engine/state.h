@@ -30,6 +30,7 @@ struct NodeState {
   bool schedulable = true;
   int full_free = 0;          // Devices with nothing on them.
   int reserved_full = 0;      // Whole devices held this cycle for a blocked job.
+  int reserve_target = 0;     // Devices those jobs will use here: freed ones are held too.
   std::vector<int> queues;    // Queues whose pool holds this node.
   bool shared = false;        // In the shared-node index.
   int indexed_available = 0;  // Its bucket in the best-fit index.
@@ -216,9 +217,11 @@ class EngineState {
   // When a running preemptible job passes its queue's minimum runtime, it may be
   // preempted: a change an incremental cycle cannot see. Earliest first.
   std::set<std::pair<Seconds, int>> victim_horizon;
-  // Set by each full cycle: per queue the job room is held for (or -1), and the
-  // nodes holding it. Incremental cycles honour them and hold no new room.
+  // Set by each full cycle: the jobs room is held for, the first of them per queue
+  // (or -1), and the nodes holding it. Incremental cycles honour them and hold no
+  // new room.
   std::vector<int> reservation_holders;
+  std::vector<int> holder_of_queue;
   std::vector<int> reserved_nodes;
   void EnableTracking();
   bool tracking() const { return tracking_; }

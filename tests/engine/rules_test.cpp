@@ -256,7 +256,8 @@ TEST(Gangs, ElasticGangTakesWhatFitsAboveItsMinimum) {
 }
 
 // A large in-quota job must not starve behind a stream of small in-quota jobs.
-int CyclesUntilLargeJobStarts(bool reserve) {
+// `interval`: Options::full_cycle_interval_seconds (cycles are 10 s apart).
+int CyclesUntilLargeJobStarts(bool reserve, Seconds interval = 0) {
   ClusterBuilder cluster;
   cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
   cluster.AddProject("big", "train", 8 * kGpu).AddProject("small", "train", 16 * kGpu);
@@ -268,6 +269,7 @@ int CyclesUntilLargeJobStarts(bool reserve) {
   s.pending.push_back(Job("large", "train", "big", 8 * kGpu));
   Options options;
   options.reserve_for_blocked_jobs = reserve;
+  options.full_cycle_interval_seconds = interval;
   Engine engine(s, options);
   int started = 0;
   for (int cycle = 1; cycle <= 40 && !started; ++cycle) {
@@ -322,6 +324,15 @@ TEST(Reservations, LargeGangStartsDespiteAStreamOfSmallJobs) {
   int cycles = CyclesUntilLargeJobStarts(true);
   EXPECT_GT(cycles, 0);
   EXPECT_LE(cycles, 9);  // Node 0's eight small jobs end one per cycle; nothing refills it.
+  // Incremental cycles between full ones (every 50 s, cycles are 10 s apart) keep
+  // holding the devices that free up on the held node; the job starts at the first
+  // full cycle once they are all free.
+  int incremental = CyclesUntilLargeJobStarts(true, 50);
+  EXPECT_GT(incremental, 0);
+  EXPECT_LE(incremental, 9 + 5);
+  // Without the held devices topped up, small jobs would take them between full
+  // cycles and it would not start at all: the hold is what makes it start.
+  EXPECT_EQ(CyclesUntilLargeJobStarts(false, 50), 0);
 }
 
 }  // namespace
