@@ -132,6 +132,8 @@ class Cycle {
   // FitsIgnoringReservations by MemoKey: (state version, answer).
   std::unordered_map<std::uint64_t, std::pair<std::size_t, bool>> fits_unreserved_;
   std::size_t reservations_made_ = 0;
+  // ReservedForOther sentences by (holder, GPUs per replica, minimum replicas).
+  std::map<std::tuple<int, MilliGpu, int>, std::string> reserved_sentences_;
   std::vector<int> released_;
   std::unordered_set<std::uint64_t> failed_reclaims_;              // By MemoKey.
   using InProjectKey = std::tuple<std::uint64_t, char, int, int>;  // Memo, mode, project, priority.

@@ -152,7 +152,10 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
   }
   int holder = holder_of_queue_[j.queue];
   if (holder >= 0 && holder != job && FitsIgnoringReservations(j)) {
-    Wait(job, WaitCode::kReservedForOther, ReservedForOtherReason(state_, j, state_.jobs[holder]));
+    // Thousands of jobs wait behind a few held rooms: each sentence is written once.
+    std::string& sentence = reserved_sentences_[{holder, j.shape.gpu_milli, j.min_replicas}];
+    if (sentence.empty()) sentence = ReservedForOtherReason(state_, j, state_.jobs[holder]);
+    Wait(job, WaitCode::kReservedForOther, sentence);
     return;
   }
   // The sentence is written at the end of the cycle (with the final free GPUs), once

@@ -119,24 +119,29 @@ std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary
 
 std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,
                             PreemptionReason reason) {
-  std::map<std::string, MilliGpu> by_project;  // Ordered: the sentence is stable.
   MilliGpu total = 0;
+  bool one_project = true;
   for (int v : victims) {
     const JobState& victim = state.jobs[v];
-    MilliGpu gpu = victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
-    by_project[victim.project_name] += gpu;
-    total += gpu;
+    total += victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
+    one_project = one_project && victim.project == state.jobs[victims[0]].project;
   }
+  std::string out = "waiting for " + FormatGpus(total);
   if (reason == PreemptionReason::kProjectPriority) {
-    return "waiting for " + FormatGpus(total) +
-           " of its project's lower-priority jobs being preempted";
+    return out + " of its project's lower-priority jobs being preempted";
   }
-  std::string out = "waiting for " + FormatGpus(total) + " being reclaimed from project";
-  if (by_project.size() > 1) out += "s";
+  if (one_project)
+    return out + " being reclaimed from project " + state.jobs[victims[0]].project_name;
+  std::map<std::string, MilliGpu> by_project;  // Ordered: the sentence is stable.
+  for (int v : victims) {
+    const JobState& victim = state.jobs[v];
+    by_project[victim.project_name] +=
+        victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
+  }
+  out += " being reclaimed from projects";
   const char* separator = " ";
   for (const auto& [project, gpu] : by_project) {
-    out += separator + project;
-    if (by_project.size() > 1) out += " (" + FormatGpus(gpu) + ")";
+    out += separator + project + " (" + FormatGpus(gpu) + ")";
     separator = ", ";
   }
   return out;

@@ -201,6 +201,22 @@ TEST(Reclaim, MinimalVictimSet) {
             "waiting for 2 GPUs being reclaimed from project bob");
 }
 
+// Room taken back from two projects: the admission names both, with their GPUs.
+TEST(Reclaim, AdmissionNamesEveryProjectItWaitsFor) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 2, "n").AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("ann", "train", 0).AddProject("bob", "train", 0);
+  cluster.AddProject("joe", "train", 2 * kGpu);
+  Snapshot s = cluster.Build();
+  s.running = {Running("a1", "ann", kGpu, "n-0", {0}), Running("b1", "bob", kGpu, "n-0", {1})};
+  s.now = 100;
+  s.pending.push_back(Job("joe-1", "train", "joe", 2 * kGpu));
+  Decisions d = Decide(s);
+  ASSERT_NE(FindAdmission(d, "joe-1"), nullptr);
+  EXPECT_EQ(FindAdmission(d, "joe-1")->message,
+            "waiting for 2 GPUs being reclaimed from projects ann (1 GPU), bob (1 GPU)");
+}
+
 // Two projects that both want everything: after the first reclaim, neither takes
 // from the other again, however many cycles run.
 TEST(Reclaim, CannotLoop) {
