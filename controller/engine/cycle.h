@@ -159,8 +159,7 @@ class Cycle {
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
   NodeSet reclaim_nodes_;                      // Nodes with reclaimable work.
   int reclaim_cursor_ = 0;
-  std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.             //
-                                         // Capacity failures since last release.
+  std::vector<std::uint8_t> exhausted_;  // Per slot: back at quota, offers no more.
 };
 
 }  // namespace gpupool::engine::internal
