@@ -13,6 +13,11 @@
 namespace gpupool::engine::bench {
 namespace {
 
+// The cluster sizes every full-cycle benchmark runs at, in nodes.
+void ClusterSizes(benchmark::internal::Benchmark* benchmark) {
+  benchmark->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
+}
+
 // How a cycle starts: from the state an Engine keeps between cycles (the operator's
 // way: its informers keep that state current), or from a snapshot (the state is
 // built first, as the pure Decide() does).
@@ -52,7 +57,7 @@ void BM_FullCycle(benchmark::State& state) {
   spec.nodes = static_cast<int>(state.range(0));
   RunFullCycle(state, SyntheticCluster(spec), From::kKeptState);
 }
-BENCHMARK(BM_FullCycle)->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCycle)->Apply(ClusterSizes);
 
 // The same cycle through the pure Decide(snapshot): the state is built first.
 void BM_FullCycleFromSnapshot(benchmark::State& state) {
@@ -60,11 +65,7 @@ void BM_FullCycleFromSnapshot(benchmark::State& state) {
   spec.nodes = static_cast<int>(state.range(0));
   RunFullCycle(state, SyntheticCluster(spec), From::kSnapshot);
 }
-BENCHMARK(BM_FullCycleFromSnapshot)
-    ->Arg(1000)
-    ->Arg(5000)
-    ->Arg(10000)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCycleFromSnapshot)->Apply(ClusterSizes);
 
 // A fifth of the projects hold 80 % of the running work: the cycle reclaims
 // thousands of jobs for the others.
@@ -74,11 +75,7 @@ void BM_FullCycleReclaimStorm(benchmark::State& state) {
   spec.skewed = true;
   RunFullCycle(state, SyntheticCluster(spec), From::kKeptState);
 }
-BENCHMARK(BM_FullCycleReclaimStorm)
-    ->Arg(1000)
-    ->Arg(5000)
-    ->Arg(10000)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCycleReclaimStorm)->Apply(ClusterSizes);
 
 // The engine after cycles on the cluster until one changes nothing.
 Engine SettledEngine(const ClusterSpec& spec, Options options = {}) {
@@ -98,7 +95,7 @@ void BM_FullCycleSettled(benchmark::State& state) {
   spec.skewed = true;
   RunFullCycle(state, SettledEngine(spec).ToSnapshot(), From::kKeptState);
 }
-BENCHMARK(BM_FullCycleSettled)->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCycleSettled)->Apply(ClusterSizes);
 
 // 1,000 nodes full of over-quota 1-GPU jobs of 10 projects; a project under its
 // quota submits 500 jobs of 8 GPUs (each needs a whole node back).

@@ -68,7 +68,6 @@ void Cycle::RetryReclaim() {
   jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
   for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];
-    if (j.running) continue;  // Started since (a later round of an incremental cycle).
     const Queue& queue = state_.queues[j.queue].spec;
     if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim) continue;
     // Nothing new to take from: nobody went over quota and nothing was released.

@@ -247,9 +247,9 @@ MilliGpu Cycle::Reserve(int job, int count) {
     int replicas = std::min(remaining, fits);
     int hold = std::min(state_.Available(n), replicas * per_replica);
     if (replicas > 0 && node.reserve_target == 0) reserved_nodes_.push_back(n);  // Once each.
-    node.reserve_target += std::max(0, replicas) * per_replica;
-    state_.SetReserved(n, node.reserved_full + std::max(0, hold));
-    held += std::max(0, hold) * kMilliPerGpu;
+    node.reserve_target += replicas * per_replica;
+    state_.SetReserved(n, node.reserved_full + hold);
+    held += hold * kMilliPerGpu;
     remaining -= replicas;
   }
   return held;

@@ -106,8 +106,9 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
   } else {
     own_jobs_by_node_.assign(state_.nodes.size(), {});
     for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
+      if (!state_.jobs[j].running) continue;
       for (const Placed& p : state_.jobs[j].placed) {
-        if (p.node >= 0 && state_.jobs[j].running) own_jobs_by_node_[p.node].push_back(j);
+        if (p.node >= 0) own_jobs_by_node_[p.node].push_back(j);
       }
     }
     jobs_by_node_ = &own_jobs_by_node_;

@@ -123,20 +123,20 @@ std::string WaitsForMessage(const EngineState& state, const std::vector<int>& vi
   bool one_project = true;
   for (int v : victims) {
     const JobState& victim = state.jobs[v];
-    total += victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
+    total += state.JobGpu(victim, static_cast<int>(victim.placed.size()));
     one_project = one_project && victim.project == state.jobs[victims[0]].project;
   }
   std::string out = "waiting for " + FormatGpus(total);
   if (reason == PreemptionReason::kProjectPriority) {
     return out + " of its project's lower-priority jobs being preempted";
   }
-  if (one_project)
+  if (one_project) {
     return out + " being reclaimed from project " + state.jobs[victims[0]].project_name;
+  }
   std::map<std::string, MilliGpu> by_project;  // Ordered: the sentence is stable.
   for (int v : victims) {
     const JobState& victim = state.jobs[v];
-    by_project[victim.project_name] +=
-        victim.shape.gpu_milli * static_cast<MilliGpu>(victim.placed.size());
+    by_project[victim.project_name] += state.JobGpu(victim, static_cast<int>(victim.placed.size()));
   }
   out += " being reclaimed from projects";
   const char* separator = " ";

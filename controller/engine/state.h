@@ -202,8 +202,9 @@ class EngineState {
     bool structure = false;  // Something an incremental cycle cannot follow.
   };
   Changes changes;
-  // Pending jobs by slot and shape (key: slot << 32 | shape id), best first; jobs
-  // of one group fit in exactly the same places. Kept while tracking.
+  // Pending jobs by slot and group (key: slot << 32 | ShapeTable group id), best
+  // first; a later job of a group cannot start where an earlier one cannot. Kept
+  // while tracking.
   std::unordered_map<std::uint64_t, PendingSet> waiting_groups;
   PendingSet& GroupSet(const JobState& job) {
     return waiting_groups.try_emplace(GroupOf(job), PendingOrder{this}, &node_memory).first->second;
