@@ -6,6 +6,5 @@
 namespace gpupool::api {
 
 TrainingJobStatus ReadTrainingJobStatus(JsonReader& status);
-Json TrainingJobStatusToJson(const TrainingJobStatus& status);
 
 }  // namespace gpupool::api

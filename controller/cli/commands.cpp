@@ -5,12 +5,14 @@ namespace gpupool::cli {
 int RunVersion(Args args);
 int RunValidate(Args args);
 int RunReplay(Args args);
+int RunController(Args args);
 int RunSandbox(Args args);  // defined in sandbox/sandbox_command.cpp
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
       {"version", "print the gpupool version", RunVersion},
       {"validate", "check Queue, Project and TrainingJob YAML files", RunValidate},
+      {"controller", "run the operator against a Kubernetes API server", RunController},
       {"replay", "replay a real GPU-cluster trace through the scheduling engine", RunReplay},
       {"sandbox", "serve an in-memory Kubernetes API with simulated GPU nodes", RunSandbox},
   };

@@ -70,5 +70,7 @@ bool IsPreemptible(WorkloadClass workload_class);
 
 TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors);
 Json ToJson(const TrainingJob& job);
+// The status alone, as the status subresource holds it.
+Json TrainingJobStatusToJson(const TrainingJobStatus& status);
 
 }  // namespace gpupool::api

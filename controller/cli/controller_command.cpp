@@ -1,0 +1,170 @@
+// `gpupool controller`: the operator against any Kubernetes API server.
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "gpupool/cli/command.h"
+#include "gpupool/kube/config.h"
+#include "gpupool/kube/leader_election.h"
+#include "gpupool/operator/controller.h"
+#include "gpupool/operator/priority_classes.h"
+#include "log_format.h"
+#include "numeric_flag.h"
+
+namespace gpupool::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: gpupool controller [flags]\n\n"
+    "Runs the gpupool operator: admits, places and preempts TrainingJobs on the\n"
+    "cluster the kubeconfig names (in-cluster config when none is found).\n\n"
+    "  --kubeconfig PATH          kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
+    "                             then the in-cluster service account)\n"
+    "  --context NAME             kubeconfig context (default: current)\n"
+    "  --leader-elect             run for leadership on a Lease; only the leader writes\n"
+    "  --leader-elect-namespace N namespace of the Lease (default: the config's namespace)\n"
+    "  --leader-elect-name NAME   name of the Lease (default gpupool-controller)\n"
+    "  --lease-duration-seconds S lease duration (default 15)\n"
+    "  --identity ID              this replica's name in the Lease (default: hostname)\n"
+    "  --qps Q --burst B          client-side request rate limit (default 50, 100)\n"
+    "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
+    "  --resync-seconds S         a full cycle at least every S seconds (default 30)\n"
+    "  --log-level L              trace, debug, info, warn, error (default info)\n"
+    "  --log-format F             text or json (default text)\n";
+
+struct Flags {
+  std::string kubeconfig, context, lease_namespace, identity;
+  std::string lease_name = "gpupool-controller";
+  bool leader_elect = false;
+  double qps = 50;
+  int burst = 100;
+  int lease_seconds = 15;
+  int start_timeout = 300;
+  int resync = 30;
+  std::string log_level = "info", log_format = "text";
+};
+
+Flags ParseFlags(Args args) {
+  Flags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+      return args[++i];
+    };
+    if (flag == "--kubeconfig")
+      flags.kubeconfig = value();
+    else if (flag == "--context")
+      flags.context = value();
+    else if (flag == "--leader-elect")
+      flags.leader_elect = true;
+    else if (flag == "--leader-elect-namespace")
+      flags.lease_namespace = value();
+    else if (flag == "--leader-elect-name")
+      flags.lease_name = value();
+    else if (flag == "--identity")
+      flags.identity = value();
+    else if (flag == "--lease-duration-seconds")
+      flags.lease_seconds = IntFlag(flag, value(), 3, 3600);
+    else if (flag == "--qps")
+      flags.qps = DoubleFlag(flag, value(), 0, 100000);
+    else if (flag == "--burst")
+      flags.burst = IntFlag(flag, value(), 1, 100000);
+    else if (flag == "--start-timeout-seconds")
+      flags.start_timeout = IntFlag(flag, value(), 1, 86400);
+    else if (flag == "--resync-seconds")
+      flags.resync = IntFlag(flag, value(), 1, 86400);
+    else if (flag == "--log-level")
+      flags.log_level = value();
+    else if (flag == "--log-format")
+      flags.log_format = value();
+    else
+      throw UsageError("unknown flag " + flag);
+  }
+  ConfigureLogging(flags.log_level, flags.log_format);
+  return flags;
+}
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop = true; }
+
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+int RunWith(const Flags& flags) {
+  kube::TransportOptions transport;
+  transport.qps = flags.qps;
+  transport.burst = flags.burst;
+  kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context), transport);
+  const std::string identity = flags.identity.empty() ? Hostname() : flags.identity;
+  kube::EventRecorderOptions event_options;
+  event_options.reporting_instance = identity;
+  kube::EventRecorder events(client, event_options);
+  std::unique_ptr<kube::LeaderElector> elector;
+  op::ControllerOptions options;
+  options.plan.start_timeout_seconds = flags.start_timeout;
+  options.resync = std::chrono::seconds(flags.resync);
+  if (flags.leader_elect) {
+    kube::LeaderElectionConfig config;
+    config.lease_namespace =
+        flags.lease_namespace.empty() ? client.default_namespace() : flags.lease_namespace;
+    config.lease_name = flags.lease_name;
+    config.identity = identity;
+    config.lease_duration = std::chrono::seconds(flags.lease_seconds);
+    config.renew_deadline = config.lease_duration * 2 / 3;
+    config.retry_period = config.lease_duration / 5;
+    elector = std::make_unique<kube::LeaderElector>(client, config);
+    options.is_leader = [raw = elector.get()] { return raw->IsLeader(); };
+  }
+  op::Controller controller(client, &events, options);
+  if (!controller.Start(std::chrono::seconds(60))) {
+    spdlog::error("caches did not sync within 60 s");
+    return 1;
+  }
+  spdlog::info("caches synced; gpupool controller {} running", identity);
+  if (elector) elector->Start();
+  std::thread classes([&] {
+    while (!g_stop &&
+           !((!elector || elector->IsLeader()) && op::EnsurePriorityClasses(client, options.plan)))
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  });
+  controller.Run(g_stop);
+  classes.join();
+  if (elector) elector->Stop();
+  events.Flush(std::chrono::milliseconds(2000));
+  spdlog::info("gpupool controller stopped");
+  return 0;
+}
+
+}  // namespace
+
+int RunController(Args args) {
+  if (WantsHelp(args)) {
+    std::cout << kUsage;
+    return 0;
+  }
+  Flags flags;
+  try {
+    flags = ParseFlags(args);
+  } catch (const UsageError& error) {
+    std::cerr << "gpupool controller: " << error.what() << "\n\n" << kUsage;
+    return 2;
+  }
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  try {
+    return RunWith(flags);
+  } catch (const std::exception& error) {
+    std::cerr << "gpupool controller: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gpupool::cli

@@ -1,0 +1,39 @@
+#include "numeric_flag.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace gpupool::cli {
+namespace {
+
+std::string RangeText(double min, double max) {
+  char text[64];
+  std::snprintf(text, sizeof text, "[%g, %g]", min, max);
+  return text;
+}
+
+}  // namespace
+
+int IntFlag(const std::string& flag, const std::string& text, int min, int max) {
+  long long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty())
+    throw UsageError(flag + ": \"" + text + "\" is not an integer");
+  if (value < min || value > max)
+    throw UsageError(flag + ": " + text + " is outside " + RangeText(min, max));
+  return static_cast<int>(value);
+}
+
+double DoubleFlag(const std::string& flag, const std::string& text, double min, double max) {
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() ||
+      !std::isfinite(value))
+    throw UsageError(flag + ": \"" + text + "\" is not a number");
+  if (value < min || value > max)
+    throw UsageError(flag + ": " + text + " is outside " + RangeText(min, max));
+  return value;
+}
+
+}  // namespace gpupool::cli

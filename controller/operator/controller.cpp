@@ -1,0 +1,220 @@
+#include "gpupool/operator/controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+namespace gpupool::op {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename T>
+void Watch(kube::Informer<T>& informer, Controller& controller) {
+  informer.AddHandlers({[&](const T&) { controller.Notify(); },
+                        [&](const T&, const T&) { controller.Notify(); },
+                        [&](const T&) { controller.Notify(); }});
+}
+
+template <typename T>
+std::vector<Shared<T>> ListOf(const kube::Informer<T>& informer) {
+  return informer.cache().List();
+}
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+Controller::Controller(kube::Client& client, kube::EventRecorder* events, ControllerOptions options)
+    : client_(client), options_(std::move(options)), writer_(client, events, options_.is_leader) {
+  namespace r = kube::resources;
+  queues_ =
+      std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject);
+  projects_ = std::make_unique<kube::Informer<ProjectObject>>(client, r::kProjects, "",
+                                                              DecodeProjectObject);
+  jobs_ =
+      std::make_unique<kube::Informer<JobObject>>(client, r::kTrainingJobs, "", DecodeJobObject);
+  nodes_ = std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject);
+  pods_ = std::make_unique<kube::Informer<PodView>>(client, r::kPods, "", DecodePodView);
+  kube::ListWatchOptions gang_services;
+  gang_services.label_selector = kJobLabel;
+  services_ = std::make_unique<kube::Informer<char>>(
+      client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);
+  Watch(*queues_, *this);
+  Watch(*projects_, *this);
+  Watch(*jobs_, *this);
+  Watch(*nodes_, *this);
+  Watch(*pods_, *this);
+}
+
+Controller::~Controller() {
+  services_->Stop();
+  pods_->Stop();
+  nodes_->Stop();
+  jobs_->Stop();
+  projects_->Stop();
+  queues_->Stop();
+}
+
+bool Controller::Start(std::chrono::milliseconds sync_timeout) {
+  queues_->Start();
+  projects_->Start();
+  jobs_->Start();
+  nodes_->Start();
+  pods_->Start();
+  services_->Start();
+  const auto deadline = Clock::now() + sync_timeout;
+  auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  };
+  return queues_->WaitForSync(left()) && projects_->WaitForSync(left()) &&
+         jobs_->WaitForSync(left()) && nodes_->WaitForSync(left()) && pods_->WaitForSync(left()) &&
+         services_->WaitForSync(left());
+}
+
+bool Controller::Synced() const {
+  return queues_->HasSynced() && projects_->HasSynced() && jobs_->HasSynced() &&
+         nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
+}
+
+void Controller::Notify() {
+  std::lock_guard lock(mutex_);
+  const auto now = Clock::now();
+  if (!dirty_) first_event_ = now;
+  dirty_ = true;
+  last_event_ = now;
+  wake_.notify_all();
+}
+
+ClusterView Controller::View() const {
+  ClusterView view;
+  view.now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  view.queues = ListOf(*queues_);
+  view.projects = ListOf(*projects_);
+  view.jobs = ListOf(*jobs_);
+  view.nodes = ListOf(*nodes_);
+  view.pods = ListOf(*pods_);
+  for (const auto& [key, rv] : services_->cache().Versions()) view.services.insert(key);
+  return view;
+}
+
+std::string Controller::CachedVersion(Kind kind, const std::string& key) const {
+  switch (kind) {
+    case Kind::kQueue:
+      return queues_->cache().ResourceVersion(key);
+    case Kind::kProject:
+      return projects_->cache().ResourceVersion(key);
+    case Kind::kTrainingJob:
+      return jobs_->cache().ResourceVersion(key);
+    default:
+      return pods_->cache().ResourceVersion(key);
+  }
+}
+
+// The next cycle must not decide from caches that have not yet seen this
+// cycle's own writes (it would admit a job twice); it waits until every changed
+// object shows a new version, or cache_wait passes.
+void Controller::WaitForCaches() {
+  const auto deadline = Clock::now() + options_.cache_wait;
+  for (const auto& [changed, before] : expected_) {
+    while (CachedVersion(changed.first, changed.second) == before && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  expected_.clear();
+}
+
+// Every object the plan writes, with the version the caches hold of it now.
+std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
+    const Plan& plan) const {
+  std::map<std::pair<Kind, std::string>, std::string> versions;
+  auto add = [&](Kind kind, const std::string& ns, const std::string& name) {
+    const std::string key = ns.empty() ? name : ns + "/" + name;
+    versions[{kind, key}] = CachedVersion(kind, key);
+  };
+  for (const auto* writes :
+       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+    for (const auto& write : *writes) add(write.kind, write.ns, write.name);
+  for (const auto& remove : plan.pod_deletes) add(Kind::kPod, remove.ns, remove.name);
+  for (const auto& release : plan.pod_releases) add(Kind::kPod, release.ns, release.name);
+  for (const auto& create : plan.pod_creates)
+    add(Kind::kPod, create.pod["metadata"].value("namespace", ""),
+        create.pod["metadata"].value("name", ""));
+  return versions;
+}
+
+CycleReport Controller::RunCycle() {
+  CycleReport report;
+  WaitForCaches();
+  const auto start = Clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    dirty_ = false;
+  }
+  const ClusterView view = View();
+  const Plan plan = PlanCycle(view, options_.plan);
+  report.plan_ms = MillisSince(start);
+  report.jobs = view.jobs.size();
+  report.admitted = plan.decisions.admissions.size();
+  report.preempted = plan.decisions.preemptions.size();
+  const auto before = VersionsBefore(plan);
+  const auto write_start = Clock::now();
+  WriteStats stats = writer_.Apply(plan);
+  report.write_ms = MillisSince(write_start);
+  report.writes = stats.attempted;
+  report.failed = stats.failed;
+  for (const auto& changed : stats.changed) {
+    auto version = before.find(changed);
+    if (version != before.end()) expected_.push_back({changed, version->second});
+  }
+  {
+    std::lock_guard lock(mutex_);
+    wake_at_ = plan.wake_at;
+  }
+  return report;
+}
+
+void Controller::WaitForWork(const std::atomic<bool>& stop) {
+  std::unique_lock lock(mutex_);
+  const auto resync_at = Clock::now() + options_.resync;
+  while (!stop) {
+    const auto now = Clock::now();
+    if (dirty_ &&
+        (now - last_event_ >= options_.quiet || now - first_event_ >= options_.batch_window))
+      return;
+    if (now >= resync_at) return;
+    const EpochSeconds wall = std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    if (wake_at_ != 0 && wall >= wake_at_) return;
+    wake_.wait_for(lock, dirty_ ? options_.quiet : std::chrono::milliseconds(100));
+  }
+}
+
+void Controller::Run(const std::atomic<bool>& stop) {
+  while (!stop) {
+    WaitForWork(stop);
+    if (stop) break;
+    if (options_.is_leader && !options_.is_leader()) {
+      std::lock_guard lock(mutex_);
+      dirty_ = false;
+      continue;
+    }
+    try {
+      const CycleReport report = RunCycle();
+      if (report.writes > 0)
+        spdlog::info(
+            "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "
+            "{:.1f} ms, writes {:.1f} ms",
+            report.jobs, report.admitted, report.preempted, report.writes, report.failed,
+            report.plan_ms, report.write_ms);
+    } catch (const std::exception& error) {
+      spdlog::error("cycle failed: {}", error.what());
+    }
+  }
+}
+
+}  // namespace gpupool::op

@@ -1,0 +1,109 @@
+// The working state of one PlanCycle: the view indexed, one record per
+// TrainingJob carrying its desired status, and the plan being filled in.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpupool/operator/plan.h"
+
+namespace gpupool::op::internal {
+
+// Where a job stands this cycle, derived from its status and pods.
+enum class Stage {
+  kIgnored,   // Invalid, or no project owns its namespace: nothing happens to it.
+  kWaiting,   // Queued or Preempted: goes to the engine as pending.
+  kHolding,   // Admitted or Running: holds the devices of its placement.
+  kFinished,  // Succeeded or Failed.
+};
+
+struct JobRecord {
+  const JobObject* source = nullptr;
+  std::string key;  // "namespace/name": the engine's name for the job.
+  std::string project;
+  Stage stage = Stage::kWaiting;
+  bool eligible = true;                // Waiting and not backing off: the engine may admit it.
+  api::TrainingJobStatus status;       // Desired; starts as observed.
+  std::vector<const PodView*> pods;    // By replica index; nullptr where none exists.
+  std::vector<const PodView*> strays;  // Labelled with the job but not its pods.
+  // Its pods must stop this cycle (preempted, requeued, finished).
+  bool stop_pods = false;
+  bool evict = false;  // Through the Eviction API, with the queue's grace period.
+  std::optional<std::int64_t> grace_seconds;
+  bool frees_devices = false;  // Its status write gives devices back.
+  bool admitted_now = false;
+  bool noted = false;  // An Event about it was planned this cycle.
+
+  const api::TrainingJob& job() const { return source->object; }
+  const std::string& ns() const { return job().metadata.namespace_; }
+  const std::string& name() const { return job().metadata.name; }
+};
+
+// Physical use of one node's GPUs by pods, whoever owns them.
+struct NodeUse {
+  std::int64_t gpu_milli = 0;        // Pods bound or released to it, not finished.
+  std::int64_t unmanaged_milli = 0;  // Of which pods gpupool does not manage.
+  bool terminating_gpu_pods = false;
+};
+
+struct CycleState {
+  CycleState(const ClusterView& view, const PlanOptions& options)
+      : view(view), options(options), now(view.now) {}
+
+  const ClusterView& view;
+  const PlanOptions& options;
+  EpochSeconds now;
+  std::map<std::string, const QueueObject*> queues;      // Valid queues by name.
+  std::map<std::string, const ProjectObject*> projects;  // Valid projects by name.
+  std::map<std::string, std::string> project_of_namespace;
+  std::map<std::string, const NodeObject*> nodes;
+  std::map<std::string, NodeUse> node_use;
+  std::vector<JobRecord> jobs;
+  std::unordered_map<std::string, std::size_t> job_index;
+  Plan plan;
+
+  JobRecord* Job(const std::string& key) {
+    auto it = job_index.find(key);
+    return it == job_index.end() ? nullptr : &jobs[it->second];
+  }
+  void Wake(EpochSeconds at) {
+    if (at > now && (plan.wake_at == 0 || at < plan.wake_at)) plan.wake_at = at;
+  }
+  void Event(JobRecord& job, const std::string& type, const std::string& reason,
+             const std::string& action, const std::string& message) {
+    job.noted = true;
+    plan.events.push_back({Kind::kTrainingJob, job.ns(), job.name(), job.job().metadata.uid, type,
+                           reason, action, message});
+  }
+};
+
+// Steps of PlanCycle, in order.
+void IndexCluster(CycleState& state);
+void BuildJobRecords(CycleState& state);
+void AdvanceLifecycles(CycleState& state);
+engine::Snapshot BuildSnapshot(CycleState& state);
+void ApplyDecisions(CycleState& state, const engine::Decisions& decisions);
+void PlanPods(CycleState& state);
+void PlanJobStatuses(CycleState& state);
+void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions);
+
+// A status patch from `old_status` to `new_status`; nullopt when they agree.
+std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& meta,
+                                           const Json& old_status, const Json& new_status);
+
+// Sets (or adds) a condition; its transition time moves only when status does.
+void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason, const std::string& message,
+                  EpochSeconds now, std::int64_t generation);
+const char* ConditionStatus(const std::vector<api::Condition>& conditions, const std::string& type);
+
+// A job back in its queue: placement released, pods stopped, its place in line kept.
+void Requeue(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,
+             const std::string& message);
+// A job done: devices released, pods that still run stopped.
+void Finish(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,
+            const std::string& message);
+
+}  // namespace gpupool::op::internal

@@ -1,0 +1,99 @@
+// Cycle step 1: the view indexed by name, and one record per TrainingJob.
+#include <algorithm>
+
+#include "cycle_state.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+void IndexProjects(CycleState& state) {
+  // Projects by name, so that a namespace two projects claim goes to the first.
+  std::vector<const ProjectObject*> projects;
+  for (const auto& project : state.view.projects) projects.push_back(project.get());
+  std::sort(projects.begin(), projects.end(), [](const auto* a, const auto* b) {
+    return a->object.metadata.name < b->object.metadata.name;
+  });
+  for (const ProjectObject* project : projects) {
+    if (!project->errors.empty()) continue;
+    state.projects[project->object.metadata.name] = project;
+    for (const auto& ns : project->object.spec.namespaces)
+      state.project_of_namespace.emplace(ns, project->object.metadata.name);
+  }
+}
+
+void IndexNodeUse(CycleState& state) {
+  for (const auto& pod : state.view.pods) {
+    if (pod->Finished() || pod->gpu_milli == 0) continue;
+    const std::string& host = pod->Host();
+    if (host.empty()) continue;
+    NodeUse& use = state.node_use[host];
+    use.gpu_milli += pod->gpu_milli;
+    if (!pod->Managed()) use.unmanaged_milli += pod->gpu_milli;
+    if (pod->terminating) use.terminating_gpu_pods = true;
+  }
+}
+
+}  // namespace
+
+void IndexCluster(CycleState& state) {
+  for (const auto& queue : state.view.queues) {
+    if (queue->errors.empty()) state.queues[queue->object.metadata.name] = queue.get();
+  }
+  IndexProjects(state);
+  for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
+  IndexNodeUse(state);
+}
+
+namespace {
+
+Stage StageOf(const api::TrainingJobStatus& status) {
+  if (!status.phase) return Stage::kWaiting;
+  switch (*status.phase) {
+    case api::JobPhase::kAdmitted:
+    case api::JobPhase::kRunning:
+      return status.placement.empty() ? Stage::kWaiting : Stage::kHolding;
+    case api::JobPhase::kSucceeded:
+    case api::JobPhase::kFailed:
+      return Stage::kFinished;
+    default:
+      return Stage::kWaiting;
+  }
+}
+
+void AttachPods(CycleState& state) {
+  for (const auto& pod : state.view.pods) {
+    if (!pod->Managed()) continue;
+    JobRecord* job = state.Job(pod->ns + "/" + pod->job);
+    if (!job) continue;
+    const bool ours = pod->owner_uid == job->job().metadata.uid && pod->replica >= 0 &&
+                      pod->replica < static_cast<std::int32_t>(job->pods.size()) &&
+                      pod->name == job->name() + "-" + std::to_string(pod->replica);
+    if (ours) {
+      job->pods[static_cast<std::size_t>(pod->replica)] = pod.get();
+    } else {
+      job->strays.push_back(pod.get());
+    }
+  }
+}
+
+}  // namespace
+
+void BuildJobRecords(CycleState& state) {
+  state.jobs.reserve(state.view.jobs.size());
+  for (const auto& source : state.view.jobs) {
+    JobRecord job;
+    job.source = source.get();
+    job.key = source->object.metadata.namespace_ + "/" + source->object.metadata.name;
+    job.status = source->object.status;
+    job.stage = StageOf(job.status);
+    const std::int32_t replicas = std::clamp(source->object.spec.replicas, 1, 4096);
+    job.pods.assign(static_cast<std::size_t>(replicas), nullptr);
+    auto owner = state.project_of_namespace.find(source->object.metadata.namespace_);
+    if (owner != state.project_of_namespace.end()) job.project = owner->second;
+    state.job_index[job.key] = state.jobs.size();
+    state.jobs.push_back(std::move(job));
+  }
+  AttachPods(state);
+}
+
+}  // namespace gpupool::op::internal

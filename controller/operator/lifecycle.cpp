@@ -1,0 +1,195 @@
+// Cycle step 2: what happened to each job since the last cycle, read from its
+// pods and nodes: started, succeeded, failed, lost, timed out; and whether a
+// waiting job may go to the engine now.
+#include <algorithm>
+
+#include "cycle_state.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+using api::JobPhase;
+
+void InitStatus(CycleState& state, JobRecord& job) {
+  const auto& meta = job.job().metadata;
+  if (!job.project.empty()) job.status.project = job.project;
+  if (!job.status.queued_time)
+    job.status.queued_time =
+        meta.creation_timestamp.empty() ? FormatTime(state.now) : meta.creation_timestamp;
+  if (!job.status.phase) job.status.phase = JobPhase::kQueued;
+  job.status.observed_generation = meta.generation;
+}
+
+// Why nothing may happen to the job, or "" when something may.
+std::pair<std::string, std::string> IgnoredBecause(const CycleState& state, const JobRecord& job) {
+  if (!job.source->errors.empty())
+    return {"InvalidSpec", "invalid spec: " + api::JoinErrors(job.source->errors)};
+  if (job.project.empty())
+    return {"NoProject", "no Project owns namespace \"" + job.ns() +
+                             "\": add it to a Project's spec.namespaces"};
+  (void)state;
+  return {};
+}
+
+void NodesLost(CycleState& state, JobRecord& job, bool& lost) {
+  for (const auto& placed : job.status.placement) {
+    auto node = state.nodes.find(placed.node);
+    if (node != state.nodes.end() && node->second->ready) continue;
+    const std::string why = node == state.nodes.end() ? "was deleted" : "is not ready";
+    Requeue(state, job, JobPhase::kQueued, "NodeLost", "node " + placed.node + " " + why);
+    job.grace_seconds = 0;  // A lost node's kubelet cannot confirm the stop.
+    state.Event(job, "Warning", "NodeLost", "Requeue", "node " + placed.node + " " + why);
+    lost = true;
+    return;
+  }
+}
+
+struct PodCounts {
+  std::size_t succeeded = 0, running = 0, missing = 0;
+  int failed_replica = -1;
+};
+
+PodCounts CountPods(const JobRecord& job) {
+  PodCounts counts;
+  for (const auto& placed : job.status.placement) {
+    const auto index = static_cast<std::size_t>(placed.replica);
+    const PodView* pod = index < job.pods.size() ? job.pods[index] : nullptr;
+    if (!pod || (pod->terminating && !pod->Finished())) {
+      ++counts.missing;
+    } else if (pod->phase == PodPhase::kFailed) {
+      counts.failed_replica = placed.replica;
+    } else if (pod->phase == PodPhase::kSucceeded) {
+      ++counts.succeeded;
+    } else if (pod->phase == PodPhase::kRunning) {
+      ++counts.running;
+    }
+  }
+  return counts;
+}
+
+void PodFailed(CycleState& state, JobRecord& job, int replica) {
+  const auto& spec = job.job().spec;
+  ++job.status.restart_count;
+  const std::string what = "replica " + std::to_string(replica) + " failed";
+  if (job.status.restart_count > spec.backoff_limit) {
+    Finish(state, job, JobPhase::kFailed, "BackoffLimitExceeded",
+           what + "; " + std::to_string(job.status.restart_count) +
+               " failures exceed backoffLimit " + std::to_string(spec.backoff_limit));
+    return;
+  }
+  const std::string message = what + "; restart " + std::to_string(job.status.restart_count) +
+                              " of " + std::to_string(spec.backoff_limit);
+  Requeue(state, job, JobPhase::kQueued, "PodFailed", message);
+  state.Event(job, "Warning", "PodFailed", "Requeue", message);
+}
+
+bool DeadlinePassed(CycleState& state, JobRecord& job) {
+  const auto& deadline = job.job().spec.active_deadline_seconds;
+  if (!deadline || !job.status.start_time) return false;
+  const auto start = ParseTime(*job.status.start_time);
+  if (!start) return false;
+  if (state.now < *start + *deadline) {
+    state.Wake(*start + *deadline);
+    return false;
+  }
+  Finish(state, job, JobPhase::kFailed, "DeadlineExceeded",
+         "ran longer than activeDeadlineSeconds " + std::to_string(*deadline));
+  return true;
+}
+
+void Started(CycleState& state, JobRecord& job) {
+  job.status.phase = JobPhase::kRunning;
+  job.status.start_time = FormatTime(state.now);
+  const std::string message =
+      "all " + std::to_string(job.status.placement.size()) + " replicas run";
+  SetCondition(job.status.conditions, "Running", "True", "Started", message, state.now,
+               job.job().metadata.generation);
+  state.Event(job, "Normal", "Started", "Start", message);
+}
+
+void StartTimedOut(CycleState& state, JobRecord& job) {
+  const auto admitted = ParseTime(job.status.admitted_time.value_or(""));
+  const EpochSeconds deadline = admitted.value_or(state.now) + state.options.start_timeout_seconds;
+  if (state.now < deadline) {
+    state.Wake(deadline);
+    return;
+  }
+  ++job.status.restart_count;
+  const std::string message = "pods not all running " +
+                              std::to_string(state.options.start_timeout_seconds) +
+                              " s after admission; back to the queue";
+  Requeue(state, job, JobPhase::kQueued, "StartTimeout", message);
+  state.Event(job, "Warning", "StartTimeout", "Requeue", message);
+}
+
+void AdvanceHolding(CycleState& state, JobRecord& job) {
+  bool lost = false;
+  NodesLost(state, job, lost);
+  if (lost) return;
+  const PodCounts pods = CountPods(job);
+  if (pods.failed_replica >= 0) return PodFailed(state, job, pods.failed_replica);
+  if (pods.succeeded == job.status.placement.size()) {
+    Finish(state, job, JobPhase::kSucceeded, "Succeeded", "every replica succeeded");
+    return;
+  }
+  if (DeadlinePassed(state, job)) return;
+  const bool running = job.status.phase == JobPhase::kRunning;
+  if (running && pods.missing > 0) {
+    Requeue(state, job, JobPhase::kQueued, "ReplicaLost", "a replica's pod was deleted");
+    state.Event(job, "Warning", "ReplicaLost", "Requeue", "a replica's pod was deleted");
+    return;
+  }
+  if (!running && pods.running + pods.succeeded == job.status.placement.size()) {
+    Started(state, job);
+  } else if (!running) {
+    StartTimedOut(state, job);
+  }
+}
+
+EpochSeconds Backoff(const PlanOptions& options, std::int32_t restarts) {
+  EpochSeconds delay = options.backoff_seconds;
+  for (std::int32_t i = 1; i < restarts && delay < options.max_backoff_seconds; ++i) delay *= 2;
+  return std::min(delay, options.max_backoff_seconds);
+}
+
+// A waiting job is kept from the engine while it backs off after a failed start
+// or run, or while the pod template the API refused is unchanged.
+void CheckEligible(CycleState& state, JobRecord& job) {
+  const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
+  if (!admitted || admitted->status != "False") return;
+  if (admitted->reason == "PodTemplateRejected") {
+    job.eligible = admitted->observed_generation != job.job().metadata.generation;
+    return;
+  }
+  if (admitted->reason != "StartTimeout" && admitted->reason != "PodFailed" &&
+      admitted->reason != "NodeLost" && admitted->reason != "ReplicaLost")
+    return;
+  const auto since = ParseTime(admitted->last_transition_time);
+  const EpochSeconds until =
+      since.value_or(state.now) + Backoff(state.options, job.status.restart_count);
+  if (state.now < until) {
+    job.eligible = false;
+    state.Wake(until);
+  }
+}
+
+}  // namespace
+
+void AdvanceLifecycles(CycleState& state) {
+  for (JobRecord& job : state.jobs) {
+    if (job.stage == Stage::kFinished) continue;
+    InitStatus(state, job);
+    auto [reason, message] = IgnoredBecause(state, job);
+    if (!reason.empty()) {
+      if (job.stage == Stage::kHolding) Requeue(state, job, JobPhase::kQueued, reason, message);
+      job.stage = Stage::kIgnored;
+      SetCondition(job.status.conditions, "Admitted", "False", reason, message, state.now,
+                   job.job().metadata.generation);
+      continue;
+    }
+    if (job.stage == Stage::kHolding) AdvanceHolding(state, job);
+    if (job.stage == Stage::kWaiting) CheckEligible(state, job);
+  }
+}
+
+}  // namespace gpupool::op::internal

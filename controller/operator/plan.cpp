@@ -1,0 +1,28 @@
+#include "gpupool/operator/plan.h"
+
+#include "cycle_state.h"
+
+namespace gpupool::op {
+
+std::size_t Plan::WriteCount() const {
+  return releasing_statuses.size() + pod_deletes.size() + admission_statuses.size() +
+         services.size() + pod_creates.size() + pod_releases.size() + other_statuses.size() +
+         events.size();
+}
+
+Plan PlanCycle(const ClusterView& view, const PlanOptions& options) {
+  internal::CycleState state(view, options);
+  internal::IndexCluster(state);
+  internal::BuildJobRecords(state);
+  internal::AdvanceLifecycles(state);
+  const engine::Snapshot snapshot = internal::BuildSnapshot(state);
+  engine::Decisions decisions = engine::Decide(snapshot, options.engine);
+  internal::ApplyDecisions(state, decisions);
+  internal::PlanPods(state);
+  internal::PlanJobStatuses(state);
+  internal::PlanUsageStatuses(state, decisions);
+  state.plan.decisions = std::move(decisions);
+  return std::move(state.plan);
+}
+
+}  // namespace gpupool::op

@@ -1,0 +1,120 @@
+// Cycle step 5: each job's pods brought toward what its stage wants. Waiting
+// jobs keep one gated pod per replica; holding jobs get their pods released to
+// their nodes, all at once and only where the node has physical room (the pods
+// of a victim still stopping hold their devices until they are gone).
+#include "pod_template.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+void StopPod(CycleState& state, const JobRecord& job, const PodView& pod, bool keep_finished) {
+  if (pod.terminating || (keep_finished && pod.Finished())) return;
+  state.plan.pod_deletes.push_back(
+      {pod.ns, pod.name, pod.uid, job.grace_seconds, job.evict && !pod.Finished()});
+}
+
+void StopAll(CycleState& state, const JobRecord& job, bool keep_finished) {
+  for (const PodView* pod : job.pods)
+    if (pod) StopPod(state, job, *pod, keep_finished);
+  for (const PodView* pod : job.strays) StopPod(state, job, *pod, false);
+}
+
+bool NameTaken(const JobRecord& job, const std::string& name) {
+  for (const PodView* stray : job.strays)
+    if (stray->name == name) return true;
+  return false;
+}
+
+void CreateMissing(CycleState& state, const JobRecord& job, int replica) {
+  if (job.pods[static_cast<std::size_t>(replica)] || NameTaken(job, PodName(job, replica))) return;
+  state.plan.pod_creates.push_back(
+      {job.key, job.job().metadata.generation, BuildPod(state, job, replica)});
+}
+
+void EnsureService(CycleState& state, const JobRecord& job) {
+  if (job.job().spec.replicas > 1 && !state.view.services.count(job.key))
+    state.plan.services.push_back(BuildGangService(job));
+}
+
+void PlanWaiting(CycleState& state, const JobRecord& job) {
+  for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
+  for (int replica = 0; replica < static_cast<int>(job.pods.size()); ++replica) {
+    const PodView* pod = job.pods[static_cast<std::size_t>(replica)];
+    if (pod && !pod->terminating && (pod->gate_index < 0 || pod->Finished())) {
+      StopPod(state, job, *pod, false);  // Released earlier, or left over from a run.
+    } else if (!pod && job.eligible) {
+      CreateMissing(state, job, replica);
+    }
+  }
+  if (job.eligible) EnsureService(state, job);
+}
+
+// Whether every gated pod of the job fits its node now; if so, counts them in.
+bool ReserveRoom(CycleState& state, const JobRecord& job) {
+  const auto& spec = job.job().spec;
+  std::map<std::string, std::int64_t> need;
+  for (const auto& placed : job.status.placement) {
+    const PodView* pod = job.pods[static_cast<std::size_t>(placed.replica)];
+    if (!pod || pod->gate_index < 0) continue;
+    if (spec.IsFractional() && state.node_use[placed.node].terminating_gpu_pods) return false;
+    if (!spec.IsFractional()) need[placed.node] += spec.gpus_per_replica.milli;
+  }
+  for (const auto& [node, milli] : need) {
+    auto it = state.nodes.find(node);
+    if (it == state.nodes.end() || state.node_use[node].gpu_milli + milli > it->second->gpus * 1000)
+      return false;
+  }
+  for (const auto& [node, milli] : need) state.node_use[node].gpu_milli += milli;
+  return true;
+}
+
+void PlanHolding(CycleState& state, const JobRecord& job) {
+  for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
+  std::vector<bool> placed_replica(job.pods.size(), false);
+  bool all_present = true;
+  for (const auto& placed : job.status.placement) {
+    const auto index = static_cast<std::size_t>(placed.replica);
+    if (index >= job.pods.size()) continue;
+    placed_replica[index] = true;
+    const PodView* pod = job.pods[index];
+    if (!pod) CreateMissing(state, job, placed.replica);
+    if (!pod || pod->terminating) all_present = false;
+  }
+  for (std::size_t i = 0; i < job.pods.size(); ++i) {
+    if (!placed_replica[i] && job.pods[i]) StopPod(state, job, *job.pods[i], false);
+  }
+  EnsureService(state, job);
+  if (!all_present || !ReserveRoom(state, job)) return;
+  for (const auto& placed : job.status.placement) {
+    const PodView* pod = job.pods[static_cast<std::size_t>(placed.replica)];
+    if (pod->gate_index < 0) continue;
+    state.plan.pod_releases.push_back(
+        {job.key, pod->ns, pod->name, ReleasePatch(job, *pod, placed)});
+  }
+}
+
+}  // namespace
+
+void PlanPods(CycleState& state) {
+  for (JobRecord& job : state.jobs) {
+    if (job.stop_pods) {
+      StopAll(state, job, job.stage == Stage::kFinished);
+      continue;
+    }
+    switch (job.stage) {
+      case Stage::kWaiting:
+        PlanWaiting(state, job);
+        break;
+      case Stage::kHolding:
+        PlanHolding(state, job);
+        break;
+      case Stage::kFinished:
+        StopAll(state, job, true);
+        break;
+      case Stage::kIgnored:
+        break;
+    }
+  }
+}
+
+}  // namespace gpupool::op::internal

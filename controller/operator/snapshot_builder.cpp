@@ -1,0 +1,214 @@
+// Cycle step 3: the engine's snapshot. Holding jobs run on the placement their
+// status records (the API server is the memory of every decision); waiting
+// jobs that may start are pending; pods gpupool does not manage are counted per
+// node. Two holding jobs that claim one device cannot both be right: the later
+// admitted one goes back to its queue.
+#include <algorithm>
+
+#include "cycle_state.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+using engine::kMilliPerGpu;
+
+engine::WorkloadClass ClassOf(api::WorkloadClass workload_class) {
+  switch (workload_class) {
+    case api::WorkloadClass::kBuild:
+      return engine::WorkloadClass::kBuild;
+    case api::WorkloadClass::kInference:
+      return engine::WorkloadClass::kInference;
+    default:
+      return engine::WorkloadClass::kTrain;
+  }
+}
+
+std::string GpuModel(const NodeObject& node) {
+  for (const char* key : {"nvidia.com/gpu.product", "gpu"}) {
+    auto it = node.labels.find(key);
+    if (it != node.labels.end()) return it->second;
+  }
+  return "";
+}
+
+void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
+  for (const auto& [name, queue] : state.queues) {
+    const auto& spec = queue->object.spec;
+    engine::Queue out;
+    out.name = name;
+    out.node_selector = {spec.node_selector.begin(), spec.node_selector.end()};
+    out.sharing = spec.sharing == api::Sharing::kFixed ? engine::Sharing::kFixed
+                                                       : engine::Sharing::kGuaranteed;
+    out.min_runtime_seconds = spec.preemption.min_runtime_seconds;
+    snapshot.queues.push_back(std::move(out));
+  }
+  for (const auto& [name, project] : state.projects) {
+    engine::Project out;
+    out.name = name;
+    out.priority = project->object.spec.priority;
+    for (const auto& quota : project->object.spec.quotas) {
+      engine::ProjectQuota q;
+      q.queue = quota.queue;
+      q.gpu = quota.gpu.milli;
+      q.limit = quota.limit ? quota.limit->milli : -1;
+      q.over_quota_weight = quota.over_quota_weight;
+      q.cpu_milli = quota.cpu ? quota.cpu->milli : -1;
+      q.memory_bytes = quota.memory ? quota.memory->milli / 1000 : -1;
+      out.quotas.push_back(std::move(q));
+    }
+    snapshot.projects.push_back(std::move(out));
+  }
+}
+
+// Per node and device, the milli-GPUs holding jobs use.
+using DeviceUse = std::map<std::string, std::vector<std::int64_t>>;
+
+bool FitsDevices(const CycleState& state, const DeviceUse& use,
+                 const api::TrainingJobStatus& status, std::int64_t per_replica) {
+  for (const auto& placed : status.placement) {
+    auto node = state.nodes.find(placed.node);
+    if (node == state.nodes.end()) return false;
+    const auto& devices = use.at(placed.node);
+    const bool whole = per_replica >= kMilliPerGpu;
+    if (whole && placed.devices.size() * kMilliPerGpu != static_cast<std::size_t>(per_replica))
+      return false;
+    if (!whole && placed.devices.size() != 1) return false;
+    for (int device : placed.devices) {
+      if (device < 0 || static_cast<std::size_t>(device) >= devices.size()) return false;
+      const std::int64_t need = whole ? kMilliPerGpu : per_replica;
+      if (devices[static_cast<std::size_t>(device)] + need > kMilliPerGpu) return false;
+    }
+  }
+  return true;
+}
+
+void TakeDevices(DeviceUse& use, const api::TrainingJobStatus& status, std::int64_t per_replica) {
+  const std::int64_t each = per_replica >= kMilliPerGpu ? kMilliPerGpu : per_replica;
+  for (const auto& placed : status.placement)
+    for (int device : placed.devices) use[placed.node][static_cast<std::size_t>(device)] += each;
+}
+
+engine::RunningJob RunningFrom(const JobRecord& job) {
+  const auto& spec = job.job().spec;
+  engine::RunningJob out;
+  out.name = job.key;
+  out.queue = spec.queue;
+  out.project = job.project;
+  out.workload_class = ClassOf(spec.workload_class);
+  out.priority = spec.priority;
+  out.start_time = ParseTime(job.status.admitted_time.value_or("")).value_or(0);
+  out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
+  out.shape = {spec.gpus_per_replica.milli, job.source->requests.cpu_milli,
+               job.source->requests.memory_bytes};
+  for (const auto& placed : job.status.placement)
+    out.replicas.push_back({placed.node, {placed.devices.begin(), placed.devices.end()}});
+  out.min_replicas = spec.EffectiveMinReplicas();
+  out.max_replicas = spec.replicas;
+  return out;
+}
+
+// Holding jobs in admission order; a job whose devices are taken already, or
+// whose queue or project is gone, goes back to its queue.
+void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
+  std::vector<JobRecord*> holding;
+  for (JobRecord& job : state.jobs)
+    if (job.stage == Stage::kHolding) holding.push_back(&job);
+  std::sort(holding.begin(), holding.end(), [](const JobRecord* a, const JobRecord* b) {
+    const auto& ta = a->status.admitted_time;
+    const auto& tb = b->status.admitted_time;
+    return std::tie(ta, a->key) < std::tie(tb, b->key);
+  });
+  for (JobRecord* job : holding) {
+    const auto& spec = job->job().spec;
+    if (!state.queues.count(spec.queue)) {
+      Requeue(state, *job, api::JobPhase::kQueued, "QueueDeleted",
+              "queue " + spec.queue + " no longer exists");
+      continue;
+    }
+    if (!FitsDevices(state, use, job->status, spec.gpus_per_replica.milli)) {
+      Requeue(state, *job, api::JobPhase::kQueued, "PlacementConflict",
+              "its recorded placement overlaps another job's or no longer exists");
+      state.Event(*job, "Warning", "PlacementConflict", "Requeue",
+                  "its recorded placement overlaps another job's or no longer exists");
+      continue;
+    }
+    TakeDevices(use, job->status, spec.gpus_per_replica.milli);
+    snapshot.running.push_back(RunningFrom(*job));
+  }
+}
+
+engine::PendingJob PendingFrom(const JobRecord& job) {
+  const auto& spec = job.job().spec;
+  engine::PendingJob out;
+  out.name = job.key;
+  out.queue = spec.queue;
+  out.project = job.project;
+  out.workload_class = ClassOf(spec.workload_class);
+  out.priority = spec.priority;
+  out.replicas = spec.replicas;
+  out.min_replicas = spec.EffectiveMinReplicas();
+  out.shape = {spec.gpus_per_replica.milli, job.source->requests.cpu_milli,
+               job.source->requests.memory_bytes};
+  if (spec.topology) {
+    out.topology.key = spec.topology->key;
+    out.topology.mode = spec.topology->mode == api::TopologyMode::kRequired
+                            ? engine::TopologyMode::kRequired
+                            : engine::TopologyMode::kPreferred;
+  }
+  const auto& tmpl = spec.pod_template;
+  if (tmpl.is_object() && tmpl.contains("spec") && tmpl["spec"].is_object()) {
+    const auto& selector = tmpl["spec"].value("nodeSelector", Json::object());
+    for (const auto& [key, value] : selector.items())
+      if (value.is_string()) out.node_selector[key] = value.get<std::string>();
+  }
+  out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
+  return out;
+}
+
+// Unmanaged use is a count per node; it is laid on devices no holding job uses,
+// which is all the engine may assume about it.
+void AddNodes(const CycleState& state, engine::Snapshot& snapshot, const DeviceUse& use) {
+  for (const auto& [name, node] : state.nodes) {
+    engine::Node out;
+    out.name = name;
+    out.labels = {node->labels.begin(), node->labels.end()};
+    out.gpu_model = GpuModel(*node);
+    out.gpus = static_cast<int>(std::clamp<std::int64_t>(node->gpus, 0, 64));
+    out.cpu_milli = node->cpu_milli;
+    out.memory_bytes = node->memory_bytes;
+    out.schedulable = node->ready && !node->unschedulable;
+    auto physical = state.node_use.find(name);
+    std::int64_t unmanaged =
+        physical == state.node_use.end()
+            ? 0
+            : (physical->second.unmanaged_milli + kMilliPerGpu - 1) / kMilliPerGpu;
+    if (unmanaged > 0) {
+      out.unmanaged_milli.assign(static_cast<std::size_t>(out.gpus), 0);
+      const auto& devices = use.at(name);
+      for (std::size_t d = 0; d < out.unmanaged_milli.size() && unmanaged > 0; ++d) {
+        if (devices[d] != 0) continue;
+        out.unmanaged_milli[d] = kMilliPerGpu;
+        --unmanaged;
+      }
+    }
+    snapshot.nodes.push_back(std::move(out));
+  }
+}
+
+}  // namespace
+
+engine::Snapshot BuildSnapshot(CycleState& state) {
+  engine::Snapshot snapshot;
+  snapshot.now = state.now;
+  AddQueuesAndProjects(state, snapshot);
+  DeviceUse use;
+  for (const auto& [name, node] : state.nodes)
+    use[name].assign(static_cast<std::size_t>(std::clamp<std::int64_t>(node->gpus, 0, 64)), 0);
+  AddRunning(state, snapshot, use);
+  AddNodes(state, snapshot, use);
+  for (const JobRecord& job : state.jobs)
+    if (job.stage == Stage::kWaiting && job.eligible) snapshot.pending.push_back(PendingFrom(job));
+  return snapshot;
+}
+
+}  // namespace gpupool::op::internal

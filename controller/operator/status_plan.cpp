@@ -1,0 +1,61 @@
+// Cycle step 6: status writes, only where something changed, and an Event for
+// every change of why a job waits (not one per cycle).
+#include "cycle_state.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+bool IsProblem(const std::string& reason) {
+  return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
+         reason == "UnknownQueue" || reason == "InvalidRequest" || reason == "NoMatchingNodes";
+}
+
+void NoteWaitingChange(CycleState& state, JobRecord& job) {
+  if (job.noted) return;
+  const api::Condition* now = api::FindCondition(job.status.conditions, "Admitted");
+  if (!now || now->status != "False" || now->reason == "Finished") return;
+  const api::Condition* before = api::FindCondition(job.job().status.conditions, "Admitted");
+  if (before && before->status == now->status && before->reason == now->reason &&
+      before->message == now->message)
+    return;
+  state.Event(job, IsProblem(now->reason) ? "Warning" : "Normal", now->reason, "Wait",
+              now->message);
+}
+
+}  // namespace
+
+std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& meta,
+                                           const Json& old_status, const Json& new_status) {
+  if (old_status == new_status) return std::nullopt;
+  Json status = new_status;
+  if (old_status.is_object()) {
+    for (const auto& [key, value] : old_status.items())
+      if (!status.contains(key)) status[key] = nullptr;
+  }
+  StatusWrite write;
+  write.kind = kind;
+  write.ns = meta.namespace_;
+  write.name = meta.name;
+  write.resource_version = meta.resource_version;
+  write.patch = {{"metadata", {{"resourceVersion", meta.resource_version}}}, {"status", status}};
+  return write;
+}
+
+void PlanJobStatuses(CycleState& state) {
+  for (JobRecord& job : state.jobs) {
+    NoteWaitingChange(state, job);
+    auto write = MakeStatusWrite(Kind::kTrainingJob, job.job().metadata,
+                                 api::TrainingJobStatusToJson(job.job().status),
+                                 api::TrainingJobStatusToJson(job.status));
+    if (!write) continue;
+    if (job.frees_devices && !job.admitted_now) {
+      state.plan.releasing_statuses.push_back(std::move(*write));
+    } else if (job.admitted_now) {
+      state.plan.admission_statuses.push_back(std::move(*write));
+    } else {
+      state.plan.other_statuses.push_back(std::move(*write));
+    }
+  }
+}
+
+}  // namespace gpupool::op::internal

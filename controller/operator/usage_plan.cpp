@@ -1,0 +1,164 @@
+// Cycle step 7: Queue and Project statuses (docs/api.md) from the engine's
+// accounting after this cycle's decisions, and a Ready condition that names
+// what is wrong with an object gpupool cannot use.
+#include "cycle_state.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+using api::Quantity;
+
+struct JobCounts {
+  std::int32_t running = 0, pending = 0;
+};
+
+// Running (holding) and pending jobs per "queue/project".
+std::map<std::string, JobCounts> CountJobs(const CycleState& state) {
+  std::map<std::string, JobCounts> counts;
+  for (const JobRecord& job : state.jobs) {
+    const std::string key = job.job().spec.queue + "/" + job.project;
+    if (job.stage == Stage::kHolding) ++counts[key].running;
+    if (job.stage == Stage::kWaiting) ++counts[key].pending;
+  }
+  return counts;
+}
+
+api::GpuUsage UsageOf(const engine::ProjectShare& share) {
+  return {Quantity::FromMilli(share.quota), Quantity::FromMilli(share.allocated),
+          Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)};
+}
+
+bool Matches(const api::Queue& queue, const NodeObject& node) {
+  for (const auto& [key, value] : queue.spec.node_selector) {
+    auto it = node.labels.find(key);
+    if (it == node.labels.end() || it->second != value) return false;
+  }
+  return node.gpus > 0;
+}
+
+std::int64_t CapacityMilli(const CycleState& state, const api::Queue& queue) {
+  std::int64_t milli = 0;
+  for (const auto& [name, node] : state.nodes)
+    if (node->ready && !node->unschedulable && Matches(queue, *node)) milli += node->gpus * 1000;
+  return milli;
+}
+
+void NoteReady(CycleState& state, Kind kind, const api::ObjectMeta& meta,
+               const std::vector<api::Condition>& before, std::vector<api::Condition>& after,
+               const std::string& reason, const std::string& message) {
+  const std::string status = reason == "Valid" ? "True" : "False";
+  SetCondition(after, "Ready", status, reason, message, state.now, meta.generation);
+  const api::Condition* old = api::FindCondition(before, "Ready");
+  if (status == "False" && (!old || old->reason != reason || old->message != message))
+    state.plan.events.push_back(
+        {kind, "", meta.name, meta.uid, "Warning", reason, "Validate", message});
+}
+
+template <typename Object>
+void WriteIfChanged(CycleState& state, Kind kind, const Object& before, const Object& after) {
+  auto write = MakeStatusWrite(kind, before.metadata, api::ToJson(before).value("status", Json()),
+                               api::ToJson(after).value("status", Json()));
+  if (write) state.plan.other_statuses.push_back(std::move(*write));
+}
+
+void PlanQueue(CycleState& state, const QueueObject& source,
+               const std::vector<engine::ProjectShare>& shares,
+               const std::map<std::string, JobCounts>& counts) {
+  api::Queue queue = source.object;
+  queue.status.observed_generation = queue.metadata.generation;
+  if (!source.errors.empty()) {
+    NoteReady(state, Kind::kQueue, queue.metadata, source.object.status.conditions,
+              queue.status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
+    return WriteIfChanged(state, Kind::kQueue, source.object, queue);
+  }
+  const std::string& name = queue.metadata.name;
+  queue.status.capacity = Quantity::FromMilli(CapacityMilli(state, queue));
+  std::int64_t allocated = 0;
+  queue.status.projects.clear();
+  queue.status.running_jobs = queue.status.pending_jobs = 0;
+  for (const auto& share : shares) {
+    if (share.queue != name) continue;
+    allocated += share.allocated;
+    queue.status.projects.push_back({share.project, UsageOf(share)});
+    auto count = counts.find(name + "/" + share.project);
+    if (count == counts.end()) continue;
+    queue.status.running_jobs += count->second.running;
+    queue.status.pending_jobs += count->second.pending;
+  }
+  queue.status.allocated = Quantity::FromMilli(allocated);
+  NoteReady(state, Kind::kQueue, queue.metadata, source.object.status.conditions,
+            queue.status.conditions, "Valid",
+            "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +
+                " GPUs on ready nodes");
+  WriteIfChanged(state, Kind::kQueue, source.object, queue);
+}
+
+// Why a valid project cannot be used as written, or "Valid".
+std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
+                                                   const api::Project& project) {
+  for (const auto& ns : project.spec.namespaces) {
+    auto owner = state.project_of_namespace.find(ns);
+    if (owner != state.project_of_namespace.end() && owner->second != project.metadata.name)
+      return {"NamespaceConflict", "namespace \"" + ns + "\" already belongs to project " +
+                                       owner->second + " (the first by name)"};
+  }
+  for (std::size_t i = 0; i < project.spec.quotas.size(); ++i) {
+    const auto& quota = project.spec.quotas[i];
+    const std::string field = "spec.quotas[" + std::to_string(i) + "]";
+    auto queue = state.queues.find(quota.queue);
+    if (queue == state.queues.end())
+      return {"UnknownQueue", field + ".queue: queue \"" + quota.queue + "\" does not exist"};
+    const std::int64_t capacity = CapacityMilli(state, queue->second->object);
+    if (quota.gpu.milli > capacity)
+      return {"QuotaExceedsCapacity", field + ".gpu: " + api::FormatDecimal(quota.gpu.milli) +
+                                          " GPUs exceed queue " + quota.queue + "'s capacity of " +
+                                          api::FormatDecimal(capacity)};
+  }
+  return {"Valid", "quotas are in force"};
+}
+
+void PlanProject(CycleState& state, const ProjectObject& source,
+                 const std::vector<engine::ProjectShare>& shares,
+                 const std::map<std::string, JobCounts>& counts) {
+  api::Project project = source.object;
+  auto& status = project.status;
+  status.observed_generation = project.metadata.generation;
+  if (!source.errors.empty()) {
+    NoteReady(state, Kind::kProject, project.metadata, source.object.status.conditions,
+              status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
+    return WriteIfChanged(state, Kind::kProject, source.object, project);
+  }
+  std::int64_t guaranteed = 0, allocated = 0, over = 0;
+  for (const auto& quota : project.spec.quotas) guaranteed += quota.gpu.milli;
+  status.queues.clear();
+  for (const auto& share : shares) {
+    if (share.project != project.metadata.name) continue;
+    allocated += share.allocated;
+    over += share.over_quota;
+    api::ProjectQueueUsage usage{share.queue, UsageOf(share), 0, 0};
+    auto count = counts.find(share.queue + "/" + share.project);
+    if (count != counts.end()) {
+      usage.running_jobs = count->second.running;
+      usage.pending_jobs = count->second.pending;
+    }
+    status.queues.push_back(std::move(usage));
+  }
+  status.guaranteed = Quantity::FromMilli(guaranteed);
+  status.allocated = Quantity::FromMilli(allocated);
+  status.over_quota = Quantity::FromMilli(over);
+  auto [reason, message] = ProjectProblem(state, project);
+  NoteReady(state, Kind::kProject, project.metadata, source.object.status.conditions,
+            status.conditions, reason, message);
+  WriteIfChanged(state, Kind::kProject, source.object, project);
+}
+
+}  // namespace
+
+void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions) {
+  const auto counts = CountJobs(state);
+  for (const auto& queue : state.view.queues) PlanQueue(state, *queue, decisions.shares, counts);
+  for (const auto& project : state.view.projects)
+    PlanProject(state, *project, decisions.shares, counts);
+}
+
+}  // namespace gpupool::op::internal

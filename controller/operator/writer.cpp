@@ -1,0 +1,196 @@
+#include "gpupool/operator/writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include "gpupool/kube/errors.h"
+#include "gpupool/kube/leader_election.h"
+
+namespace gpupool::op {
+namespace {
+
+std::string Key(const std::string& ns, const std::string& name) {
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string Describe(const kube::ApiError& error) {
+  std::string text = error.what();
+  for (const auto& cause : error.causes())
+    text += "; " + (cause.field.empty() ? "" : cause.field + ": ") + cause.message;
+  return text;
+}
+
+// Errors that say the request itself is wrong, so repeating it cannot help.
+bool Refused(const kube::ApiError& error) {
+  const auto reason = error.reason();
+  return reason == kube::Reason::kInvalid || reason == kube::Reason::kBadRequest ||
+         reason == kube::Reason::kForbidden;
+}
+
+}  // namespace
+
+const kube::Resource& ResourceOf(Kind kind) {
+  switch (kind) {
+    case Kind::kQueue:
+      return kube::resources::kQueues;
+    case Kind::kProject:
+      return kube::resources::kProjects;
+    case Kind::kTrainingJob:
+      return kube::resources::kTrainingJobs;
+    default:
+      return kube::resources::kPods;
+  }
+}
+
+PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
+                       std::function<bool()> may_write)
+    : client_(client), events_(events), may_write_(std::move(may_write)) {}
+
+bool PlanWriter::Allowed(WriteStats& stats) {
+  if (may_write_ && !may_write_()) return false;
+  ++stats.attempted;
+  return true;
+}
+
+WriteStats PlanWriter::Apply(const Plan& plan) {
+  WriteStats stats;
+  failed_jobs_.clear();
+  for (const auto& write : plan.releasing_statuses) WriteStatus(write, stats);
+  for (const auto& remove : plan.pod_deletes) DeletePod(remove, stats);
+  for (const auto& write : plan.admission_statuses) {
+    if (!WriteStatus(write, stats)) failed_jobs_.insert(Key(write.ns, write.name));
+  }
+  for (const auto& service : plan.services) CreateService(service, stats);
+  for (const auto& create : plan.pod_creates) CreatePod(create, stats);
+  for (const auto& release : plan.pod_releases) ReleasePod(release, stats);
+  for (const auto& write : plan.other_statuses) WriteStatus(write, stats);
+  for (const auto& note : plan.events) RecordEvent(note);
+  return stats;
+}
+
+bool PlanWriter::WriteStatus(const StatusWrite& write, WriteStats& stats) {
+  if (!Allowed(stats)) return false;
+  kube::PatchOptions options;
+  options.subresource = "status";
+  try {
+    client_.Patch(ResourceOf(write.kind), write.ns, write.name, kube::PatchType::kMerge,
+                  write.patch, options);
+    stats.changed.emplace_back(write.kind, Key(write.ns, write.name));
+    return true;
+  } catch (const kube::ApiError& error) {
+    ++stats.failed;
+    // A conflict means the object moved on since the cycle read it: the next
+    // cycle decides again from the newer version.
+    auto level = kube::IsConflict(error) ? spdlog::level::debug : spdlog::level::warn;
+    spdlog::log(level, "status of {}: {}", Key(write.ns, write.name), Describe(error));
+    return false;
+  }
+}
+
+void PlanWriter::DeletePod(const PodDelete& remove, WriteStats& stats) {
+  if (!Allowed(stats)) return;
+  kube::DeleteOptions options;
+  options.precondition_uid = remove.uid;
+  options.grace_period_seconds = remove.grace_period_seconds;
+  try {
+    if (remove.evict) {
+      client_.Evict(remove.ns, remove.name, options);
+    } else {
+      client_.Delete(kube::resources::kPods, remove.ns, remove.name, options);
+    }
+    stats.changed.emplace_back(Kind::kPod, Key(remove.ns, remove.name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsNotFound(error)) return;
+    ++stats.failed;
+    spdlog::warn("{} pod {}: {}", remove.evict ? "evict" : "delete", Key(remove.ns, remove.name),
+                 Describe(error));
+  }
+}
+
+void PlanWriter::CreatePod(const PodCreate& create, WriteStats& stats) {
+  if (failed_jobs_.count(create.job_key) || !Allowed(stats)) return;
+  const Json& meta = create.pod["metadata"];
+  const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
+  try {
+    client_.Create(kube::resources::kPods, ns, create.pod);
+    stats.changed.emplace_back(Kind::kPod, Key(ns, name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.
+    ++stats.failed;
+    failed_jobs_.insert(create.job_key);
+    spdlog::warn("create pod {}: {}", Key(ns, name), Describe(error));
+    if (Refused(error)) RejectTemplate(create, Describe(error));
+  }
+}
+
+// The API refused the job's pod: the job waits, unadmitted, until its spec
+// changes, and says why (docs/operator.md, "Bad input").
+void PlanWriter::RejectTemplate(const PodCreate& create, const std::string& message) {
+  const auto slash = create.job_key.find('/');
+  const std::string ns = create.job_key.substr(0, slash);
+  const std::string name = create.job_key.substr(slash + 1);
+  const std::string text = "the API server refused the job's pod: " + message;
+  const Json patch = {
+      {"status",
+       {{"phase", "Queued"},
+        {"placement", nullptr},
+        {"allocatedGpu", nullptr},
+        {"overQuota", nullptr},
+        {"conditions", Json::array({{{"type", "Admitted"},
+                                     {"status", "False"},
+                                     {"reason", "PodTemplateRejected"},
+                                     {"message", text},
+                                     {"lastTransitionTime", kube::NowTime()},
+                                     {"observedGeneration", create.job_generation}}})}}}};
+  kube::PatchOptions options;
+  options.subresource = "status";
+  try {
+    const Json job = client_.Patch(kube::resources::kTrainingJobs, ns, name,
+                                   kube::PatchType::kMerge, patch, options);
+    RecordEvent({Kind::kTrainingJob, ns, name, job["metadata"].value("uid", ""), "Warning",
+                 "PodTemplateRejected", "CreatePod", text});
+  } catch (const kube::ApiError& error) {
+    spdlog::warn("status of {}: {}", create.job_key, Describe(error));
+  }
+}
+
+void PlanWriter::ReleasePod(const PodRelease& release, WriteStats& stats) {
+  if (failed_jobs_.count(release.job_key) || !Allowed(stats)) return;
+  try {
+    client_.Patch(kube::resources::kPods, release.ns, release.name, kube::PatchType::kJson,
+                  release.patch);
+    stats.changed.emplace_back(Kind::kPod, Key(release.ns, release.name));
+  } catch (const kube::ApiError& error) {
+    ++stats.failed;
+    // A failed test (422) means the pod was replaced or already released.
+    spdlog::info("release pod {}: {}", Key(release.ns, release.name), Describe(error));
+  }
+}
+
+void PlanWriter::CreateService(const Json& service, WriteStats& stats) {
+  if (!Allowed(stats)) return;
+  const std::string ns = service["metadata"].value("namespace", "");
+  try {
+    client_.Create(kube::resources::kServices, ns, service);
+  } catch (const kube::ApiError& error) {
+    if (kube::IsAlreadyExists(error)) return;
+    ++stats.failed;
+    spdlog::warn("create service {}/{}: {}", ns, service["metadata"].value("name", ""),
+                 Describe(error));
+  }
+}
+
+void PlanWriter::RecordEvent(const EventNote& note) {
+  if (!events_ || (may_write_ && !may_write_())) return;
+  kube::ObjectReference object;
+  object.api_version = note.kind == Kind::kPod ? "v1" : api::kApiVersion;
+  object.kind = note.kind == Kind::kQueue     ? "Queue"
+                : note.kind == Kind::kProject ? "Project"
+                : note.kind == Kind::kPod     ? "Pod"
+                                              : "TrainingJob";
+  object.ns = note.ns;
+  object.name = note.name;
+  object.uid = note.uid;
+  events_->Record(object, note.type, note.reason, note.action, note.message);
+}
+
+}  // namespace gpupool::op

@@ -1,0 +1,83 @@
+// The controller loop: informers over Queues, Projects, TrainingJobs, Nodes,
+// Pods and gang Services feed one level-triggered cycle (caches → ClusterView →
+// PlanCycle → PlanWriter). Events are batched: a cycle starts at most
+// `batch_window` after the first event of a burst, never two at a time, and
+// writes finish before the next cycle reads, so a slow API server delays cycles
+// instead of piling them up.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "gpupool/kube/client.h"
+#include "gpupool/kube/event_recorder.h"
+#include "gpupool/kube/informer.h"
+#include "gpupool/operator/cluster_view.h"
+#include "gpupool/operator/plan.h"
+#include "gpupool/operator/writer.h"
+
+namespace gpupool::op {
+
+struct ControllerOptions {
+  PlanOptions plan;
+  std::chrono::milliseconds quiet{20};          // A burst ends after this long without events.
+  std::chrono::milliseconds batch_window{100};  // A burst never delays a cycle longer.
+  std::chrono::seconds resync{30};              // A cycle at least this often.
+  std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
+  std::function<bool()> is_leader;              // Empty: always leading.
+};
+
+struct CycleReport {
+  std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
+  double plan_ms = 0, write_ms = 0;
+};
+
+class Controller {
+ public:
+  Controller(kube::Client& client, kube::EventRecorder* events, ControllerOptions options);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Starts the informers and waits for their first lists; false on timeout.
+  bool Start(std::chrono::milliseconds sync_timeout);
+  // Runs cycles until `stop` becomes true (checked at least every 100 ms).
+  void Run(const std::atomic<bool>& stop);
+  // One cycle now, whatever changed (tests, and the first cycle after Start).
+  CycleReport RunCycle();
+  bool Synced() const;
+
+  ClusterView View() const;
+  // Wakes the loop (an informer event).
+  void Notify();
+
+ private:
+  void WaitForWork(const std::atomic<bool>& stop);
+  void WaitForCaches();
+  std::map<std::pair<Kind, std::string>, std::string> VersionsBefore(const Plan& plan) const;
+  std::string CachedVersion(Kind kind, const std::string& key) const;
+
+  kube::Client& client_;
+  ControllerOptions options_;
+  PlanWriter writer_;
+  std::unique_ptr<kube::Informer<QueueObject>> queues_;
+  std::unique_ptr<kube::Informer<ProjectObject>> projects_;
+  std::unique_ptr<kube::Informer<JobObject>> jobs_;
+  std::unique_ptr<kube::Informer<NodeObject>> nodes_;
+  std::unique_ptr<kube::Informer<PodView>> pods_;
+  std::unique_ptr<kube::Informer<char>> services_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool dirty_ = true;
+  std::chrono::steady_clock::time_point first_event_{}, last_event_{};
+  EpochSeconds wake_at_ = 0;
+  std::vector<std::pair<std::pair<Kind, std::string>, std::string>> expected_;
+};
+
+}  // namespace gpupool::op

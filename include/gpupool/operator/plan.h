@@ -1,0 +1,92 @@
+// One controller cycle as data: what to write to the API server, in order, and
+// why. PlanCycle(view) is pure: the caches in, the writes out, so every rule of
+// the controller is testable table by table and a cycle can be replayed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpupool/engine/engine.h"
+#include "gpupool/operator/cluster_view.h"
+
+namespace gpupool::op {
+
+using Json = nlohmann::json;
+
+struct PlanOptions {
+  // Admitted pods not all Running after this long send the job back to its queue.
+  EpochSeconds start_timeout_seconds = 300;
+  // First delay before a job whose start failed may be admitted again; doubles
+  // with every restart, up to max_backoff_seconds.
+  EpochSeconds backoff_seconds = 10;
+  EpochSeconds max_backoff_seconds = 600;
+  // The namespace whose PriorityClass names the pods use (cluster-scoped; fixed).
+  std::string priority_class_prefix = "gpupool-";
+  int master_port = 29500;
+  engine::Options engine;
+};
+
+enum class Kind { kQueue, kProject, kTrainingJob, kPod };
+
+// A status subresource write: a merge patch of `status` that sets every key of
+// `status` and removes the keys of the old status it no longer has. The
+// resourceVersion makes it a compare-and-swap: a job that changed since the
+// cycle read it is not overwritten, and the next cycle decides again.
+struct StatusWrite {
+  Kind kind = Kind::kTrainingJob;
+  std::string ns, name, resource_version;
+  Json patch;  // {"metadata": {"resourceVersion": ...}, "status": {...}}
+};
+
+struct PodCreate {
+  std::string job_key;  // "namespace/name" of the owning TrainingJob.
+  std::int64_t job_generation = 0;
+  Json pod;
+};
+
+// Pins a gated pod to its node and opens its admission gate (a JSON patch whose
+// first operations test the pod's uid and gate, so a repeat or a replaced pod
+// cannot be released by mistake).
+struct PodRelease {
+  std::string job_key;
+  std::string ns, name;
+  Json patch;
+};
+
+struct PodDelete {
+  std::string ns, name, uid;
+  std::optional<std::int64_t> grace_period_seconds;
+  bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
+};
+
+struct EventNote {
+  Kind kind = Kind::kTrainingJob;
+  std::string ns, name, uid;
+  std::string type;  // Normal or Warning
+  std::string reason, action, message;
+};
+
+struct Plan {
+  // In the order the writer applies them: first what frees devices (victims,
+  // requeues, finished jobs) and their pods, then admissions, then pods.
+  std::vector<StatusWrite> releasing_statuses;
+  std::vector<PodDelete> pod_deletes;
+  std::vector<StatusWrite> admission_statuses;
+  std::vector<Json> services;
+  std::vector<PodCreate> pod_creates;
+  std::vector<PodRelease> pod_releases;
+  std::vector<StatusWrite> other_statuses;  // Waiting reasons, projects, queues.
+  std::vector<EventNote> events;
+  // When the controller must look again even if nothing changes (a start
+  // timeout, a deadline, a backoff ending); 0: no such moment.
+  EpochSeconds wake_at = 0;
+  engine::Decisions decisions;  // What the engine decided, for logs and tests.
+
+  std::size_t WriteCount() const;
+};
+
+Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
+
+}  // namespace gpupool::op

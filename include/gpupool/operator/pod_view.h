@@ -1,0 +1,47 @@
+// The compact view of a Pod that the controller's pod informer caches: only what
+// scheduling and a job's lifecycle need, so 100,000 pods cost well under 2 KB each.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpupool::op {
+
+// Labels and annotations of the pod contract (docs/operator.md).
+inline constexpr char kJobLabel[] = "gpupool.dev/job";
+inline constexpr char kProjectLabel[] = "gpupool.dev/project";
+inline constexpr char kQueueLabel[] = "gpupool.dev/queue";
+inline constexpr char kReplicaLabel[] = "gpupool.dev/replica";
+inline constexpr char kAdmissionGate[] = "gpupool.dev/admission";
+inline constexpr char kDeviceAnnotation[] = "gpupool.dev/gpu-device";
+inline constexpr char kFractionAnnotation[] = "gpupool.dev/gpu-fraction";
+inline constexpr char kWorldSizeAnnotation[] = "gpupool.dev/world-size";
+inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+
+enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+struct PodView {
+  std::string ns, name, uid;
+  std::string job;        // kJobLabel: empty for pods gpupool does not manage.
+  std::string owner_uid;  // The controlling owner's uid.
+  std::string node;       // spec.nodeName: where it is bound.
+  std::string pinned;     // spec.nodeSelector[kubernetes.io/hostname].
+  std::int64_t gpu_milli = 0;
+  std::int32_t replica = -1;     // kReplicaLabel; -1 when absent or not a number.
+  std::int32_t gate_index = -1;  // Index of kAdmissionGate in spec.schedulingGates.
+  std::int32_t gates = 0;        // Scheduling gates of any name.
+  PodPhase phase = PodPhase::kPending;
+  bool ready = false;        // The Ready condition is True.
+  bool terminating = false;  // metadata.deletionTimestamp is set.
+  bool has_node_selector = false;
+
+  bool Managed() const { return !job.empty(); }
+  bool Finished() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
+  // Where its devices are, or will be once the scheduler binds it: "" when gated.
+  const std::string& Host() const { return node.empty() && gates == 0 ? pinned : node; }
+};
+
+PodView DecodePodView(const nlohmann::json& object);
+
+}  // namespace gpupool::op

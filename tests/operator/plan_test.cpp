@@ -1,0 +1,258 @@
+// PlanCycle, table by table: the cluster as the caches hold it in, the writes out.
+#include "gpupool/operator/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "view_builder.h"
+
+namespace gpupool::op {
+namespace {
+
+using testing::HoldingStatus;
+using testing::ViewBuilder;
+
+constexpr EpochSeconds kNow = 1'800'000'000;
+
+ViewBuilder Cluster() {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 4, "train").Queue("train", "train");
+  b.Project("susan", "susan", 2).Project("joe", "joe", 2);
+  return b;
+}
+
+const StatusWrite* FindStatus(const std::vector<StatusWrite>& writes, const std::string& name) {
+  for (const auto& write : writes)
+    if (write.name == name) return &write;
+  return nullptr;
+}
+
+const Json* FindCondition(const StatusWrite& write, const std::string& type) {
+  for (const auto& condition : write.patch["status"]["conditions"])
+    if (condition["type"] == type) return &condition;
+  return nullptr;
+}
+
+TEST(PlanCycle, NewJobGetsGatedPodsOfThePodContractAndIsAdmittedBeforeAnyPodMoves) {
+  auto b = Cluster();
+  b.Job("susan", "train-a", 2, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_creates.size(), 2u);
+  const Json& pod = plan.pod_creates[0].pod;
+  EXPECT_EQ(pod["metadata"]["name"], "train-a-0");
+  EXPECT_EQ(pod["metadata"]["labels"][kJobLabel], "train-a");
+  EXPECT_EQ(pod["metadata"]["labels"][kProjectLabel], "susan");
+  EXPECT_EQ(pod["metadata"]["labels"][kQueueLabel], "train");
+  EXPECT_EQ(pod["metadata"]["labels"][kReplicaLabel], "0");
+  EXPECT_EQ(pod["metadata"]["ownerReferences"][0]["uid"], ViewBuilder::UidOf("susan", "train-a"));
+  EXPECT_EQ(pod["spec"]["schedulingGates"][0]["name"], kAdmissionGate);
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "gpupool-train");
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(pod["spec"]["subdomain"], "train-a");
+  std::set<std::string> env;
+  for (const auto& variable : pod["spec"]["containers"][0]["env"]) env.insert(variable["name"]);
+  for (const char* name :
+       {"WORLD_SIZE", "RANK", "MASTER_ADDR", "MASTER_PORT", "GPUPOOL_RESTART_COUNT"})
+    EXPECT_TRUE(env.count(name)) << name;
+  ASSERT_EQ(plan.services.size(), 1u);
+  EXPECT_EQ(plan.services[0]["spec"]["clusterIP"], "None");
+  // The admission is recorded; the pods do not exist yet, so nothing is released.
+  const StatusWrite* status = FindStatus(plan.admission_statuses, "train-a");
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->patch["status"]["phase"], "Admitted");
+  EXPECT_EQ(status->patch["status"]["placement"].size(), 2u);
+  EXPECT_EQ(status->patch["metadata"]["resourceVersion"], "7");
+  EXPECT_TRUE(plan.pod_releases.empty());
+}
+
+TEST(PlanCycle, AdmittedJobsGatedPodsArePinnedAndReleasedTogether) {
+  auto b = Cluster();
+  b.Job("susan", "train-a", 2, 1, HoldingStatus("Admitted", "node-0", {0}, kNow, "susan"));
+  b.JobPod("susan", "train-a", 0, "", "Pending", true);
+  b.JobPod("susan", "train-a", 1, "", "Pending", true);
+  // The recorded placement names only replica 0: replica 1 is beyond it and stops.
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_releases.size(), 1u);
+  const Json& patch = plan.pod_releases[0].patch;
+  EXPECT_EQ(patch[0]["op"], "test");
+  EXPECT_EQ(patch[0]["path"], "/metadata/uid");
+  EXPECT_EQ(patch[2]["op"], "remove");
+  EXPECT_EQ(patch[3]["value"]["kubernetes.io/hostname"], "node-0");
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "train-a-1");
+}
+
+TEST(PlanCycle, ReclaimEvictsTheVictimAndHoldsTheBeneficiaryUntilItsPodsAreGone) {
+  auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i);
+    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan"));
+    b.JobPod("susan", name, 0, "node-0", "Running", false);
+  }
+  b.Job("joe", "j0", 1, 1);
+  b.JobPod("joe", "j0", 0, "", "Pending", true);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.decisions.preemptions.size(), 1u);
+  const std::string victim = plan.decisions.preemptions[0].victim;
+  EXPECT_EQ(victim, "susan/s3");  // The youngest over-quota job.
+  const StatusWrite* preempted = FindStatus(plan.releasing_statuses, "s3");
+  ASSERT_NE(preempted, nullptr);
+  EXPECT_EQ(preempted->patch["status"]["phase"], "Preempted");
+  EXPECT_EQ(preempted->patch["status"]["preemptionCount"], 1);
+  EXPECT_TRUE(preempted->patch["status"]["placement"].is_null());
+  EXPECT_EQ((*FindCondition(*preempted, "Preempted"))["status"], "True");
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_TRUE(plan.pod_deletes[0].evict);
+  EXPECT_EQ(plan.pod_deletes[0].grace_period_seconds, 30);
+  const StatusWrite* admitted = FindStatus(plan.admission_statuses, "j0");
+  ASSERT_NE(admitted, nullptr);
+  // The victim's pod still holds its device: Joe's pod stays gated this cycle.
+  EXPECT_TRUE(plan.pod_releases.empty());
+}
+
+TEST(PlanCycle, TwoJobsRecordedOnOneDeviceCannotBothHoldIt) {
+  auto b = Cluster();
+  b.Job("susan", "first", 1, 1, HoldingStatus("Running", "node-0", {2}, kNow - 50, "susan"));
+  b.Job("joe", "second", 1, 1, HoldingStatus("Running", "node-0", {2}, kNow - 10, "joe"));
+  b.JobPod("susan", "first", 0, "node-0", "Running", false);
+  b.JobPod("joe", "second", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_EQ(FindStatus(plan.releasing_statuses, "first"), nullptr);
+  // The later one loses the device; its pod stops, and the engine places it anew.
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "second-0");
+  ASSERT_EQ(plan.events.size(), 2u);
+  EXPECT_EQ(plan.events[0].reason, "PlacementConflict");
+  const StatusWrite* second = FindStatus(plan.admission_statuses, "second");
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second->patch["status"]["placement"][0]["devices"][0], 2);
+}
+
+TEST(PlanCycle, PodsGpupoolDoesNotManageCountAgainstTheirNode) {
+  auto b = Cluster();
+  b.ForeignPod("other", "cuda-test", "node-0", 3);
+  b.Job("susan", "big", 1, 2);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_TRUE(plan.decisions.admissions.empty());
+  ASSERT_EQ(plan.decisions.waiting.size(), 1u);
+}
+
+TEST(PlanCycle, InvalidJobGetsAConditionAndAWarningAndNothingElse) {
+  auto b = Cluster();
+  b.Job("susan", "broken", 2, "0.5");  // A fraction needs replicas: 1.
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_TRUE(plan.pod_creates.empty());
+  EXPECT_TRUE(plan.decisions.admissions.empty());
+  const StatusWrite* status = FindStatus(plan.other_statuses, "broken");
+  ASSERT_NE(status, nullptr);
+  const Json& condition = *FindCondition(*status, "Admitted");
+  EXPECT_EQ(condition["reason"], "InvalidSpec");
+  EXPECT_NE(condition["message"].get<std::string>().find("spec.gpusPerReplica"), std::string::npos);
+  ASSERT_EQ(plan.events.size(), 1u);
+  EXPECT_EQ(plan.events[0].type, "Warning");
+}
+
+TEST(PlanCycle, JobInANamespaceNoProjectOwnsWaitsAndSaysWhy) {
+  auto b = Cluster();
+  b.Job("nobody", "orphan", 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_TRUE(plan.pod_creates.empty());
+  const StatusWrite* status = FindStatus(plan.other_statuses, "orphan");
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ((*FindCondition(*status, "Admitted"))["reason"], "NoProject");
+}
+
+TEST(PlanCycle, FailedPodRestartsTheJobUntilTheBackoffLimit) {
+  auto b = Cluster();
+  Json status = HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan");
+  b.Job("susan", "flaky", 1, 1, status);
+  b.JobPod("susan", "flaky", 0, "node-0", "Failed", false);
+  Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.releasing_statuses, "flaky");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ(write->patch["status"]["phase"], "Queued");
+  EXPECT_EQ(write->patch["status"]["restartCount"], 1);
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+
+  auto again = Cluster();
+  status["restartCount"] = 3;  // backoffLimit defaults to 3.
+  again.Job("susan", "flaky", 1, 1, status);
+  again.JobPod("susan", "flaky", 0, "node-0", "Failed", false);
+  plan = PlanCycle(again.view(), {});
+  write = FindStatus(plan.releasing_statuses, "flaky");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ(write->patch["status"]["phase"], "Failed");
+}
+
+TEST(PlanCycle, JobOnANodeThatIsNotReadyGoesBackToTheQueueAndBacksOff) {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 4, "train", false).Node("node-1", 4, "train").Queue("train", "train");
+  b.Project("susan", "susan", 2);
+  b.Job("susan", "a", 1, 1, HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan"));
+  b.JobPod("susan", "a", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.releasing_statuses, "a");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ((*FindCondition(*write, "Admitted"))["reason"], "NodeLost");
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].grace_period_seconds, 0);
+  EXPECT_TRUE(plan.decisions.admissions.empty());  // Not in the same cycle: it backs off.
+  EXPECT_GT(plan.wake_at, kNow);
+}
+
+TEST(PlanCycle, AdmittedPodsThatDoNotStartInTimeSendTheJobBack) {
+  auto b = Cluster();
+  b.Job("susan", "slow", 1, 1, HoldingStatus("Admitted", "node-0", {0}, kNow - 400, "susan"));
+  b.JobPod("susan", "slow", 0, "node-0", "Pending", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.releasing_statuses, "slow");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ((*FindCondition(*write, "Admitted"))["reason"], "StartTimeout");
+}
+
+TEST(PlanCycle, EveryReplicaSucceededMeansTheJobSucceeded) {
+  auto b = Cluster();
+  b.Job("susan", "done", 1, 1, HoldingStatus("Running", "node-0", {0}, kNow - 400, "susan"));
+  b.JobPod("susan", "done", 0, "node-0", "Succeeded", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.releasing_statuses, "done");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ(write->patch["status"]["phase"], "Succeeded");
+  EXPECT_TRUE(plan.pod_deletes.empty());  // Finished pods stay for their logs.
+}
+
+TEST(PlanCycle, FractionalReplicaIsToldItsDeviceAndShare) {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 2, "build").Queue("build", "build", "Fixed");
+  b.Project("ana", "ana", 1, "build");
+  Json status = HoldingStatus("Admitted", "node-0", {1}, kNow, "ana");
+  b.Job("ana", "notebook", 1, "0.5", status, "build");
+  b.JobPod("ana", "notebook", 0, "", "Pending", true, 0);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_releases.size(), 1u);
+  std::map<std::string, Json> added;
+  for (const auto& op : plan.pod_releases[0].patch)
+    if (op["op"] == "add") added[op["path"]] = op["value"];
+  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-device"], "1");
+  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-fraction"], "0.5");
+}
+
+TEST(PlanCycle, NothingChangedMeansNothingWritten) {
+  auto b = Cluster();
+  b.Job("susan", "a", 1, 1);
+  const Plan first = PlanCycle(b.view(), {});
+  const StatusWrite* status = FindStatus(first.admission_statuses, "a");
+  ASSERT_NE(status, nullptr);
+  // The same cluster once the writes have landed.
+  auto after = Cluster();
+  Json written = status->patch["status"];
+  after.Job("susan", "a", 1, 1, written);
+  after.JobPod("susan", "a", 0, "node-0", "Pending", false);
+  const Plan second = PlanCycle(after.view(), {});
+  EXPECT_EQ(FindStatus(second.admission_statuses, "a"), nullptr);
+  EXPECT_EQ(FindStatus(second.other_statuses, "a"), nullptr);
+  EXPECT_TRUE(second.pod_creates.empty());
+  EXPECT_TRUE(second.pod_releases.empty());
+}
+
+}  // namespace
+}  // namespace gpupool::op

@@ -1,0 +1,113 @@
+#include "view_builder.h"
+
+namespace gpupool::op::testing {
+
+ViewBuilder& ViewBuilder::Node(const std::string& name, int gpus, const std::string& pool,
+                               bool ready) {
+  NodeObject node;
+  node.name = name;
+  node.labels = {{"pool", pool}, {"kubernetes.io/hostname", name}};
+  node.gpus = gpus;
+  node.cpu_milli = 64'000;
+  node.memory_bytes = 512LL << 30;
+  node.ready = ready;
+  view_.nodes.push_back(std::make_shared<const NodeObject>(node));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::Queue(const std::string& name, const std::string& pool,
+                                const std::string& sharing) {
+  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                       {"kind", "Queue"},
+                       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+                       {"spec", {{"sharing", sharing}, {"nodeSelector", {{"pool", pool}}}}}};
+  view_.queues.push_back(std::make_shared<const QueueObject>(DecodeQueueObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::Project(const std::string& name, const std::string& ns, int gpu,
+                                  const std::string& queue) {
+  const Json object = {
+      {"apiVersion", "gpupool.dev/v1alpha1"},
+      {"kind", "Project"},
+      {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+      {"spec", {{"namespaces", {ns}}, {"quotas", {{{"queue", queue}, {"gpu", gpu}}}}}}};
+  view_.projects.push_back(std::make_shared<const ProjectObject>(DecodeProjectObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::Job(const std::string& ns, const std::string& name, int replicas,
+                              const Json& gpus, const Json& status, const std::string& queue) {
+  Json object = {
+      {"apiVersion", "gpupool.dev/v1alpha1"},
+      {"kind", "TrainingJob"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"uid", UidOf(ns, name)},
+        {"generation", 1},
+        {"resourceVersion", "7"},
+        {"creationTimestamp", FormatTime(view_.now - 60)}}},
+      {"spec",
+       {{"queue", queue},
+        {"replicas", replicas},
+        {"gpusPerReplica", gpus},
+        {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "trainer"}}}}}}}}}}};
+  if (!status.is_null()) object["status"] = status;
+  return RawJob(object);
+}
+
+ViewBuilder& ViewBuilder::RawJob(const Json& object) {
+  view_.jobs.push_back(std::make_shared<const JobObject>(DecodeJobObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::JobPod(const std::string& ns, const std::string& job, int replica,
+                                 const std::string& node, const std::string& phase, bool gated,
+                                 int gpus, bool terminating) {
+  PodView pod;
+  pod.ns = ns;
+  pod.name = job + "-" + std::to_string(replica);
+  pod.uid = "pod-" + pod.name;
+  pod.job = job;
+  pod.owner_uid = UidOf(ns, job);
+  pod.replica = replica;
+  pod.gpu_milli = gpus * 1000;
+  pod.gate_index = gated ? 0 : -1;
+  pod.gates = gated ? 1 : 0;
+  pod.has_node_selector = !gated;
+  pod.pinned = gated ? "" : node;
+  pod.node = gated ? "" : node;
+  pod.phase = phase == "Running"     ? PodPhase::kRunning
+              : phase == "Succeeded" ? PodPhase::kSucceeded
+              : phase == "Failed"    ? PodPhase::kFailed
+                                     : PodPhase::kPending;
+  pod.terminating = terminating;
+  view_.pods.push_back(std::make_shared<const PodView>(pod));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::ForeignPod(const std::string& ns, const std::string& name,
+                                     const std::string& node, int gpus) {
+  PodView pod;
+  pod.ns = ns;
+  pod.name = name;
+  pod.uid = "pod-" + name;
+  pod.node = node;
+  pod.gpu_milli = gpus * 1000;
+  pod.phase = PodPhase::kRunning;
+  view_.pods.push_back(std::make_shared<const PodView>(pod));
+  return *this;
+}
+
+Json HoldingStatus(const std::string& phase, const std::string& node, std::vector<int> devices,
+                   EpochSeconds admitted, const std::string& project) {
+  return {{"phase", phase},
+          {"project", project},
+          {"queuedTime", FormatTime(admitted - 10)},
+          {"admittedTime", FormatTime(admitted)},
+          {"allocatedGpu", static_cast<int>(devices.size())},
+          {"placement", {{{"replica", 0}, {"node", node}, {"devices", devices}}}}};
+}
+
+}  // namespace gpupool::op::testing
