@@ -247,11 +247,12 @@ void CollectCelRulePaths(const Json& schema, const std::string& path,
                          std::vector<std::string>& paths) {
   for (const auto& rule : schema.value("x-kubernetes-validations", Json::array())) {
     std::string field = rule.value("fieldPath", "");
-    paths.push_back(field.empty() ? path : path + (path.empty() ? field.substr(1) : field));
+    // fieldPath is relative to the node: ".minReplicas".
+    paths.push_back(field.empty() ? path : Child(path, field.substr(1)));
   }
   const Json properties = schema.value("properties", Json::object());
   for (const auto& [name, child] : properties.items()) {
-    CollectCelRulePaths(child, path.empty() ? name : path + "." + name, paths);
+    CollectCelRulePaths(child, Child(path, name), paths);
   }
   if (schema.contains("items")) CollectCelRulePaths(schema["items"], path + "[]", paths);
 }
@@ -260,9 +261,11 @@ void CollectCelRulePaths(const Json& schema, const std::string& path,
 // runs no CEL interpreter): each rule needs a bad input above that our
 // validator refuses at the rule's field.
 TEST(BadInputs, EveryCelRuleOfTheCrdsHasACase) {
+  size_t rules = 0;
   for (const char* kind : {"Queue", "Project", "TrainingJob"}) {
     std::vector<std::string> rule_paths;
     CollectCelRulePaths(CrdSchemaFor(kind), "", rule_paths);
+    rules += rule_paths.size();
     for (const auto& rule_path : rule_paths) {
       const bool covered =
           std::any_of(std::begin(kBadInputs), std::end(kBadInputs), [&](const BadInput& input) {
@@ -272,6 +275,7 @@ TEST(BadInputs, EveryCelRuleOfTheCrdsHasACase) {
                            << " that no bad input exercises";
     }
   }
+  EXPECT_GE(rules, 5u) << "the CRDs' CEL rules were not found";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BadInputTest, ::testing::ValuesIn(kBadInputs),

@@ -16,7 +16,7 @@ Result RunGpupool(const std::string& arguments) {
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string output;
-  std::array<char, 4096> buffer;
+  std::array<char, 4096> buffer{};
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
@@ -34,7 +34,7 @@ ScratchDir::~ScratchDir() {
 }
 
 std::string ScratchDir::Write(const std::string& name, const std::string& text) const {
-  const std::string file = path_ + "/" + name;
+  std::string file = path_ + "/" + name;
   std::ofstream(file) << text;
   return file;
 }

@@ -22,7 +22,7 @@ CommandResult RunCommand(const std::string& command_line) {
   CommandResult result;
   FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
   if (!pipe) return result;
-  std::array<char, 4096> buffer;
+  std::array<char, 4096> buffer{};
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) {
     result.output.append(buffer.data(), n);
   }
@@ -59,6 +59,7 @@ void SandboxChild::Spawn() {
   if (getppid() != parent) _exit(127);
   const std::string log = dir_ + "/sandbox.log";
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   if (freopen(log.c_str(), "w", stdout) && freopen(log.c_str(), "a", stderr)) {
