@@ -125,7 +125,7 @@ std::vector<ObjectCheck> CheckDocument(const Json& document) {
   if (ApiGroupOf(api_version) != api::kGroup) {
     return {{LabelOf(document),
              Verdict::kSkipped,
-             "not a " + std::string(api::kGroup) + " object (" + api_version + ")",
+             "apiVersion " + api_version + " is not " + api::kGroup,
              {}}};
   }
   return {CheckGpupoolObject(document)};

@@ -92,7 +92,8 @@ TEST(Validate, AMisspelledKindOfTheGroupIsInvalidOtherGroupsAreSkipped) {
       dir.Write("x.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: susan}\n---\n" + job);
   auto result = RunGpupool("validate " + file);
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  EXPECT_THAT(result.output, HasSubstr("Namespace susan: skipped (not a gpupool.dev object (v1))"));
+  EXPECT_THAT(result.output,
+              HasSubstr("Namespace susan: skipped (apiVersion v1 is not gpupool.dev)"));
   EXPECT_THAT(result.output, HasSubstr("TrainingJb susan/a: INVALID"));
   EXPECT_THAT(result.output, HasSubstr("kind: no kind \"TrainingJb\" is served by gpupool.dev"));
 }
