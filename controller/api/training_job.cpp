@@ -49,12 +49,14 @@ WorkloadClass ReadWorkloadClass(JsonReader& spec) {
   return WorkloadClass::kTrain;
 }
 
-// The CRD's cross-field rules on replicas and gpusPerReplica.
-void CheckGang(JsonReader& spec, const TrainingJobSpec& job) {
+// The CRD's cross-field rules on replicas and gpusPerReplica. `gpus_read` is
+// false when gpusPerReplica is absent or was refused as it was read: its error
+// is reported then, and judging the stand-in 0 would add a second, wrong one.
+void CheckGang(JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
   if (job.min_replicas && *job.min_replicas > job.replicas) {
     spec.Error("minReplicas", "must be <= replicas");
   }
-  if (!spec.Has("gpusPerReplica")) return;
+  if (!gpus_read) return;
   const int64_t milli = job.gpus_per_replica.milli;
   if (milli <= 0) {
     spec.Error("gpusPerReplica", "must be > 0");
@@ -81,15 +83,15 @@ TrainingJobSpec ReadSpec(JsonReader& spec) {
     spec.Error("minReplicas", "must be >= 1");
     result.min_replicas.reset();
   }
-  result.gpus_per_replica =
-      spec.QuantityField("gpusPerReplica", Presence::kRequired).value_or(Quantity{});
+  const auto gpus = spec.QuantityField("gpusPerReplica", Presence::kRequired);
+  result.gpus_per_replica = gpus.value_or(Quantity{});
   result.topology = ReadTopology(spec);
   if (const Json* pod_template = ReadPodTemplate(spec)) result.pod_template = *pod_template;
   auto backoff = spec.Int32("backoffLimit");
   if (backoff && *backoff < 0) spec.Error("backoffLimit", "must be >= 0");
   result.backoff_limit = backoff && *backoff >= 0 ? *backoff : 3;
   result.active_deadline_seconds = ReadMinimum(spec, "activeDeadlineSeconds", 1);
-  CheckGang(spec, result);
+  CheckGang(spec, result, gpus.has_value());
   return result;
 }
 

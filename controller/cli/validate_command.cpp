@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/validate.h"
 #include "gpupool/api/yaml.h"
 #include "gpupool/cli/command.h"
+#include "object_check.h"
 
 namespace gpupool::cli {
 namespace {
@@ -14,49 +14,92 @@ namespace {
 constexpr char kUsage[] =
     "Usage: gpupool validate FILE|DIR...\n\n"
     "Checks every Queue, Project and TrainingJob in the given YAML files (or the\n"
-    "*.yaml files of a directory) against the gpupool API rules and prints each\n"
-    "problem with its field path. Other kinds are listed and skipped.\n"
-    "Exits 1 when any object is invalid, 2 on unreadable input.\n";
+    "*.yaml, *.yml and *.json files of a directory, as `kubectl apply -f` reads them)\n"
+    "the way the API server does with kubectl's defaults: unknown fields refused,\n"
+    "the CRD schema of crds/ (compiled in), the CRD's CEL rules; then gpupool's own\n"
+    "rules. Prints each problem with its field path. An unknown kind of the\n"
+    "gpupool.dev group is invalid; objects of other API groups are listed as skipped.\n"
+    "Exits 1 when any object is invalid; 2 when an input is missing, empty or not\n"
+    "YAML (the other inputs are still checked).\n";
 
-std::vector<std::string> YamlFiles(const std::vector<std::string>& inputs) {
+struct Tally {
+  int files = 0;
+  int valid = 0;
+  int invalid = 0;
+  int skipped = 0;
+  int input_errors = 0;
+};
+
+void InputError(const std::string& message, Tally& tally) {
+  std::cerr << "gpupool validate: " << message << "\n";
+  ++tally.input_errors;
+}
+
+bool IsManifest(const std::filesystem::path& path) {
+  const auto extension = path.extension();
+  return extension == ".yaml" || extension == ".yml" || extension == ".json";
+}
+
+// The files `kubectl apply -f` would read: the inputs, with each directory
+// replaced by its manifests in name order (not recursively, as kubectl).
+std::vector<std::string> ManifestFiles(Args inputs, Tally& tally) {
   std::vector<std::string> files;
   for (const auto& input : inputs) {
-    if (!std::filesystem::is_directory(input)) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(input, error)) {
       files.push_back(input);
       continue;
     }
     std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(input)) {
-      const auto extension = entry.path().extension();
-      if (extension == ".yaml" || extension == ".yml") found.push_back(entry.path().string());
+    for (const auto& entry : std::filesystem::directory_iterator(input, error)) {
+      if (entry.is_regular_file() && IsManifest(entry.path())) {
+        found.push_back(entry.path().string());
+      }
     }
+    if (found.empty()) InputError(input + ": no .yaml, .yml or .json files to check", tally);
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   return files;
 }
 
-// Prints one line per object; returns the number of invalid objects.
-int ValidateDocuments(const std::string& file, const std::vector<nlohmann::json>& documents) {
-  int invalid = 0;
-  for (const auto& document : documents) {
-    const std::string kind = document.is_object() ? document.value("kind", "") : "";
-    std::string name;
-    if (document.is_object() && document.contains("metadata") && document["metadata"].is_object()) {
-      name = document["metadata"].value("name", "");
-    }
-    if (kind != "Queue" && kind != "Project" && kind != "TrainingJob") {
-      std::cout << file << ": " << (kind.empty() ? "(no kind)" : kind) << " " << name
-                << ": skipped (not a gpupool kind)\n";
-      continue;
-    }
-    auto errors = api::ValidateObject(document);
-    std::cout << file << ": " << kind << " " << name << ": "
-              << (errors.empty() ? "valid" : "INVALID") << "\n";
-    for (const auto& error : errors) std::cout << "  " << error.ToString() << "\n";
-    invalid += errors.empty() ? 0 : 1;
+void Print(const std::string& file, const ObjectCheck& check, Tally& tally) {
+  std::cout << file << ": " << check.label << ": ";
+  switch (check.verdict) {
+    case Verdict::kValid:
+      std::cout << "valid (" << check.note << ")\n";
+      ++tally.valid;
+      return;
+    case Verdict::kSkipped:
+      std::cout << "skipped (" << check.note << ")\n";
+      ++tally.skipped;
+      return;
+    case Verdict::kInvalid:
+      std::cout << "INVALID" << (check.note.empty() ? "" : " (" + check.note + ")") << "\n";
+      for (const auto& error : check.errors) std::cout << "  " << error.ToString() << "\n";
+      ++tally.invalid;
+      return;
   }
-  return invalid;
+}
+
+void ValidateFile(const std::string& file, Tally& tally) {
+  std::vector<nlohmann::json> documents;
+  try {
+    documents = api::LoadYamlFile(file);
+  } catch (const api::YamlError& error) {
+    return InputError(error.what(), tally);
+  }
+  ++tally.files;
+  if (documents.empty()) return InputError(file + ": no objects (the file is empty)", tally);
+  for (const auto& document : documents) {
+    for (const auto& check : CheckDocument(document)) Print(file, check, tally);
+  }
+}
+
+void PrintSummary(const Tally& tally) {
+  std::cout << "gpupool validate: " << tally.files << (tally.files == 1 ? " file" : " files")
+            << ": " << tally.valid << " valid, " << tally.invalid << " invalid, " << tally.skipped
+            << " skipped\n";
 }
 
 }  // namespace
@@ -70,16 +113,11 @@ int RunValidate(Args args) {
     std::cerr << kUsage;
     return 2;
   }
-  int invalid = 0;
-  for (const auto& file : YamlFiles({args.begin(), args.end()})) {
-    try {
-      invalid += ValidateDocuments(file, api::LoadYamlFile(file));
-    } catch (const api::YamlError& error) {
-      std::cerr << "gpupool validate: " << error.what() << "\n";
-      return 2;
-    }
-  }
-  return invalid == 0 ? 0 : 1;
+  Tally tally;
+  for (const auto& file : ManifestFiles(args, tally)) ValidateFile(file, tally);
+  PrintSummary(tally);
+  if (tally.input_errors > 0) return 2;
+  return tally.invalid == 0 ? 0 : 1;
 }
 
 }  // namespace gpupool::cli

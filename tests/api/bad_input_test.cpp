@@ -2,6 +2,10 @@
 // validator and (where the schema can express it) by the CRD's own schema.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "gpupool/api/openapi_schema.h"
 #include "gpupool/api/validate.h"
 #include "gpupool/api/yaml.h"
@@ -210,6 +214,68 @@ TEST_P(BadInputTest, CrdSchemaAgreesWhereItCan) {
     found = found || (!error.path.empty() && prefix);
   }
   EXPECT_TRUE(found) << "schema errors: " << JoinErrors(errors);
+}
+
+// A refused amount is reported once: the cross-field rules do not judge the
+// stand-in 0 that an unreadable amount leaves behind.
+TEST(BadInputs, AnUnreadableGpuAmountGetsExactlyOneError) {
+  for (const Json& amount : {Json("0.0001"), Json(0.5), Json("abc"), Json(true)}) {
+    Json job = ValidTrainingJob();
+    job["spec"]["replicas"] = 1;
+    job["spec"]["gpusPerReplica"] = amount;
+    auto errors = ValidateObject(job);
+    ASSERT_EQ(errors.size(), 1u) << amount << ": " << JoinErrors(errors);
+    EXPECT_EQ(errors[0].path, "spec.gpusPerReplica");
+  }
+}
+
+// "spec.quotas[1].gpu" -> "spec.quotas[].gpu": a rule applies to every item.
+std::string WithoutIndexes(const std::string& path) {
+  std::string result;
+  bool in_index = false;
+  for (char c : path) {
+    if (c == ']') in_index = false;
+    if (!in_index) result += c;
+    if (c == '[') in_index = true;
+  }
+  return result;
+}
+
+// The field paths of every CEL rule in `schema`, each rule's fieldPath
+// resolved against the node that carries it.
+void CollectCelRulePaths(const Json& schema, const std::string& path,
+                         std::vector<std::string>& paths) {
+  for (const auto& rule : schema.value("x-kubernetes-validations", Json::array())) {
+    std::string field = rule.value("fieldPath", "");
+    // fieldPath is relative to the node: ".minReplicas".
+    paths.push_back(field.empty() ? path : Child(path, field.substr(1)));
+  }
+  const Json properties = schema.value("properties", Json::object());
+  for (const auto& [name, child] : properties.items()) {
+    CollectCelRulePaths(child, Child(path, name), paths);
+  }
+  if (schema.contains("items")) CollectCelRulePaths(schema["items"], path + "[]", paths);
+}
+
+// gpupool validate relies on gpupool's own rules for the CRD's CEL rules (it
+// runs no CEL interpreter): each rule needs a bad input above that our
+// validator refuses at the rule's field.
+TEST(BadInputs, EveryCelRuleOfTheCrdsHasACase) {
+  size_t rules = 0;
+  for (const char* kind : {"Queue", "Project", "TrainingJob"}) {
+    std::vector<std::string> rule_paths;
+    CollectCelRulePaths(CrdSchemaFor(kind), "", rule_paths);
+    rules += rule_paths.size();
+    for (const auto& rule_path : rule_paths) {
+      const bool covered =
+          std::any_of(std::begin(kBadInputs), std::end(kBadInputs), [&](const BadInput& input) {
+            return input.base()["kind"] == kind && WithoutIndexes(input.path) == rule_path;
+          });
+      EXPECT_TRUE(covered) << kind << " has a CEL rule at " << rule_path
+                           << " that no bad input exercises";
+    }
+  }
+  EXPECT_GE(rules, 5u) << "the CRDs' CEL rules were not found";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BadInputTest, ::testing::ValuesIn(kBadInputs),

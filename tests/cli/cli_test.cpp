@@ -1,29 +1,16 @@
 // The gpupool binary as a user runs it.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "run_gpupool.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
-
-Result RunGpupool(const std::string& arguments) {
-  std::string command = std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using gpupool::cli::testing::Result;
+using gpupool::cli::testing::RunGpupool;
 
 TEST(Cli, HelpListsTheCommands) {
   Result result = RunGpupool("--help");

@@ -1,0 +1,42 @@
+#include "run_gpupool.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace gpupool::cli::testing {
+
+Result RunGpupool(const std::string& arguments) {
+  std::string command = std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+ScratchDir::ScratchDir() {
+  char pattern[] = "/tmp/gpupool-cli-test-XXXXXX";
+  if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string ScratchDir::Write(const std::string& name, const std::string& text) const {
+  std::string file = path_ + "/" + name;
+  std::ofstream(file) << text;
+  return file;
+}
+
+}  // namespace gpupool::cli::testing
