@@ -99,6 +99,12 @@ bool DeadlinePassed(CycleState& state, JobRecord& job) {
 
 void Started(CycleState& state, JobRecord& job) {
   job.status.phase = JobPhase::kRunning;
+  // What the admission waited for (victims stopping) is over.
+  for (auto& condition : job.status.conditions) {
+    const auto waiting = condition.message.find("; waiting for");
+    if (condition.type == "Admitted" && waiting != std::string::npos)
+      condition.message.erase(waiting);
+  }
   job.status.start_time = FormatTime(state.now);
   const std::string message =
       "all " + std::to_string(job.status.placement.size()) + " replicas run";

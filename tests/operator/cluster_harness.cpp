@@ -1,0 +1,181 @@
+#include "cluster_harness.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace gpupool::op::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+ControllerProcess::ControllerProcess(std::string kubeconfig, std::string log_path,
+                                     std::vector<std::string> flags)
+    : kubeconfig_(std::move(kubeconfig)), log_path_(std::move(log_path)), flags_(std::move(flags)) {}
+
+ControllerProcess::~ControllerProcess() {
+  if (pid_ > 0) Kill(SIGKILL);
+}
+
+void ControllerProcess::Start() {
+  std::vector<std::string> args = {GPUPOOL_BINARY, "controller", "--kubeconfig", kubeconfig_,
+                                   "--start-timeout-seconds", "60"};
+  args.insert(args.end(), flags_.begin(), flags_.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    if (freopen(log_path_.c_str(), "a", stdout) && freopen(log_path_.c_str(), "a", stderr))
+      execv(argv[0], argv.data());
+    _exit(127);
+  }
+}
+
+void ControllerProcess::Kill(int signal) {
+  if (pid_ <= 0) return;
+  kill(pid_, signal);
+  for (int i = 0; i < 250; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+bool ControllerProcess::Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags,
+                               std::vector<std::string> controller_flags) {
+  std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
+  flags.insert(flags.end(), sandbox_flags.begin(), sandbox_flags.end());
+  sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(flags);
+  const std::string crds = sandbox::testing::SourcePath("crds");
+  if (Kubectl("apply -f " + crds).exit_code != 0 ||
+      Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0)
+    throw std::runtime_error("could not install the CRDs");
+  Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
+  controller_ = std::make_unique<ControllerProcess>(sandbox_->kubeconfig(),
+                                                    sandbox_->dir() + "/controller.log",
+                                                    std::move(controller_flags));
+  controller_->Start();
+}
+
+CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
+  CommandResult result;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    result = sandbox_->Kubectl(arguments);
+    if (result.exit_code == 0) return result;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return result;
+}
+
+void ClusterHarness::Apply(const std::string& yaml) {
+  const std::string path = sandbox_->WriteFile("apply-" + std::to_string(applied_++) + ".yaml", yaml);
+  const CommandResult result = Kubectl("apply -f " + path);
+  if (result.exit_code != 0) throw std::runtime_error("kubectl apply failed: " + result.output);
+}
+
+Json ClusterHarness::Get(const std::string& what) {
+  const CommandResult result = Kubectl("get " + what + " -A -o json");
+  if (result.exit_code != 0) throw std::runtime_error("kubectl get failed: " + result.output);
+  return Json::parse(result.output)["items"];
+}
+
+bool ClusterHarness::WaitFor(double seconds, const std::function<bool(const Json&)>& done) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+  while (Clock::now() < deadline) {
+    if (done(Get("trainingjobs"))) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+std::string ClusterHarness::CheckDevices() {
+  std::map<std::string, std::string> owner;  // "node/device" → job
+  for (const Json& job : Get("trainingjobs")) {
+    const Json status = job.value("status", Json::object());
+    const std::string phase = status.value("phase", "");
+    if (phase != "Admitted" && phase != "Running") continue;
+    const std::string name = job["metadata"]["namespace"].get<std::string>() + "/" +
+                             job["metadata"]["name"].get<std::string>();
+    for (const Json& placed : status.value("placement", Json::array())) {
+      for (const Json& device : placed["devices"]) {
+        const std::string key = placed["node"].get<std::string>() + "/" + device.dump();
+        if (owner.count(key)) return key + " is given to " + owner[key] + " and " + name;
+        owner[key] = name;
+      }
+    }
+  }
+  std::map<std::string, long> used;
+  for (const Json& pod : Get("pods")) {
+    const std::string phase = pod["status"].value("phase", "");
+    const std::string node = pod["spec"].value("nodeName", "");
+    if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
+    for (const Json& container : pod["spec"]["containers"]) {
+      const Json limits = container.value("resources", Json::object()).value("limits", Json::object());
+      if (limits.contains("nvidia.com/gpu"))
+        used[node] += std::stol(limits["nvidia.com/gpu"].is_string()
+                                    ? limits["nvidia.com/gpu"].get<std::string>()
+                                    : limits["nvidia.com/gpu"].dump());
+    }
+  }
+  for (const Json& node : Get("nodes")) {
+    const std::string name = node["metadata"]["name"];
+    const Json gpus = node["status"]["allocatable"].value("nvidia.com/gpu", Json(0));
+    const long capacity = gpus.is_string() ? std::stol(gpus.get<std::string>()) : gpus.get<long>();
+    if (used[name] > capacity)
+      return name + " runs pods asking for " + std::to_string(used[name]) + " of " +
+             std::to_string(capacity) + " GPUs";
+  }
+  return "";
+}
+
+std::string ClusterHarness::ControllerLog() const {
+  std::ifstream file(sandbox_->dir() + "/controller.log");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
+                         const std::string& queue, const std::string& extra_spec) {
+  return "apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: " + name +
+         ", namespace: " + ns + "}\nspec:\n  queue: " + queue + "\n  gpusPerReplica: 1\n" +
+         extra_spec +
+         "  template:\n    metadata:\n      annotations: {sandbox.gpupool.dev/run-seconds: \"" +
+         std::to_string(run_seconds) +
+         "\"}\n    spec:\n      containers: [{name: main, image: trainer}]\n---\n";
+}
+
+std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name) {
+  for (const Json& job : jobs)
+    if (job["metadata"]["namespace"] == ns && job["metadata"]["name"] == name)
+      return job.value("status", Json::object()).value("phase", "");
+  return "";
+}
+
+int CountPhase(const Json& jobs, const std::string& ns, const std::string& phase) {
+  int count = 0;
+  for (const Json& job : jobs)
+    if (job["metadata"]["namespace"] == ns &&
+        job.value("status", Json::object()).value("phase", "") == phase)
+      ++count;
+  return count;
+}
+
+}  // namespace gpupool::op::testing

@@ -1,0 +1,70 @@
+// Test helper for the operator's integration tests: a real `gpupool sandbox`
+// with the CRDs and queues installed, a real `gpupool controller` process
+// against it (killable and restartable), and reads of the cluster through real
+// kubectl, retried because fault-injection tests make some requests fail.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sandbox_process.h"
+
+namespace gpupool::op::testing {
+
+using Json = nlohmann::json;
+using sandbox::testing::CommandResult;
+
+class ControllerProcess {
+ public:
+  ControllerProcess(std::string kubeconfig, std::string log_path,
+                    std::vector<std::string> flags = {});
+  ~ControllerProcess();
+  void Start();
+  void Kill(int signal);  // Sends `signal` and reaps the process.
+  bool Running();
+
+ private:
+  std::string kubeconfig_, log_path_;
+  std::vector<std::string> flags_;
+  pid_t pid_ = -1;
+};
+
+class ClusterHarness {
+ public:
+  // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added.
+  explicit ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags = {},
+                          std::vector<std::string> controller_flags = {});
+
+  sandbox::testing::SandboxProcess& sandbox() { return *sandbox_; }
+  ControllerProcess& controller() { return *controller_; }
+
+  // kubectl, retried up to 10 times while it fails (injected faults).
+  CommandResult Kubectl(const std::string& arguments);
+  void Apply(const std::string& yaml);
+  Json Get(const std::string& what);  // `kubectl get <what> -o json`: the item list.
+  // Polls `done` (with fresh TrainingJobs) until true or `seconds` pass.
+  bool WaitFor(double seconds, const std::function<bool(const Json& jobs)>& done);
+
+  // Devices never given twice: no two holding jobs share a node's device, and no
+  // node's bound, unfinished pods ask for more GPUs than it has. "" when sound.
+  std::string CheckDevices();
+  std::string ControllerLog() const;
+
+ private:
+  std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
+  std::unique_ptr<ControllerProcess> controller_;
+  int applied_ = 0;
+};
+
+// A one-replica, one-GPU Train job of `ns` that runs `run_seconds` (simulated).
+std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
+                         const std::string& queue = "train", const std::string& extra_spec = "");
+std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name);
+int CountPhase(const Json& jobs, const std::string& ns, const std::string& phase);
+
+}  // namespace gpupool::op::testing

@@ -1,0 +1,251 @@
+// PRODUCT.md's stories on a real sandbox with a real controller process, read
+// back through real kubectl. Timings are loose (seconds), the sandbox runs at
+// ten simulated seconds per second.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cluster_harness.h"
+
+namespace gpupool::op::testing {
+namespace {
+
+constexpr char kStory1Projects[] = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: susan}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: joe}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: jemma}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: susan}
+spec: {namespaces: [susan], quotas: [{queue: train, gpu: 2}]}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: joe}
+spec: {namespaces: [joe], quotas: [{queue: train, gpu: 2}]}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: jemma}
+spec: {namespaces: [jemma], quotas: [{queue: train, gpu: 2}]}
+)";
+
+constexpr char kStoryNodes[] = "1x8:pool=train,gpu=A100,rack=r1;2x2:pool=build,gpu=T4";
+
+std::string SusanJobs(int count, int run_seconds) {
+  std::string yaml;
+  for (int i = 1; i <= count; ++i)
+    yaml += TrainJobYaml("susan", "sweep-" + std::to_string(i), run_seconds);
+  return yaml;
+}
+
+int PreemptedOnce(const Json& jobs, const std::string& ns) {
+  int count = 0;
+  for (const Json& job : jobs)
+    if (job["metadata"]["namespace"] == ns &&
+        job.value("status", Json::object()).value("preemptionCount", 0) >= 1)
+      ++count;
+  return count;
+}
+
+// Story 1 up to Joe's jobs finishing and Susan's resuming; `between` runs while
+// waiting (the restart test kills the controller there).
+void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
+                int joe_run_seconds = 60) {
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(SusanJobs(8, 900));
+  // Susan alone: every GPU runs her work, 6 of 8 over quota.
+  ASSERT_TRUE(cluster.WaitFor(30, [&](const Json& jobs) {
+    between();
+    return CountPhase(jobs, "susan", "Running") == 8;
+  })) << cluster.ControllerLog();
+  EXPECT_EQ(cluster.CheckDevices(), "");
+  cluster.Apply(TrainJobYaml("joe", "bert-1", joe_run_seconds) +
+                TrainJobYaml("joe", "bert-2", joe_run_seconds));
+  // Joe is within his guarantee: two of Susan's over-quota jobs make room.
+  ASSERT_TRUE(cluster.WaitFor(30, [&](const Json& jobs) {
+    between();
+    return CountPhase(jobs, "joe", "Running") + CountPhase(jobs, "joe", "Succeeded") == 2;
+  })) << cluster.ControllerLog();
+  const Json jobs = cluster.Get("trainingjobs");
+  EXPECT_EQ(PreemptedOnce(jobs, "susan"), 2);
+  EXPECT_EQ(cluster.CheckDevices(), "");
+  // Joe's finish; Susan's preempted jobs resume by themselves.
+  ASSERT_TRUE(cluster.WaitFor(40 + joe_run_seconds / 10, [&](const Json& jobs) {
+    between();
+    return CountPhase(jobs, "joe", "Succeeded") == 2 && CountPhase(jobs, "susan", "Running") == 8;
+  })) << cluster.ControllerLog();
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
+TEST(Story, SusanJoeAndJemmaShareEightGpus) {
+  ClusterHarness cluster(kStoryNodes);
+  PlayStory1(cluster, [] {});
+  // The projects' status tells the same story at a glance.
+  for (const Json& project : cluster.Get("projects")) {
+    if (project["metadata"]["name"] != "susan") continue;
+    EXPECT_EQ(project["status"]["allocated"], 8);
+    EXPECT_EQ(project["status"]["overQuota"], 6);
+  }
+  const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
+  EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
+}
+
+TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
+  ClusterHarness cluster(kStoryNodes);
+  std::srand(42);
+  int kills = 0;
+  PlayStory1(cluster, [&] {
+    if (kills >= 20) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 300));
+    cluster.controller().Kill(SIGKILL);
+    ++kills;
+    const std::string problem = cluster.CheckDevices();
+    EXPECT_EQ(problem, "") << "after kill " << kills;
+    cluster.controller().Start();
+  }, 250);
+  EXPECT_EQ(kills, 20);
+  const Json jobs = cluster.Get("trainingjobs");
+  EXPECT_EQ(jobs.size(), 10u);  // No job lost.
+}
+
+TEST(Story, StoriesHoldUnderInjectedFaults) {
+  ClusterHarness cluster(kStoryNodes, {"--fault-error-rate", "0.05", "--fault-watch-cut", "10",
+                                       "--fault-compact", "10"});
+  PlayStory1(cluster, [] {});
+}
+
+TEST(Story, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
+  ClusterHarness cluster(kStoryNodes);
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: ana}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: ana}
+spec: {namespaces: [ana], quotas: [{queue: build, gpu: 1}, {queue: train, gpu: 0}]}
+)");
+  cluster.Apply(SusanJobs(8, 900));
+  const std::string notebook = "  workloadClass: Build\n";
+  cluster.Apply(TrainJobYaml("ana", "notebook-1", 900, "build", notebook) +
+                TrainJobYaml("ana", "notebook-2", 900, "build", notebook));
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return CountPhase(jobs, "ana", "Running") == 1;
+  })) << cluster.ControllerLog();
+  const Json jobs = cluster.Get("trainingjobs");
+  EXPECT_EQ(CountPhase(jobs, "ana", "Queued"), 1);
+  for (const Json& job : jobs) {
+    if (job["metadata"]["namespace"] != "ana" || job["status"]["phase"] != "Queued") continue;
+    EXPECT_NE(job["status"]["conditions"].dump().find("quota"), std::string::npos)
+        << job["status"].dump();
+  }
+}
+
+TEST(Story, DistributedTrainingStartsWholeOnOneRack) {
+  ClusterHarness cluster("2x8:pool=train,rack=r1;2x8:pool=train,rack=r2;1x8:pool=train,rack=r3");
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(TrainJobYaml("susan", "llm", 900, "train",
+                             "  replicas: 2\n  topology: {key: rack, mode: Required}\n"));
+  cluster.Apply(R"(
+apiVersion: gpupool.dev/v1alpha1
+kind: TrainingJob
+metadata: {name: big, namespace: joe}
+spec:
+  queue: train
+  replicas: 4
+  gpusPerReplica: 8
+  topology: {key: rack, mode: Required}
+  template: {spec: {containers: [{name: main, image: trainer}]}}
+)");
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return PhaseOf(jobs, "susan", "llm") == "Running";
+  })) << cluster.ControllerLog();
+  // No rack has 4 nodes: the gang waits whole, holding nothing.
+  const Json jobs = cluster.Get("trainingjobs");
+  EXPECT_EQ(PhaseOf(jobs, "joe", "big"), "Queued");
+  int gated = 0;
+  for (const Json& pod : cluster.Get("pods")) {
+    if (pod["metadata"]["namespace"] != "joe") continue;
+    EXPECT_FALSE(pod["spec"].contains("nodeName")) << pod.dump();
+    gated += pod["spec"].contains("schedulingGates");
+  }
+  EXPECT_EQ(gated, 4);
+  const auto service = cluster.Kubectl("get service llm -n susan -o jsonpath={.spec.clusterIP}");
+  EXPECT_EQ(service.output, "None");
+}
+
+TEST(Story, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
+  ClusterHarness cluster(kStoryNodes);
+  cluster.Apply(R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: ana}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: ana}
+spec: {namespaces: [ana], quotas: [{queue: build, gpu: 1}]}
+)");
+  const std::string half = "  workloadClass: Build\n";
+  std::string yaml = TrainJobYaml("ana", "nb-1", 900, "build", half) +
+                     TrainJobYaml("ana", "nb-2", 900, "build", half);
+  for (std::size_t at = yaml.find("gpusPerReplica: 1"); at != std::string::npos;
+       at = yaml.find("gpusPerReplica: 1", at))
+    yaml.replace(at, 17, "gpusPerReplica: \"0.5\"");
+  cluster.Apply(yaml);
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return CountPhase(jobs, "ana", "Running") == 2;
+  })) << cluster.ControllerLog();
+  std::set<std::string> devices;
+  for (const Json& pod : cluster.Get("pods")) {
+    if (pod["metadata"]["namespace"] != "ana") continue;
+    const Json& annotations = pod["metadata"]["annotations"];
+    EXPECT_EQ(annotations["gpupool.dev/gpu-fraction"], "0.5");
+    devices.insert(pod["spec"]["nodeName"].get<std::string>() + "/" +
+                   annotations["gpupool.dev/gpu-device"].get<std::string>());
+    EXPECT_NE(pod["spec"]["containers"][0]["env"].dump().find("TF_FORCE_GPU_ALLOW_GROWTH"),
+              std::string::npos);
+  }
+  EXPECT_EQ(devices.size(), 1u);
+}
+
+TEST(Story, AProjectsHighPriorityJobPreemptsItsOwnNeverAnothersInQuota) {
+  ClusterHarness cluster(kStoryNodes);
+  cluster.Apply(kStory1Projects);
+  std::string yaml;
+  for (int i = 1; i <= 2; ++i) yaml += TrainJobYaml("joe", "low-" + std::to_string(i), 900);
+  for (int i = 1; i <= 6; ++i) yaml += TrainJobYaml("jemma", "work-" + std::to_string(i), 900);
+  cluster.Apply(yaml);
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return CountPhase(jobs, "joe", "Running") + CountPhase(jobs, "jemma", "Running") == 8;
+  })) << cluster.ControllerLog();
+  cluster.Apply(TrainJobYaml("joe", "urgent", 900, "train", "  priority: 10\n"));
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return PhaseOf(jobs, "joe", "urgent") == "Running";
+  })) << cluster.ControllerLog();
+  const Json jobs = cluster.Get("trainingjobs");
+  // Joe is at his quota: his urgent job takes the place of his own low-priority
+  // one, and Jemma's work (2 in quota, 4 borrowed) is left alone.
+  EXPECT_EQ(CountPhase(jobs, "joe", "Running"), 2);
+  EXPECT_EQ(PreemptedOnce(jobs, "joe"), 1);
+  EXPECT_EQ(CountPhase(jobs, "jemma", "Running"), 6);
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
+}  // namespace
+}  // namespace gpupool::op::testing
