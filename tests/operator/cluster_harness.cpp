@@ -20,15 +20,17 @@ using Clock = std::chrono::steady_clock;
 
 ControllerProcess::ControllerProcess(std::string kubeconfig, std::string log_path,
                                      std::vector<std::string> flags)
-    : kubeconfig_(std::move(kubeconfig)), log_path_(std::move(log_path)), flags_(std::move(flags)) {}
+    : kubeconfig_(std::move(kubeconfig)),
+      log_path_(std::move(log_path)),
+      flags_(std::move(flags)) {}
 
 ControllerProcess::~ControllerProcess() {
   if (pid_ > 0) Kill(SIGKILL);
 }
 
 void ControllerProcess::Start() {
-  std::vector<std::string> args = {GPUPOOL_BINARY, "controller", "--kubeconfig", kubeconfig_,
-                                   "--start-timeout-seconds", "60"};
+  std::vector<std::string> args = {
+      GPUPOOL_BINARY, "controller", "--kubeconfig", kubeconfig_, "--start-timeout-seconds", "60"};
   args.insert(args.end(), flags_.begin(), flags_.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -68,9 +70,8 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
       Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
-  controller_ = std::make_unique<ControllerProcess>(sandbox_->kubeconfig(),
-                                                    sandbox_->dir() + "/controller.log",
-                                                    std::move(controller_flags));
+  controller_ = std::make_unique<ControllerProcess>(
+      sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", std::move(controller_flags));
   controller_->Start();
 }
 
@@ -85,7 +86,8 @@ CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
 }
 
 void ClusterHarness::Apply(const std::string& yaml) {
-  const std::string path = sandbox_->WriteFile("apply-" + std::to_string(applied_++) + ".yaml", yaml);
+  const std::string path =
+      sandbox_->WriteFile("apply-" + std::to_string(applied_++) + ".yaml", yaml);
   const CommandResult result = Kubectl("apply -f " + path);
   if (result.exit_code != 0) throw std::runtime_error("kubectl apply failed: " + result.output);
 }
@@ -127,7 +129,8 @@ std::string ClusterHarness::CheckDevices() {
     const std::string node = pod["spec"].value("nodeName", "");
     if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
     for (const Json& container : pod["spec"]["containers"]) {
-      const Json limits = container.value("resources", Json::object()).value("limits", Json::object());
+      const Json limits =
+          container.value("resources", Json::object()).value("limits", Json::object());
       if (limits.contains("nvidia.com/gpu"))
         used[node] += std::stol(limits["nvidia.com/gpu"].is_string()
                                     ? limits["nvidia.com/gpu"].get<std::string>()

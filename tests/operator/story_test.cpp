@@ -2,7 +2,6 @@
 // back through real kubectl. Timings are loose (seconds), the sandbox runs at
 // ten simulated seconds per second.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <chrono>
@@ -107,15 +106,18 @@ TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
   ClusterHarness cluster(kStoryNodes);
   std::srand(42);
   int kills = 0;
-  PlayStory1(cluster, [&] {
-    if (kills >= 20) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 300));
-    cluster.controller().Kill(SIGKILL);
-    ++kills;
-    const std::string problem = cluster.CheckDevices();
-    EXPECT_EQ(problem, "") << "after kill " << kills;
-    cluster.controller().Start();
-  }, 250);
+  PlayStory1(
+      cluster,
+      [&] {
+        if (kills >= 20) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 300));
+        cluster.controller().Kill(SIGKILL);
+        ++kills;
+        const std::string problem = cluster.CheckDevices();
+        EXPECT_EQ(problem, "") << "after kill " << kills;
+        cluster.controller().Start();
+      },
+      250);
   EXPECT_EQ(kills, 20);
   const Json jobs = cluster.Get("trainingjobs");
   EXPECT_EQ(jobs.size(), 10u);  // No job lost.

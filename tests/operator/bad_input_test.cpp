@@ -1,0 +1,156 @@
+// Hostile and mistaken input through the API: what the server refuses is
+// refused naming the field; what it accepts but gpupool cannot honour ends with
+// a condition and an Event saying why, and nothing else happens to it. A valid
+// job submitted afterwards still runs.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cluster_harness.h"
+
+namespace gpupool::op::testing {
+namespace {
+
+constexpr char kSetup[] = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: team}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: stray}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: team}
+spec: {namespaces: [team], quotas: [{queue: train, gpu: 2}, {queue: build, gpu: 1}]}
+)";
+
+std::string Job(const std::string& name, const std::string& spec,
+                const std::string& container = "{name: main, image: trainer}",
+                const std::string& ns = "team") {
+  return "apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: " + name +
+         ", namespace: " + ns + "}\nspec:\n" + spec + "  template: {spec: {containers: [" +
+         container + "]}}\n";
+}
+
+struct Refused {
+  std::string yaml, field;
+};
+
+// Objects the API server itself refuses, each naming its field.
+const std::vector<Refused>& RefusedByServer() {
+  static const std::vector<Refused> cases = {
+      {Job("fraction-gang", "  queue: train\n  replicas: 2\n  gpusPerReplica: \"0.5\"\n"),
+       "spec.gpusPerReplica"},
+      {Job("min-above", "  queue: train\n  replicas: 2\n  minReplicas: 3\n  gpusPerReplica: 1\n"),
+       "spec.minReplicas"},
+      {Job("zero-gpus", "  queue: train\n  gpusPerReplica: 0\n"), "spec.gpusPerReplica"},
+      {Job("bad-class", "  queue: train\n  workloadClass: Batch\n  gpusPerReplica: 1\n"),
+       "spec.workloadClass"},
+      {Job("no-queue", "  gpusPerReplica: 1\n"), "spec.queue"},
+      {Job("one-and-half", "  queue: train\n  gpusPerReplica: \"1.5\"\n"), "spec.gpusPerReplica"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: negative}\nspec: "
+       "{namespaces: [x], quotas: [{queue: train, gpu: \"-1\"}]}\n",
+       "spec.quotas[0].gpu"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: under}\nspec: "
+       "{namespaces: [x], quotas: [{queue: train, gpu: 4, limit: 2}]}\n",
+       "spec.quotas[0].limit"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Queue\nmetadata: {name: odd}\nspec: {sharing: "
+       "Sometimes}\n",
+       "spec.sharing"},
+  };
+  return cases;
+}
+
+struct Flagged {
+  std::string yaml, kind, name, reason;  // The condition gpupool sets on it.
+};
+
+// Objects the server accepts and gpupool cannot honour.
+const std::vector<Flagged>& FlaggedByController() {
+  static const std::vector<Flagged> cases = {
+      {Job("unknown-queue", "  queue: nope\n  gpusPerReplica: 1\n"), "tj", "unknown-queue",
+       "UnknownQueue"},
+      {Job("orphan", "  queue: train\n  gpusPerReplica: 1\n", "{name: main, image: trainer}",
+           "stray"),
+       "tj", "orphan", "NoProject"},
+      {Job("too-many-gpus", "  queue: train\n  gpusPerReplica: 65\n"), "tj", "too-many-gpus",
+       "InvalidSpec"},
+      {Job("bigger-than-nodes", "  queue: train\n  gpusPerReplica: 16\n"), "tj",
+       "bigger-than-nodes", "NoMatchingNodes"},
+      {Job("gang-beyond-pool", "  queue: train\n  replicas: 3\n  gpusPerReplica: 8\n"), "tj",
+       "gang-beyond-pool", ""},
+      {Job("no-such-rack",
+           "  queue: train\n  replicas: 2\n  gpusPerReplica: 1\n  topology: {key: rack, mode: "
+           "Required}\n"),
+       "tj", "no-such-rack", ""},
+      {Job("no-image", "  queue: train\n  gpusPerReplica: 1\n", "{name: main}"), "tj", "no-image",
+       "PodTemplateRejected"},
+      {Job("build-over-quota", "  queue: build\n  workloadClass: Build\n  gpusPerReplica: 2\n"),
+       "tj", "build-over-quota", "Quota"},
+      {Job("inference-over-quota",
+           "  queue: train\n  workloadClass: Inference\n  gpusPerReplica: 4\n"),
+       "tj", "inference-over-quota", "Quota"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: greedy}\nspec: "
+       "{namespaces: [greedy], quotas: [{queue: train, gpu: 20}]}\n",
+       "project", "greedy", "QuotaExceedsCapacity"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: lost}\nspec: "
+       "{namespaces: [lost], quotas: [{queue: gpu-farm, gpu: 1}]}\n",
+       "project", "lost", "UnknownQueue"},
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: zz-twin}\nspec: "
+       "{namespaces: [team], quotas: [{queue: train, gpu: 1}]}\n",
+       "project", "zz-twin", "NamespaceConflict"},
+  };
+  return cases;
+}
+
+std::string ConditionOf(const Json& object, const std::string& type, const std::string& field) {
+  for (const Json& condition :
+       object.value("status", Json::object()).value("conditions", Json::array()))
+    if (condition["type"] == type) return condition.value(field, "");
+  return "";
+}
+
+TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
+  ClusterHarness cluster("1x8:pool=train;1x2:pool=build");
+  cluster.Apply(kSetup);
+  for (const auto& refused : RefusedByServer()) {
+    const std::string path = cluster.sandbox().WriteFile("refused.yaml", refused.yaml);
+    const CommandResult result = cluster.sandbox().Kubectl("apply -f " + path);
+    EXPECT_NE(result.exit_code, 0) << refused.yaml;
+    EXPECT_NE(result.output.find(refused.field), std::string::npos) << result.output;
+  }
+  std::string all;
+  for (const auto& flagged : FlaggedByController()) all += flagged.yaml + "---\n";
+  cluster.Apply(all);
+  cluster.Apply(TrainJobYaml("team", "valid", 900));
+  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
+    return PhaseOf(jobs, "team", "valid") == "Running";
+  })) << cluster.ControllerLog();
+  for (const auto& flagged : FlaggedByController()) {
+    const bool job = flagged.kind == "tj";
+    const std::string ns = flagged.name == "orphan" ? "stray" : "team";
+    const auto result = cluster.Kubectl("get " + flagged.kind + " " + flagged.name +
+                                        (job ? " -n " + ns : "") + " -o json");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const Json object = Json::parse(result.output);
+    const std::string type = job ? "Admitted" : "Ready";
+    EXPECT_EQ(ConditionOf(object, type, "status"), "False") << flagged.name;
+    if (!flagged.reason.empty()) {
+      EXPECT_EQ(ConditionOf(object, type, "reason"), flagged.reason) << object["status"].dump();
+    }
+    EXPECT_FALSE(ConditionOf(object, type, "message").empty()) << flagged.name;
+    if (job) {
+      EXPECT_NE(object["status"].value("phase", ""), "Running") << flagged.name;
+    }
+  }
+  const auto events = cluster.Kubectl("get events.events.k8s.io -A -o json");
+  for (const char* reason : {"UnknownQueue", "NoProject", "InvalidSpec", "PodTemplateRejected",
+                             "QuotaExceedsCapacity", "NamespaceConflict"})
+    EXPECT_NE(events.output.find(reason), std::string::npos) << reason;
+}
+
+}  // namespace
+}  // namespace gpupool::op::testing
