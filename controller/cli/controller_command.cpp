@@ -5,13 +5,11 @@
 
 #include <csignal>
 #include <iostream>
-#include <thread>
 
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"
-#include "gpupool/operator/priority_classes.h"
 #include "log_format.h"
 #include "numeric_flag.h"
 
@@ -30,7 +28,7 @@ constexpr char kUsage[] =
     "  --leader-elect-name NAME   name of the Lease (default gpupool-controller)\n"
     "  --lease-duration-seconds S lease duration (default 15)\n"
     "  --identity ID              this replica's name in the Lease (default: hostname)\n"
-    "  --qps Q --burst B          client-side request rate limit (default 50, 100)\n"
+    "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a full cycle at least every S seconds (default 30)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
@@ -40,8 +38,8 @@ struct Flags {
   std::string kubeconfig, context, lease_namespace, identity;
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
-  double qps = 50;
-  int burst = 100;
+  double qps = 200;
+  int burst = 400;
   int lease_seconds = 15;
   int start_timeout = 300;
   int resync = 30;
@@ -130,13 +128,7 @@ int RunWith(const Flags& flags) {
   }
   spdlog::info("caches synced; gpupool controller {} running", identity);
   if (elector) elector->Start();
-  std::thread classes([&] {
-    while (!g_stop &&
-           !((!elector || elector->IsLeader()) && op::EnsurePriorityClasses(client, options.plan)))
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-  });
   controller.Run(g_stop);
-  classes.join();
   if (elector) elector->Stop();
   events.Flush(std::chrono::milliseconds(2000));
   spdlog::info("gpupool controller stopped");

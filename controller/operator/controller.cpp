@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "gpupool/operator/priority_classes.h"
+
 namespace gpupool::op {
 namespace {
 
@@ -148,11 +150,16 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
 
 CycleReport Controller::RunCycle() {
   CycleReport report;
+  // The pods name these classes: without them every pod create is refused.
+  if (!priority_classes_ready_)
+    priority_classes_ready_ = EnsurePriorityClasses(client_, options_.plan);
   WaitForCaches();
   const auto start = Clock::now();
+  Clock::time_point last_event;
   {
     std::lock_guard lock(mutex_);
     dirty_ = false;
+    last_event = last_event_;
   }
   const ClusterView view = View();
   const Plan plan = PlanCycle(view, options_.plan);
@@ -164,6 +171,7 @@ CycleReport Controller::RunCycle() {
   const auto write_start = Clock::now();
   WriteStats stats = writer_.Apply(plan);
   report.write_ms = MillisSince(write_start);
+  report.event_to_done_ms = MillisSince(last_event);
   report.writes = stats.attempted;
   report.failed = stats.failed;
   for (const auto& changed : stats.changed) {
@@ -205,6 +213,7 @@ void Controller::Run(const std::atomic<bool>& stop) {
     }
     try {
       const CycleReport report = RunCycle();
+      if (options_.on_cycle) options_.on_cycle(report);
       if (report.writes > 0)
         spdlog::info(
             "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "

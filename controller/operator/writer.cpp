@@ -19,11 +19,12 @@ std::string Describe(const kube::ApiError& error) {
   return text;
 }
 
-// Errors that say the request itself is wrong, so repeating it cannot help.
+// Errors that say the pod itself is wrong, so repeating it cannot help. A
+// Forbidden answer is not one of them: it comes from RBAC, quotas or a missing
+// PriorityClass, which change without the job changing.
 bool Refused(const kube::ApiError& error) {
   const auto reason = error.reason();
-  return reason == kube::Reason::kInvalid || reason == kube::Reason::kBadRequest ||
-         reason == kube::Reason::kForbidden;
+  return reason == kube::Reason::kInvalid || reason == kube::Reason::kBadRequest;
 }
 
 }  // namespace

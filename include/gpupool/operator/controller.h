@@ -23,6 +23,13 @@
 
 namespace gpupool::op {
 
+struct CycleReport {
+  std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
+  double plan_ms = 0, write_ms = 0;
+  // From the last informer event before the cycle to the end of its writes.
+  double event_to_done_ms = 0;
+};
+
 struct ControllerOptions {
   PlanOptions plan;
   std::chrono::milliseconds quiet{20};          // A burst ends after this long without events.
@@ -30,11 +37,7 @@ struct ControllerOptions {
   std::chrono::seconds resync{30};              // A cycle at least this often.
   std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;              // Empty: always leading.
-};
-
-struct CycleReport {
-  std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
-  double plan_ms = 0, write_ms = 0;
+  std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
 };
 
 class Controller {
@@ -77,6 +80,7 @@ class Controller {
   bool dirty_ = true;
   std::chrono::steady_clock::time_point first_event_{}, last_event_{};
   EpochSeconds wake_at_ = 0;
+  bool priority_classes_ready_ = false;
   std::vector<std::pair<std::pair<Kind, std::string>, std::string>> expected_;
 };
 

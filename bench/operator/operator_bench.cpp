@@ -1,0 +1,148 @@
+// The controller's cost per admitted job, through a real API server: N one-pod
+// TrainingJobs are created at once on a `gpupool sandbox` process (nodes of 8 GPUs
+// with room for all), and the in-process controller runs until every job runs.
+// Reports API writes per job (status patches, pod creates and releases, Events)
+// and, per cycle, the time from the last watch event to the end of its writes.
+// Usage: operator_bench [jobs]   (default 400; nodes: jobs / 8 + 1)
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "gpupool/kube/config.h"
+#include "gpupool/operator/controller.h"
+
+namespace {
+
+using gpupool::kube::Json;
+using Clock = std::chrono::steady_clock;
+namespace resources = gpupool::kube::resources;
+
+struct Sandbox {
+  pid_t pid = -1;
+  std::string dir;
+  explicit Sandbox(int nodes) {
+    char pattern[] = "/tmp/gpupool-operator-bench-XXXXXX";
+    dir = mkdtemp(pattern);
+    std::vector<std::string> args = {GPUPOOL_BINARY,     "sandbox",
+                                     "--nodes",          std::to_string(nodes) + "x8:pool=train",
+                                     "--kubeconfig-out", dir + "/kubeconfig",
+                                     "--port-file",      dir + "/port",
+                                     "--time-scale",     "10"};
+    pid = fork();
+    if (pid == 0) {
+      std::vector<char*> argv;
+      for (auto& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      if (!freopen("/dev/null", "w", stdout)) _exit(127);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 400; ++i) {
+      int port = 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      if (std::ifstream(dir + "/port") >> port) return;
+    }
+    throw std::runtime_error("the sandbox did not start");
+  }
+  ~Sandbox() {
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
+  }
+};
+
+int Shell(const std::string& command) { return std::system(command.c_str()); }
+
+void Install(const Sandbox& sandbox) {
+  const std::string kubectl = "KUBECONFIG=" + sandbox.dir + "/kubeconfig kubectl ";
+  const std::string source = GPUPOOL_SOURCE_DIR;
+  if (Shell(kubectl + "apply -f " + source + "/crds >/dev/null") != 0 ||
+      Shell(kubectl + "wait --for=condition=Established crd --all --timeout=30s >/dev/null") != 0 ||
+      Shell(kubectl + "apply -f " + source + "/examples/queues.yaml >/dev/null") != 0)
+    throw std::runtime_error("could not install the API");
+}
+
+Json Job(int index) {
+  return {{"apiVersion", "gpupool.dev/v1alpha1"},
+          {"kind", "TrainingJob"},
+          {"metadata", {{"name", "job-" + std::to_string(index)}, {"namespace", "bench"}}},
+          {"spec",
+           {{"queue", "train"},
+            {"gpusPerReplica", 1},
+            {"template",
+             {{"metadata", {{"annotations", {{"sandbox.gpupool.dev/run-seconds", "100000"}}}}},
+              {"spec", {{"containers", {{{"name", "main"}, {"image", "trainer"}}}}}}}}}}};
+}
+
+int CountRunning(gpupool::kube::Client& client) {
+  int running = 0;
+  for (const Json& job : client.ListAll(resources::kTrainingJobs, "bench").items)
+    running += job.value("status", Json::object()).value("phase", "") == "Running";
+  return running;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int jobs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 400;
+  Sandbox sandbox(jobs / 8 + 1);
+  Install(sandbox);
+  gpupool::kube::TransportOptions transport;
+  transport.qps = 200;  // What `gpupool controller` uses by default.
+  transport.burst = 400;
+  gpupool::kube::Client client(gpupool::kube::LoadKubeconfig({sandbox.dir + "/kubeconfig"}),
+                               transport);
+  const Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "bench"}}}};
+  client.Create(resources::kNamespaces, "", ns);
+  Json project = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                  {"kind", "Project"},
+                  {"metadata", {{"name", "bench"}}}};
+  project["spec"]["namespaces"] = Json::array({"bench"});
+  project["spec"]["quotas"] = Json::array({{{"queue", "train"}, {"gpu", jobs}}});
+  client.Create(resources::kProjects, "", project);
+  gpupool::kube::EventRecorder events(client);
+  std::vector<gpupool::op::CycleReport> reports;
+  std::mutex mutex;
+  gpupool::op::ControllerOptions options;
+  options.on_cycle = [&](const gpupool::op::CycleReport& report) {
+    std::lock_guard lock(mutex);
+    reports.push_back(report);
+  };
+  gpupool::op::Controller controller(client, &events, options);
+  if (!controller.Start(std::chrono::seconds(30))) return 1;
+  std::atomic<bool> stop{false};
+  std::thread loop([&] { controller.Run(stop); });
+  const auto start = Clock::now();
+  for (int i = 0; i < jobs; ++i) client.Create(resources::kTrainingJobs, "bench", Job(i));
+  while (CountRunning(client) < jobs && Clock::now() - start < std::chrono::minutes(5))
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // Let the last statuses land.
+  stop = true;
+  loop.join();
+  events.Flush(std::chrono::seconds(10));
+  std::size_t writes = 0;
+  std::vector<double> latency;
+  for (const auto& report : reports) {
+    writes += report.writes;
+    if (report.writes > 0) latency.push_back(report.event_to_done_ms);
+  }
+  std::sort(latency.begin(), latency.end());
+  const auto stats = events.stats();
+  const double event_writes = static_cast<double>(stats.created + stats.aggregated);
+  std::printf("jobs %d, all running after %.1f s, %zu cycles\n", jobs, seconds, reports.size());
+  std::printf("API writes per admitted job: %.2f without Events, %.2f with Events\n",
+              static_cast<double>(writes) / jobs,
+              (static_cast<double>(writes) + event_writes) / jobs);
+  if (!latency.empty())
+    std::printf(
+        "last event -> end of the cycle's writes: median %.1f ms, p90 %.1f ms, max %.1f ms\n",
+        latency[latency.size() / 2], latency[latency.size() * 9 / 10], latency.back());
+  return 0;
+}
