@@ -17,7 +17,8 @@ build: configure
 test: build format-check
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-demo: build
+demo: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target gpupool
 	bash scripts/demo
 
 bench: build
