@@ -46,10 +46,30 @@ bool Matches(const Json& object, const std::string& ns, const std::string& selec
 }
 }  // namespace
 
+namespace {
+
+// Replaces a complete response by its first half and a cut connection.
+void CutHalfWay(httplib::Response& res) {
+  auto half = std::make_shared<std::string>(res.body.substr(0, res.body.size() / 2));
+  res.body.clear();
+  res.set_chunked_content_provider("application/json", [half](size_t, httplib::DataSink& sink) {
+    sink.write(half->data(), half->size());
+    return false;  // No terminating chunk: the client sees a cut transfer.
+  });
+}
+
+}  // namespace
+
 void FakeApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
+  bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
+  Answer(req, res, watch);
+  if (!watch && TakeDrop()) CutHalfWay(res);
+}
+
+void FakeApiServer::Answer(const httplib::Request& req, httplib::Response& res, bool watch) {
   Record(req);
   if (!Authorized(req, res)) return;
-  bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
+  if (!watch) Delay();
   if (!watch) {
     std::unique_lock lock(mutex_);
     if (!failures_.empty()) {
@@ -275,6 +295,11 @@ void FakeApiServer::Write(const Route& route, const httplib::Request& req, httpl
       return ReplyStatus(res, 422, "Invalid", e.what());
     }
   } else {
+    std::string rv = body.contains("metadata") && body["metadata"].is_object()
+                         ? body["metadata"].value("resourceVersion", "")
+                         : "";
+    if (!rv.empty() && rv != it->second["metadata"].value("resourceVersion", ""))
+      return ReplyStatus(res, 409, "Conflict", "the object has been modified (precondition)");
     updated.merge_patch(body);
   }
   Reply(res, 200, StoreLocked(route.resource_path, updated, "MODIFIED"));
