@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "gpupool/kube/event_recorder.h"
 #include "gpupool/kube/leader_election.h"
@@ -122,6 +123,58 @@ TEST_F(LeaderElectionTest, MalformedLeaseNeitherCrashesNorLeads) {
   std::this_thread::sleep_for(kRetry * 4);
   EXPECT_FALSE(a.IsLeader());
   a.Stop();
+}
+
+std::string RenewTime(FakeApiServer& server) {
+  auto leases = server.Objects("/apis/coordination.k8s.io/v1/leases");
+  auto it = leases.find("gpupool-system/gpupool-controller");
+  return it == leases.end() ? std::string() : it->second["spec"].value("renewTime", "");
+}
+
+// Counts distinct renewTime values seen over `period`.
+int RenewalsDuring(FakeApiServer& server, Millis period) {
+  std::set<std::string> seen;
+  auto end = Clock::now() + period;
+  while (Clock::now() < end) {
+    seen.insert(RenewTime(server));
+    std::this_thread::sleep_for(Millis(10));
+  }
+  return static_cast<int>(seen.size());
+}
+
+TEST_F(LeaderElectionTest, BlockedCallbackNeitherStopsRenewalNorDelaysStop) {
+  // Shared with the callback, which may outlive this test's stack (see Stop).
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto stopped = std::make_shared<std::atomic<int>>(0);
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [release] {
+    while (!*release) std::this_thread::sleep_for(Millis(5));
+  };
+  config.on_stopped_leading = [stopped] { ++*stopped; };
+  config.callback_stop_wait = Millis(200);
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  EXPECT_GE(RenewalsDuring(server_, kLease), 4) << "renewal must go on";
+  EXPECT_TRUE(a.IsLeader());
+  auto stopping = Clock::now();
+  a.Stop();
+  EXPECT_LT(Clock::now() - stopping, Millis(200) + kRetry * 2);
+  EXPECT_EQ(stopped->load(), 1) << "stop is reported while the start callback still runs";
+  *release = true;
+}
+
+TEST_F(LeaderElectionTest, ThrowingCallbacksAreCountedAndRenewalGoesOn) {
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [] { throw std::runtime_error("controller failed to start"); };
+  config.on_stopped_leading = [] { throw 7; };
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  EXPECT_GE(RenewalsDuring(server_, kLease), 4);
+  EXPECT_TRUE(a.IsLeader());
+  a.Stop();
+  EXPECT_EQ(a.callback_failures(), 2u);
 }
 
 // Runs only in the child process started by TakeoverAfterHolderProcessIsKilled:
