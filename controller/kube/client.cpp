@@ -122,11 +122,13 @@ Json Client::Create(const Resource& resource, const std::string& ns, const Json&
   std::string name = NameOf(object);
   // Without a name the server generates one, so a repeat would create a twin.
   RepeatSafety repeat = name.empty() ? RepeatSafety::kNever : RepeatSafety::kSafe;
+  bool identity_named = !options.identity_label.empty() || !options.identity_annotation.empty();
+  // Throws before sending anything if the object lacks a named identity key.
+  if (identity_named) IsSameCreation(object, object, options);
   try {
     return Request("POST", resource.Path(ns) + WriteQuery(options), &object, "application/json",
                    repeat);
   } catch (const ApiError& error) {
-    bool identity_named = !options.identity_label.empty() || !options.identity_annotation.empty();
     if (!IsAlreadyExists(error) || !error.after_ambiguous_attempt() || !identity_named) throw;
     Json existing = Get(resource, ns, name);
     if (!IsSameCreation(object, existing, options)) throw;

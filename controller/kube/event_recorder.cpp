@@ -69,8 +69,13 @@ EventRecorder::EventRecorder(Client& client, EventRecorderOptions options)
 EventRecorder::~EventRecorder() { Stop(); }
 
 void EventRecorder::Stop() {
+  // Once: the destructor calls it again, and concurrent callers all wait for
+  // the one drain.
+  std::call_once(stopped_once_, [this] { DrainAndStop(); });
+}
+
+void EventRecorder::DrainAndStop() {
   std::unique_lock lock(mutex_);
-  if (!thread_.joinable()) return;
   accepting_ = false;
   bool drained =
       changed_.wait_for(lock, options_.drain_timeout, [this] { return queue_.empty() && !busy_; });

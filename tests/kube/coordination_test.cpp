@@ -16,6 +16,10 @@ namespace {
 using namespace gpupool::kube::testing;
 
 constexpr Millis kLease{1'000}, kRenew{600}, kRetry{150};
+// How long a loaded machine (2 cores, parallel builds) may stall a thread.
+// Only bounds on how *late* something happens get it; bounds that are safety
+// properties (no takeover too early, no two leaders) never do.
+constexpr Millis kSchedulingSlack{400};
 
 LeaderElectionConfig Candidate(const std::string& identity) {
   LeaderElectionConfig config;
@@ -71,7 +75,7 @@ TEST_F(LeaderElectionTest, OneLeaderAtATimeAndTakeoverAfterKill) {
   EXPECT_GE(takeover, kLease - kRetry * 2);
   // b saw a's last renewal at most one (jittered) retry period after it was
   // written, then waits one lease duration and at most one more retry period.
-  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + kSchedulingSlack);
   EXPECT_EQ(monitor.overlaps.load(), 0);
   auto lease =
       server_.Objects("/apis/coordination.k8s.io/v1/leases")["gpupool-system/gpupool-controller"];
@@ -108,7 +112,10 @@ TEST_F(LeaderElectionTest, StopsActingWhenRenewalFails) {
   server_.FailNext(100'000, 500);
   auto failing = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return !a.IsLeader(); }, kLease * 2));
-  EXPECT_LE(Clock::now() - failing, kRenew + Millis(50)) << "must stop before the lease expires";
+  // IsLeader() turns false at the renew deadline by the clock, not by a
+  // thread's schedule; what matters is that it happens before the lease
+  // expires and a follower may take over.
+  EXPECT_LT(Clock::now() - failing, kLease) << "must stop before the lease expires";
   EXPECT_TRUE(WaitFor([&] { return stopped == 1; }));
   EXPECT_EQ(started.load(), 1);
 }
@@ -159,7 +166,7 @@ TEST_F(LeaderElectionTest, BlockedCallbackNeitherStopsRenewalNorDelaysStop) {
   EXPECT_TRUE(a.IsLeader());
   auto stopping = Clock::now();
   a.Stop();
-  EXPECT_LT(Clock::now() - stopping, Millis(200) + kRetry * 2);
+  EXPECT_LT(Clock::now() - stopping, Millis(200) + kSchedulingSlack);
   EXPECT_EQ(stopped->load(), 1) << "stop is reported while the start callback still runs";
   *release = true;
 }
@@ -218,7 +225,7 @@ TEST_F(LeaderElectionTest, TakeoverAfterHolderProcessIsKilled) {
   auto killed = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return b.IsLeader(); }, kLease * 4));
   auto takeover = std::chrono::duration_cast<Millis>(Clock::now() - killed);
-  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + kSchedulingSlack);
   RecordProperty("takeover_ms", std::to_string(takeover.count()));
   EXPECT_EQ(holder(), "b");
 }

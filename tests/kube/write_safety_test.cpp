@@ -84,6 +84,13 @@ TEST_F(WriteSafetyTest, IdentityNeedsOwnerReferencesAndEveryNamedKey) {
   EXPECT_THROW(IsSameCreation(sent, sent, by_label), std::invalid_argument);
 }
 
+TEST_F(WriteSafetyTest, CreateNamingAKeyTheObjectLacksSendsNothing) {
+  WriteOptions by_label{.identity_label = "run"};
+  EXPECT_THROW(client_.Create(resources::kConfigMaps, "a", ConfigMap("c", "n"), by_label),
+               std::invalid_argument);
+  EXPECT_TRUE(server_.Requests().empty());
+}
+
 Json AppendItem(const std::string& value) {
   return Json::array(
       {{{"op", "add"}, {"path", "/metadata/annotations/item-" + value}, {"value", value}}});

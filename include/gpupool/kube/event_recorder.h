@@ -94,6 +94,7 @@ class EventRecorder {
   };
 
   void Run();
+  void DrainAndStop();
   void Send(const Pending& event);
   void Create(const Pending& event, const std::string& key);
   void Aggregate(Sent& sent);
@@ -115,6 +116,7 @@ class EventRecorder {
   std::map<std::string, ObjectLimit> limits_;  // Per object.
   int api_ = 0;  // 0: not yet probed, 1: events.k8s.io/v1, 2: core/v1.
   EventRecorderStats stats_;
+  std::once_flag stopped_once_;
   std::thread thread_;
 };
 
