@@ -190,8 +190,12 @@ Json FakeApiServer::PutAndCompact(const std::string& resource_path, const Json& 
 bool FakeApiServer::Remove(const std::string& resource_path, const std::string& ns,
                            const std::string& name) {
   std::lock_guard lock(mutex_);
+  return RemoveLocked(resource_path, ns + "/" + name);
+}
+
+bool FakeApiServer::RemoveLocked(const std::string& resource_path, const std::string& key) {
   auto& objects = store_[resource_path];
-  auto it = objects.find(ns + "/" + name);
+  auto it = objects.find(key);
   if (it == objects.end()) return false;
   Json object = it->second;
   objects.erase(it);

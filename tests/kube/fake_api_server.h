@@ -115,6 +115,8 @@ class FakeApiServer {
   void Delete(const Route& route, httplib::Response& res);
   void PostSubresourceLocked(const Route& route, const Json& body, httplib::Response& res);
   Json StoreLocked(const std::string& resource_path, Json object, const std::string& type);
+  // Removes "ns/name" and logs a DELETED event; false when absent.
+  bool RemoveLocked(const std::string& resource_path, const std::string& key);
   struct WatchState {
     Route route;
     std::string selector;

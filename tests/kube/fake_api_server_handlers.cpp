@@ -309,14 +309,8 @@ void FakeApiServer::PostSubresourceLocked(const Route& route, const Json& body,
                                           httplib::Response& res) {
   auto& objects = store_[route.resource_path];
   if (route.subresource == "eviction") {
-    auto it = objects.find(route.ns + "/" + route.name);
-    if (it == objects.end())
+    if (!RemoveLocked(route.resource_path, route.ns + "/" + route.name))
       return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
-    Json object = it->second;
-    objects.erase(it);
-    object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-    log_.push_back({rv_, "DELETED", route.resource_path, object});
-    changed_.notify_all();
     return Reply(res, 201, MakeStatus(201, "", ""));
   }
   if (route.subresource == "binding") {
@@ -333,15 +327,8 @@ void FakeApiServer::PostSubresourceLocked(const Route& route, const Json& body,
 
 void FakeApiServer::Delete(const Route& route, httplib::Response& res) {
   std::lock_guard lock(mutex_);
-  auto& objects = store_[route.resource_path];
-  auto it = objects.find(route.ns + "/" + route.name);
-  if (it == objects.end())
+  if (!RemoveLocked(route.resource_path, route.ns + "/" + route.name))
     return ReplyStatus(res, 404, "NotFound", "\"" + route.name + "\" not found");
-  Json object = it->second;
-  objects.erase(it);
-  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-  log_.push_back({rv_, "DELETED", route.resource_path, object});
-  changed_.notify_all();
   Json status = MakeStatus(200, "", "");
   status["status"] = "Success";
   Reply(res, 200, status);
