@@ -184,6 +184,35 @@ TEST_F(LeaderElectionTest, ThrowingCallbacksAreCountedAndRenewalGoesOn) {
   EXPECT_EQ(a.callback_failures(), 2u);
 }
 
+TEST_F(LeaderElectionTest, TermLostBeforeItsStartWasReportedReportsNeither) {
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto started = std::make_shared<std::atomic<int>>(0);
+  auto stopped = std::make_shared<std::atomic<int>>(0);
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [release, started] {
+    ++*started;
+    while (!*release) std::this_thread::sleep_for(Millis(5));  // Term 1's start never ends.
+  };
+  config.on_stopped_leading = [stopped] { ++*stopped; };
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader() && *started == 1; }));
+  server_.FailNext(1'000'000, 500);
+  ASSERT_TRUE(WaitFor([&] { return !a.IsLeader() && *stopped == 1; }));
+  server_.ClearFailures();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));  // Term 2: its start waits behind term 1's.
+  server_.FailNext(1'000'000, 500);
+  ASSERT_TRUE(WaitFor([&] { return !a.IsLeader(); }));
+  // IsLeader() turns false by the clock; the renew loop ends the term (and
+  // withdraws its start) at its next failed attempt, well within this.
+  std::this_thread::sleep_for(kRenew);
+  *release = true;
+  std::this_thread::sleep_for(kRetry * 2);
+  EXPECT_EQ(started->load(), 1) << "term 2's start was withdrawn when term 2 ended";
+  EXPECT_EQ(stopped->load(), 1) << "so its stop is not reported either";
+  a.Stop();
+}
+
 // Runs only in the child process started by TakeoverAfterHolderProcessIsKilled:
 // leads through the server named by $KUBE_TEST_LEASE_SERVER until killed
 // (bounded at 30 s in case nobody does).

@@ -105,6 +105,11 @@ void FakeApiServer::FailNext(int count, int code, std::optional<int> retry_after
   for (int i = 0; i < count; ++i) failures_.emplace_back(code, retry_after);
 }
 
+void FakeApiServer::ClearFailures() {
+  std::lock_guard lock(mutex_);
+  failures_.clear();
+}
+
 void FakeApiServer::DropResponsesAfterApplying(int count) {
   std::lock_guard lock(mutex_);
   drops_left_ += count;

@@ -52,6 +52,8 @@ class FakeApiServer {
   // Answers the next `count` requests (not watches) with `code` and a Status
   // body, adding "Retry-After: n" when `retry_after` is set.
   void FailNext(int count, int code, std::optional<int> retry_after = std::nullopt);
+  // Forgets the failures FailNext queued and that are still to come.
+  void ClearFailures();
   // Applies each of the next `count` requests (not watches) but cuts its
   // response half way, so the client cannot tell whether it was applied.
   void DropResponsesAfterApplying(int count);
