@@ -72,8 +72,8 @@ Client::Client(RestConfig config, TransportOptions options)
 Client::Client(std::shared_ptr<Transport> transport) : transport_(std::move(transport)) {}
 
 Json Client::Request(const std::string& method, const std::string& path, const Json* body,
-                     const std::string& content_type) {
-  HttpRequest request{method, path, body ? body->dump() : "", content_type};
+                     const std::string& content_type, RepeatSafety repeat) {
+  HttpRequest request{method, path, body ? body->dump() : "", content_type, repeat};
   return ParseBody(transport_->Send(request), method + " " + path);
 }
 
@@ -119,7 +119,21 @@ ListPage Client::ListAll(const Resource& resource, const std::string& ns, ListOp
 
 Json Client::Create(const Resource& resource, const std::string& ns, const Json& object,
                     const WriteOptions& options) {
-  return Request("POST", resource.Path(ns) + WriteQuery(options), &object);
+  std::string name = NameOf(object);
+  // Without a name the server generates one, so a repeat would create a twin.
+  RepeatSafety repeat = name.empty() ? RepeatSafety::kNever : RepeatSafety::kSafe;
+  bool identity_named = !options.identity_label.empty() || !options.identity_annotation.empty();
+  // Throws before sending anything if the object lacks a named identity key.
+  if (identity_named) IsSameCreation(object, object, options);
+  try {
+    return Request("POST", resource.Path(ns) + WriteQuery(options), &object, "application/json",
+                   repeat);
+  } catch (const ApiError& error) {
+    if (!IsAlreadyExists(error) || !error.after_ambiguous_attempt() || !identity_named) throw;
+    Json existing = Get(resource, ns, name);
+    if (!IsSameCreation(object, existing, options)) throw;
+    return existing;
+  }
 }
 
 Json Client::Update(const Resource& resource, const std::string& ns, const Json& object,
@@ -147,21 +161,27 @@ Json Client::Patch(const Resource& resource, const std::string& ns, const std::s
       QueryString({{"fieldManager", options.field_manager},
                    {"force", options.force && type == PatchType::kApply ? "true" : ""},
                    {"dryRun", options.dry_run ? "All" : ""}});
-  return Request("PATCH", resource.Path(ns, name, options.subresource) + query, &patch,
-                 PatchContentType(type));
+  Json guarded = WithPrecondition(type, patch, options.precondition_resource_version);
+  // Apply is declarative (applying the same configuration twice is applying
+  // it once); a precondition makes a repeat of an applied patch fail instead.
+  bool repeatable = type == PatchType::kApply || HasPrecondition(type, guarded);
+  return Request("PATCH", resource.Path(ns, name, options.subresource) + query, &guarded,
+                 PatchContentType(type), repeatable ? RepeatSafety::kSafe : RepeatSafety::kNever);
 }
 
 Json Client::Apply(const Resource& resource, const std::string& ns, const Json& object,
                    const std::string& field_manager, bool force) {
   // JSON is YAML, so the apply body can be sent as JSON.
   return Patch(resource, ns, RequireName(object, resource), PatchType::kApply, object,
-               {field_manager, force, "", false});
+               {field_manager, force, "", false, ""});
 }
 
 Json Client::Delete(const Resource& resource, const std::string& ns, const std::string& name,
                     const DeleteOptions& options) {
   Json body = options.ToJson();
-  return Request("DELETE", resource.Path(ns, name), &body);
+  bool guarded = options.precondition_uid || options.precondition_resource_version;
+  return Request("DELETE", resource.Path(ns, name), &body, "application/json",
+                 guarded ? RepeatSafety::kSafe : RepeatSafety::kNever);
 }
 
 void Client::Evict(const std::string& ns, const std::string& pod, const DeleteOptions& options) {
@@ -169,7 +189,8 @@ void Client::Evict(const std::string& ns, const std::string& pod, const DeleteOp
                    {"kind", "Eviction"},
                    {"metadata", {{"name", pod}, {"namespace", ns}}},
                    {"deleteOptions", options.ToJson()}};
-  Request("POST", resources::kPods.Path(ns, pod, "eviction"), &eviction);
+  Request("POST", resources::kPods.Path(ns, pod, "eviction"), &eviction, "application/json",
+          RepeatSafety::kSafe);
 }
 
 void Client::Bind(const std::string& ns, const std::string& pod, const std::string& node) {
@@ -177,7 +198,8 @@ void Client::Bind(const std::string& ns, const std::string& pod, const std::stri
                   {"kind", "Binding"},
                   {"metadata", {{"name", pod}, {"namespace", ns}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-  Request("POST", resources::kPods.Path(ns, pod, "binding"), &binding);
+  Request("POST", resources::kPods.Path(ns, pod, "binding"), &binding, "application/json",
+          RepeatSafety::kSafe);
 }
 
 bool Client::Serves(const Resource& resource) {

@@ -106,26 +106,55 @@ Transport::Impl::Impl(const RestConfig& config_in, const TransportOptions& optio
 }
 
 Transport::Impl::~Impl() {
-  for (CURL* handle : idle_handles) curl_easy_cleanup(handle);
+  for (PooledHandle handle : idle_handles) {
+    curl_easy_cleanup(handle.easy);
+    curl_multi_cleanup(handle.multi);
+  }
   curl_share_cleanup(share);
 }
 
-CURL* Transport::Impl::AcquireHandle() {
+PooledHandle Transport::Impl::AcquireHandle() {
   {
     std::lock_guard lock(pool_mutex);
     if (!idle_handles.empty()) {
-      CURL* handle = idle_handles.back();
+      PooledHandle handle = idle_handles.back();
       idle_handles.pop_back();
-      curl_easy_reset(handle);
+      curl_easy_reset(handle.easy);
       return handle;
     }
   }
-  return curl_easy_init();
+  return {curl_easy_init(), curl_multi_init()};
 }
 
-void Transport::Impl::ReleaseHandle(CURL* handle) {
+void Transport::Impl::ReleaseHandle(PooledHandle handle) {
   std::lock_guard lock(pool_mutex);
   idle_handles.push_back(handle);
+}
+
+TransferEnd PerformCancellable(CURLM* multi, CURL* easy, const CancelToken& cancel) {
+  TransferEnd end;
+  curl_multi_add_handle(multi, easy);
+  for (;;) {
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    if (running == 0) {
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &left))
+        if (msg->msg == CURLMSG_DONE) end.code = msg->data.result;
+      break;
+    }
+    if (cancel.cancelled()) {
+      end.cancelled = true;
+      break;
+    }
+    curl_multi_poll(multi, nullptr, 0, kCancelPollMillis, nullptr);
+  }
+  curl_multi_remove_handle(multi, easy);
+  return end;
+}
+
+ApiError CancelledError(const std::string& context) {
+  return ApiError(Reason::kCancelled, 0, context + ": cancelled (client shutting down)");
 }
 
 void Transport::Impl::Configure(CURL* handle, const HttpRequest& request, bool streaming,
@@ -182,18 +211,28 @@ void Transport::Impl::Configure(CURL* handle, const HttpRequest& request, bool s
   curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
 }
 
-void ThrowCurlError(CURLcode code, const char* detail, const std::string& context) {
-  std::string text = detail && *detail ? detail : curl_easy_strerror(code);
-  if (IsTlsError(code)) throw ApiError(Reason::kTlsFailed, 0, context + ": TLS failure: " + text);
+namespace {
+
+ApiError CurlError(CURLcode code, const std::string& text, const std::string& context) {
+  if (IsTlsError(code)) return ApiError(Reason::kTlsFailed, 0, context + ": TLS failure: " + text);
   switch (code) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
-      throw ApiError(Reason::kConnectFailed, 0, context + ": cannot connect: " + text);
+      return ApiError(Reason::kConnectFailed, 0, context + ": cannot connect: " + text);
     case CURLE_OPERATION_TIMEDOUT:
-      throw ApiError(Reason::kTimeout, 0, context + ": timed out: " + text);
+      return ApiError(Reason::kTimeout, 0, context + ": timed out: " + text);
     default:
-      throw ApiError(Reason::kTransport, 0, context + ": transport failure: " + text);
+      return ApiError(Reason::kTransport, 0, context + ": transport failure: " + text);
   }
+}
+
+}  // namespace
+
+void ThrowCurlError(CURLcode code, const char* detail, const std::string& context,
+                    bool request_sent) {
+  ApiError error = CurlError(code, detail && *detail ? detail : curl_easy_strerror(code), context);
+  error.set_request_sent(request_sent);
+  throw error;
 }
 
 }  // namespace gpupool::kube

@@ -54,12 +54,34 @@ struct CurlLists {
   }
 };
 
+// An easy handle with a multi handle of its own. Transfers run on the multi
+// handle so the caller can poll for cancellation between socket events
+// (curl_easy_perform would block); the multi handle keeps the connections, so
+// it stays paired with its easy handle across requests for reuse.
+struct PooledHandle {
+  CURL* easy = nullptr;
+  CURLM* multi = nullptr;
+};
+
+// How a transfer on a multi handle ended.
+struct TransferEnd {
+  CURLcode code = CURLE_OK;
+  bool cancelled = false;
+};
+
+// Runs `easy` on `multi` to the end, or until `cancel` is cancelled; then
+// detaches it (which abandons a cancelled transfer and its connection).
+TransferEnd PerformCancellable(CURLM* multi, CURL* easy, const CancelToken& cancel);
+
+// How often waiting transfers look at their cancel token and stop flag.
+constexpr int kCancelPollMillis = 20;
+
 struct Transport::Impl {
   Impl(const RestConfig& config, const TransportOptions& options);
   ~Impl();
 
-  CURL* AcquireHandle();
-  void ReleaseHandle(CURL* handle);
+  PooledHandle AcquireHandle();
+  void ReleaseHandle(PooledHandle handle);
   // Sets everything but the callbacks on a fresh or reset handle.
   void Configure(CURL* handle, const HttpRequest& request, bool streaming, CurlLists& lists);
 
@@ -70,11 +92,15 @@ struct Transport::Impl {
   CURLSH* share = nullptr;
   std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks;
   std::mutex pool_mutex;
-  std::vector<CURL*> idle_handles;
+  std::vector<PooledHandle> idle_handles;
   std::atomic<uint64_t> requests{0}, retries{0}, connections{0};
 };
 
-// Maps a failed curl transfer to the ApiError the caller sees.
-[[noreturn]] void ThrowCurlError(CURLcode code, const char* detail, const std::string& context);
+// Maps a failed curl transfer to the ApiError the caller sees; `request_sent`
+// tells whether any of the request left (see ApiError::MayHaveBeenApplied).
+[[noreturn]] void ThrowCurlError(CURLcode code, const char* detail, const std::string& context,
+                                 bool request_sent);
+// The error of a request ended by its CancelToken.
+ApiError CancelledError(const std::string& context);
 
 }  // namespace gpupool::kube

@@ -99,6 +99,8 @@ std::string_view ReasonName(Reason reason) {
       return "TransportError";
     case Reason::kDecode:
       return "DecodeError";
+    case Reason::kCancelled:
+      return "Cancelled";
     default:
       return "Unknown";
   }
@@ -119,6 +121,21 @@ bool ApiError::IsRetryable() const {
       return true;
     default:
       return http_code_ == 429 || http_code_ == 500 || http_code_ == 503 || http_code_ == 504;
+  }
+}
+
+bool ApiError::MayHaveBeenApplied() const {
+  switch (reason_) {
+    case Reason::kConnectFailed:
+    case Reason::kTlsFailed:
+      return false;
+    case Reason::kTransport:
+    case Reason::kCancelled:
+    case Reason::kDecode:
+      return request_sent_;
+    default:
+      if (http_code_ == 0) return request_sent_;  // A curl timeout.
+      return http_code_ == 500 || http_code_ == 504;
   }
 }
 

@@ -1,8 +1,11 @@
 #include "gpupool/kube/event_recorder.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/leader_election.h"
@@ -28,19 +31,66 @@ Json Regarding(const ObjectReference& object) {
   return ref;
 }
 
+TransportOptions OwnTransportOptions(const Transport& shared) {
+  TransportOptions options = shared.options();
+  options.cancel = nullptr;  // A token of its own: Stop cancels only the recorder's sends.
+  return options;
+}
+
+EventRecorderOptions WithDefaults(EventRecorderOptions options) {
+  if (options.reporting_instance.empty()) options.reporting_instance = HostName();
+  return options;
+}
+
+bool IsUtf8Continuation(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
+
 }  // namespace
 
+std::string TruncateUtf8(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  // Back up to the first byte of the character that straddles the cut.
+  while (end > 0 && IsUtf8Continuation(text[end])) --end;
+  return text.substr(0, end);
+}
+
+std::string HostName() {
+  char name[256] = "";
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
+}
+
 EventRecorder::EventRecorder(Client& client, EventRecorderOptions options)
-    : client_(client), options_(std::move(options)) {
+    : options_(WithDefaults(std::move(options))),
+      client_(client.transport().config(), OwnTransportOptions(client.transport())) {
   thread_ = std::thread([this] { Run(); });
 }
 
-EventRecorder::~EventRecorder() {
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
+EventRecorder::~EventRecorder() { Stop(); }
+
+void EventRecorder::Stop() {
+  // Once: the destructor calls it again, and concurrent callers all wait for
+  // the one drain.
+  std::call_once(stopped_once_, [this] { DrainAndStop(); });
+}
+
+void EventRecorder::DrainAndStop() {
+  std::unique_lock lock(mutex_);
+  accepting_ = false;
+  bool drained =
+      changed_.wait_for(lock, options_.drain_timeout, [this] { return queue_.empty() && !busy_; });
+  if (!drained) {
+    uint64_t left = queue_.size() + (busy_ ? 1 : 0);
+    spdlog::warn("events: {} not sent within the {} ms shutdown drain; dropped", left,
+                 options_.drain_timeout.count());
+    stats_.dropped += queue_.size();
+    stats_.dropped_at_shutdown += left;
+    queue_.clear();
+    client_.Cancel();  // The send in flight fails at once (and counts itself as dropped).
   }
+  stop_ = true;
   changed_.notify_all();
+  lock.unlock();
   thread_.join();
 }
 
@@ -48,11 +98,11 @@ void EventRecorder::Record(const ObjectReference& object, const std::string& typ
                            const std::string& reason, const std::string& action,
                            const std::string& message) {
   std::lock_guard lock(mutex_);
-  if (queue_.size() >= options_.max_queued) {
+  if (!accepting_ || queue_.size() >= options_.max_queued) {
     ++stats_.dropped;
     return;
   }
-  queue_.push_back({object, type, reason, action, message});
+  queue_.push_back({object, type, reason, action, TruncateUtf8(message, kMaxEventNoteBytes)});
   changed_.notify_all();
 }
 
@@ -90,24 +140,47 @@ void EventRecorder::Run() {
 }
 
 // Keeps memory bounded in a long-running controller: events past the
-// aggregation window can no longer be aggregated, and per-object buckets are
-// forgotten (refilled) once there are too many objects to track.
+// aggregation window can no longer be aggregated.
 void EventRecorder::PruneExpired(Clock::time_point now) {
   if (sent_.size() > 4096) {
     std::erase_if(sent_, [&](const auto& entry) {
       return now - entry.second.first >= options_.aggregation_window;
     });
   }
-  std::lock_guard lock(mutex_);
-  if (buckets_.size() > 10'000) buckets_.clear();
+}
+
+// A limit idle for the time its bucket takes to refill is full again, as a new
+// one would be: forgetting it changes nothing. Only when that is not enough
+// are the longest idle forgotten, never all at once, so a hot object (used
+// last) is the last to lose its limit.
+void EventRecorder::PruneLimitsLocked(Clock::time_point now) {
+  if (limits_.size() <= options_.max_tracked_objects) return;
+  double refill_seconds = options_.per_object_qps > 0
+                              ? options_.per_object_burst / options_.per_object_qps
+                              : 0;  // Unlimited: nothing worth remembering.
+  auto refill =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(refill_seconds));
+  std::erase_if(limits_, [&](const auto& entry) { return now - entry.second.last_used >= refill; });
+  if (limits_.size() <= options_.max_tracked_objects) return;
+  std::vector<std::pair<Clock::time_point, std::string>> by_idle;
+  by_idle.reserve(limits_.size());
+  for (const auto& [key, limit] : limits_) by_idle.emplace_back(limit.last_used, key);
+  std::size_t excess = limits_.size() - options_.max_tracked_objects;
+  std::nth_element(by_idle.begin(), by_idle.begin() + static_cast<long>(excess) - 1, by_idle.end());
+  for (std::size_t i = 0; i < excess; ++i) limits_.erase(by_idle[i].second);
 }
 
 bool EventRecorder::Allowed(const ObjectReference& object) {
   std::lock_guard lock(mutex_);
-  auto& bucket = buckets_[object.kind + "/" + object.ns + "/" + object.name];
-  if (!bucket)
-    bucket = std::make_unique<TokenBucket>(options_.per_object_qps, options_.per_object_burst);
-  if (bucket->TryAcquire()) return true;
+  auto now = Clock::now();
+  auto& limit = limits_[object.kind + "/" + object.ns + "/" + object.name];
+  if (!limit.bucket)
+    limit.bucket =
+        std::make_unique<TokenBucket>(options_.per_object_qps, options_.per_object_burst);
+  limit.last_used = now;
+  bool allowed = limit.bucket->TryAcquire();
+  PruneLimitsLocked(now);  // After the update, so this object is the newest.
+  if (allowed) return true;
   ++stats_.dropped;
   return false;
 }

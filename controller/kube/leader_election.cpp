@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <random>
 
+#include "callback_worker.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/watch.h"
 
@@ -43,7 +45,10 @@ std::string NowMicroTime() { return FormatUtc(true); }
 std::string NowTime() { return FormatUtc(false); }
 
 LeaderElector::LeaderElector(Client& client, LeaderElectionConfig config)
-    : client_(client), config_(std::move(config)) {
+    : client_(client),
+      config_(std::move(config)),
+      started_callbacks_(std::make_unique<CallbackWorker>("leader election: on_started_leading")),
+      stopped_callbacks_(std::make_unique<CallbackWorker>("leader election: on_stopped_leading")) {
   if (config_.lease_name.empty() || config_.lease_namespace.empty() || config_.identity.empty())
     throw std::invalid_argument("leader election: lease name, namespace and identity are required");
   if (!(config_.retry_period < config_.renew_deadline &&
@@ -54,6 +59,10 @@ LeaderElector::LeaderElector(Client& client, LeaderElectionConfig config)
 
 LeaderElector::~LeaderElector() { Stop(); }
 
+uint64_t LeaderElector::callback_failures() const {
+  return started_callbacks_->failures() + stopped_callbacks_->failures();
+}
+
 void LeaderElector::Start() {
   thread_ = std::thread([this] { Run(); });
 }
@@ -61,6 +70,21 @@ void LeaderElector::Start() {
 void LeaderElector::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
+  FinishCallbacks();
+}
+
+void LeaderElector::FinishCallbacks() {
+  // One budget for both: on_stopped_leading was queued last, so it is waited
+  // for with whatever on_started_leading left of the wait.
+  auto deadline = Clock::now() + config_.callback_stop_wait;
+  stopped_callbacks_->Finish(config_.callback_stop_wait);
+  auto left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+  started_callbacks_->Finish(std::max(left, Millis(0)));
+}
+
+void LeaderElector::ReportStartedLeading() {
+  if (config_.on_started_leading)
+    started_ticket_ = started_callbacks_->Post(config_.on_started_leading);
 }
 
 void LeaderElector::Abandon() {
@@ -86,7 +110,7 @@ void LeaderElector::Run() {
     }
     spdlog::info("leader election: {} leads {}/{}", config_.identity, config_.lease_namespace,
                  config_.lease_name);
-    if (config_.on_started_leading) config_.on_started_leading();
+    ReportStartedLeading();
     while (!stop_ && RenewUntilDeadline()) SleepUnlessStopped(stop_, config_.retry_period);
     bool released = stop_ && release_on_stop_;
     if (released) Release();
@@ -103,7 +127,11 @@ void LeaderElector::BecomeFollower() {
     if (!leading_) return;
     leading_ = false;
   }
-  if (config_.on_stopped_leading) config_.on_stopped_leading();
+  // A term whose start was never reported ends unreported too.
+  bool start_withdrawn = started_ticket_ != 0 && started_callbacks_->Withdraw(started_ticket_);
+  started_ticket_ = 0;
+  if (!start_withdrawn && config_.on_stopped_leading)
+    stopped_callbacks_->Post(config_.on_stopped_leading);
 }
 
 // Retries renewal every retry period until it works or the deadline passes.

@@ -38,6 +38,14 @@ void Reflector::SetResourceVersion(const std::string& rv) {
   resource_version_ = rv;
 }
 
+void Reflector::Pause(const std::atomic<bool>& stop, Millis duration) {
+  auto deadline = Clock::now() + duration;
+  while (!stop.load() && !client_.transport().cancelled() && Clock::now() < deadline) {
+    auto left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+    std::this_thread::sleep_for(std::min(left, Millis(10)));
+  }
+}
+
 void Reflector::Run(const std::atomic<bool>& stop) {
   Backoff backoff(options_.backoff);
   bool need_list = true;
@@ -55,9 +63,10 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       if (progressed || Clock::now() - started > Millis(1'000)) {
         backoff.Reset();
       } else {
-        SleepUnlessStopped(stop, backoff.Next());
+        Pause(stop, backoff.Next());
       }
     } catch (const ApiError& error) {
+      if (IsCancelled(error)) return;  // The client is shutting down.
       std::lock_guard lock(mutex_);
       if (IsGone(error) && !listing) {
         ++stats_.gone;
@@ -82,7 +91,7 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       need_list = true;
       spdlog::warn("watch {}: {}; re-listing", resource_.resource, error.what());
     }
-    SleepUnlessStopped(stop, backoff.Next());
+    Pause(stop, backoff.Next());
   }
 }
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <thread>
 
 #include "curl_session.h"
 #include "gpupool/kube/errors.h"
@@ -48,9 +47,22 @@ std::string Describe(const HttpRequest& request) {
 
 }  // namespace
 
+bool SafeToRepeat(const HttpRequest& request) {
+  switch (request.repeat) {
+    case RepeatSafety::kSafe:
+      return true;
+    case RepeatSafety::kNever:
+      return false;
+    case RepeatSafety::kByVerb:
+      break;
+  }
+  return request.method == "GET" || request.method == "HEAD" || request.method == "PUT";
+}
+
 Transport::Transport(RestConfig config, TransportOptions options)
     : config_(std::move(config)),
       options_(std::move(options)),
+      cancel_(options_.cancel ? options_.cancel : std::make_shared<CancelToken>()),
       limiter_(options_.qps, options_.burst),
       impl_(std::make_unique<Impl>(config_, options_)) {}
 
@@ -60,47 +72,73 @@ TransportStats Transport::stats() const {
   return {impl_->requests.load(), impl_->retries.load(), impl_->connections.load()};
 }
 
+bool Transport::ShouldRetry(const HttpRequest& request, const ApiError& error, int attempt) const {
+  if (cancel_->cancelled()) throw CancelledError(Describe(request) + " on " + config_.server);
+  if (!error.IsRetryable() || attempt >= options_.max_retries) return false;
+  if (error.MayHaveBeenApplied() && !SafeToRepeat(request)) {
+    spdlog::debug("{}: may have been applied; not repeated", error.what());
+    return false;
+  }
+  return true;
+}
+
 HttpResponse Transport::Send(const HttpRequest& request) {
   Backoff backoff(options_.retry_backoff);
+  bool ambiguous_before = false;
   for (int attempt = 0;; ++attempt) {
     try {
       return SendOnce(request);
-    } catch (const ApiError& error) {
-      if (!error.IsRetryable() || attempt >= options_.max_retries) throw;
+    } catch (ApiError& error) {
+      error.set_after_ambiguous_attempt(ambiguous_before);
+      if (!ShouldRetry(request, error, attempt)) throw;
+      ambiguous_before = ambiguous_before || error.MayHaveBeenApplied();
       Millis delay = backoff.Next();
       if (error.retry_after_seconds())
         delay = std::min<Millis>(std::chrono::seconds(*error.retry_after_seconds()),
                                  options_.max_retry_after);
       spdlog::debug("{} (attempt {}), retrying in {} ms", error.what(), attempt + 1, delay.count());
       ++impl_->retries;
-      std::this_thread::sleep_for(delay);
+      if (!cancel_->SleepFor(delay))
+        throw CancelledError(Describe(request) + " on " + config_.server);
     }
   }
 }
 
+void Transport::AcquireRateToken(const std::string& context) {
+  if (cancel_->cancelled()) throw CancelledError(context);
+  Clock::duration wait = limiter_.Reserve();
+  if (wait > Clock::duration::zero() && !cancel_->SleepFor(wait)) throw CancelledError(context);
+}
+
 HttpResponse Transport::SendOnce(const HttpRequest& request) {
-  limiter_.Acquire();
+  std::string context = Describe(request) + " on " + config_.server;
+  AcquireRateToken(context);
   ++impl_->requests;
-  CURL* handle = impl_->AcquireHandle();
+  PooledHandle handle = impl_->AcquireHandle();
   CurlLists lists;
-  impl_->Configure(handle, request, /*streaming=*/false, lists);
+  impl_->Configure(handle.easy, request, /*streaming=*/false, lists);
   Collector collector;
   char error_text[CURL_ERROR_SIZE] = "";
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error_text);
-  curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, CollectBody);
-  curl_easy_setopt(handle, CURLOPT_WRITEDATA, &collector);
-  curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, CollectHeader);
-  curl_easy_setopt(handle, CURLOPT_HEADERDATA, &collector);
-  CURLcode code = curl_easy_perform(handle);
-  long status = 0, version = 0, connects = 0;
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
-  curl_easy_getinfo(handle, CURLINFO_HTTP_VERSION, &version);
-  curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, nullptr);
+  curl_easy_setopt(handle.easy, CURLOPT_ERRORBUFFER, error_text);
+  curl_easy_setopt(handle.easy, CURLOPT_WRITEFUNCTION, CollectBody);
+  curl_easy_setopt(handle.easy, CURLOPT_WRITEDATA, &collector);
+  curl_easy_setopt(handle.easy, CURLOPT_HEADERFUNCTION, CollectHeader);
+  curl_easy_setopt(handle.easy, CURLOPT_HEADERDATA, &collector);
+  TransferEnd end = PerformCancellable(handle.multi, handle.easy, *cancel_);
+  long status = 0, version = 0, connects = 0, request_size = 0;
+  curl_easy_getinfo(handle.easy, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_getinfo(handle.easy, CURLINFO_HTTP_VERSION, &version);
+  curl_easy_getinfo(handle.easy, CURLINFO_NUM_CONNECTS, &connects);
+  curl_easy_getinfo(handle.easy, CURLINFO_REQUEST_SIZE, &request_size);
+  curl_easy_setopt(handle.easy, CURLOPT_ERRORBUFFER, nullptr);
   impl_->ReleaseHandle(handle);
   impl_->connections += static_cast<uint64_t>(connects);
-  std::string context = Describe(request) + " on " + config_.server;
-  if (code != CURLE_OK) ThrowCurlError(code, error_text, context);
+  if (end.cancelled) {
+    ApiError error = CancelledError(context);
+    error.set_request_sent(request_size > 0);
+    throw error;
+  }
+  if (end.code != CURLE_OK) ThrowCurlError(end.code, error_text, context, request_size > 0);
   if (status < 200 || status >= 300)
     throw DecodeStatusError(static_cast<int>(status), collector.body, context,
                             collector.retry_after);

@@ -1,5 +1,6 @@
-// Streaming requests (watches) on a curl multi handle, so that a stop request
-// or a silent connection ends the transfer within one poll interval.
+// Streaming requests (watches) on a curl multi handle, so that a stop request,
+// a cancelled transport or a silent connection ends the transfer within one
+// poll interval.
 #include <memory>
 
 #include "curl_session.h"
@@ -8,8 +9,6 @@
 
 namespace gpupool::kube {
 namespace {
-
-constexpr int kPollMillis = 20;
 
 struct StreamState {
   CURL* handle = nullptr;
@@ -48,7 +47,9 @@ struct EasyDeleter {
 Transport::StreamEnd Transport::Stream(const HttpRequest& request,
                                        const std::function<bool(std::string_view)>& on_data,
                                        const std::atomic<bool>& stop, Millis idle_timeout) {
-  limiter_.Acquire();
+  std::string context = request.method + " " + request.path.substr(0, request.path.find('?')) +
+                        " (watch) on " + config_.server;
+  AcquireRateToken(context);
   ++impl_->requests;
   std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
   std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
@@ -62,8 +63,6 @@ Transport::StreamEnd Transport::Stream(const HttpRequest& request,
   curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, StreamBody);
   curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &state);
   curl_multi_add_handle(multi.get(), easy.get());
-  std::string context = request.method + " " + request.path.substr(0, request.path.find('?')) +
-                        " (watch) on " + config_.server;
   StreamEnd end = StreamEnd::kServerClosed;
   CURLcode result = CURLE_OK;
   for (;;) {
@@ -75,7 +74,7 @@ Transport::StreamEnd Transport::Stream(const HttpRequest& request,
         if (msg->msg == CURLMSG_DONE) result = msg->data.result;
       break;
     }
-    if (stop.load()) {
+    if (stop.load() || cancel_->cancelled()) {
       end = StreamEnd::kStopped;
       break;
     }
@@ -83,16 +82,17 @@ Transport::StreamEnd Transport::Stream(const HttpRequest& request,
       end = StreamEnd::kIdle;
       break;
     }
-    curl_multi_poll(multi.get(), nullptr, 0, kPollMillis, nullptr);
+    curl_multi_poll(multi.get(), nullptr, 0, kCancelPollMillis, nullptr);
   }
   long connects = 0;
   curl_easy_getinfo(easy.get(), CURLINFO_NUM_CONNECTS, &connects);
   impl_->connections += static_cast<uint64_t>(connects);
   if (state.status == 0) curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &state.status);
   curl_multi_remove_handle(multi.get(), easy.get());
+  if (end == StreamEnd::kStopped && cancel_->cancelled()) throw CancelledError(context);
   if (state.aborted) return StreamEnd::kStopped;
   if (end != StreamEnd::kServerClosed) return end;
-  if (result != CURLE_OK) ThrowCurlError(result, error_text, context);
+  if (result != CURLE_OK) ThrowCurlError(result, error_text, context, /*request_sent=*/true);
   if (state.status < 200 || state.status >= 300)
     throw DecodeStatusError(static_cast<int>(state.status), state.error_body, context);
   return end;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "gpupool/kube/event_recorder.h"
 #include "gpupool/kube/leader_election.h"
@@ -15,6 +16,10 @@ namespace {
 using namespace gpupool::kube::testing;
 
 constexpr Millis kLease{1'000}, kRenew{600}, kRetry{150};
+// How long a loaded machine (2 cores, parallel builds) may stall a thread.
+// Only bounds on how *late* something happens get it; bounds that are safety
+// properties (no takeover too early, no two leaders) never do.
+constexpr Millis kSchedulingSlack{400};
 
 LeaderElectionConfig Candidate(const std::string& identity) {
   LeaderElectionConfig config;
@@ -70,7 +75,7 @@ TEST_F(LeaderElectionTest, OneLeaderAtATimeAndTakeoverAfterKill) {
   EXPECT_GE(takeover, kLease - kRetry * 2);
   // b saw a's last renewal at most one (jittered) retry period after it was
   // written, then waits one lease duration and at most one more retry period.
-  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + kSchedulingSlack);
   EXPECT_EQ(monitor.overlaps.load(), 0);
   auto lease =
       server_.Objects("/apis/coordination.k8s.io/v1/leases")["gpupool-system/gpupool-controller"];
@@ -107,7 +112,10 @@ TEST_F(LeaderElectionTest, StopsActingWhenRenewalFails) {
   server_.FailNext(100'000, 500);
   auto failing = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return !a.IsLeader(); }, kLease * 2));
-  EXPECT_LE(Clock::now() - failing, kRenew + Millis(50)) << "must stop before the lease expires";
+  // IsLeader() turns false at the renew deadline by the clock, not by a
+  // thread's schedule; what matters is that it happens before the lease
+  // expires and a follower may take over.
+  EXPECT_LT(Clock::now() - failing, kLease) << "must stop before the lease expires";
   EXPECT_TRUE(WaitFor([&] { return stopped == 1; }));
   EXPECT_EQ(started.load(), 1);
 }
@@ -121,6 +129,87 @@ TEST_F(LeaderElectionTest, MalformedLeaseNeitherCrashesNorLeads) {
   a.Start();
   std::this_thread::sleep_for(kRetry * 4);
   EXPECT_FALSE(a.IsLeader());
+  a.Stop();
+}
+
+std::string RenewTime(FakeApiServer& server) {
+  auto leases = server.Objects("/apis/coordination.k8s.io/v1/leases");
+  auto it = leases.find("gpupool-system/gpupool-controller");
+  return it == leases.end() ? std::string() : it->second["spec"].value("renewTime", "");
+}
+
+// Counts distinct renewTime values seen over `period`.
+int RenewalsDuring(FakeApiServer& server, Millis period) {
+  std::set<std::string> seen;
+  auto end = Clock::now() + period;
+  while (Clock::now() < end) {
+    seen.insert(RenewTime(server));
+    std::this_thread::sleep_for(Millis(10));
+  }
+  return static_cast<int>(seen.size());
+}
+
+TEST_F(LeaderElectionTest, BlockedCallbackNeitherStopsRenewalNorDelaysStop) {
+  // Shared with the callback, which may outlive this test's stack (see Stop).
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto stopped = std::make_shared<std::atomic<int>>(0);
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [release] {
+    while (!*release) std::this_thread::sleep_for(Millis(5));
+  };
+  config.on_stopped_leading = [stopped] { ++*stopped; };
+  config.callback_stop_wait = Millis(200);
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  EXPECT_GE(RenewalsDuring(server_, kLease), 4) << "renewal must go on";
+  EXPECT_TRUE(a.IsLeader());
+  auto stopping = Clock::now();
+  a.Stop();
+  EXPECT_LT(Clock::now() - stopping, Millis(200) + kSchedulingSlack);
+  EXPECT_EQ(stopped->load(), 1) << "stop is reported while the start callback still runs";
+  *release = true;
+}
+
+TEST_F(LeaderElectionTest, ThrowingCallbacksAreCountedAndRenewalGoesOn) {
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [] { throw std::runtime_error("controller failed to start"); };
+  config.on_stopped_leading = [] { throw 7; };
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));
+  EXPECT_GE(RenewalsDuring(server_, kLease), 4);
+  EXPECT_TRUE(a.IsLeader());
+  a.Stop();
+  EXPECT_EQ(a.callback_failures(), 2u);
+}
+
+TEST_F(LeaderElectionTest, TermLostBeforeItsStartWasReportedReportsNeither) {
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto started = std::make_shared<std::atomic<int>>(0);
+  auto stopped = std::make_shared<std::atomic<int>>(0);
+  LeaderElectionConfig config = Candidate("a");
+  config.on_started_leading = [release, started] {
+    ++*started;
+    while (!*release) std::this_thread::sleep_for(Millis(5));  // Term 1's start never ends.
+  };
+  config.on_stopped_leading = [stopped] { ++*stopped; };
+  LeaderElector a(client_a_, config);
+  a.Start();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader() && *started == 1; }));
+  server_.FailNext(1'000'000, 500);
+  ASSERT_TRUE(WaitFor([&] { return !a.IsLeader() && *stopped == 1; }));
+  server_.ClearFailures();
+  ASSERT_TRUE(WaitFor([&] { return a.IsLeader(); }));  // Term 2: its start waits behind term 1's.
+  server_.FailNext(1'000'000, 500);
+  ASSERT_TRUE(WaitFor([&] { return !a.IsLeader(); }));
+  // IsLeader() turns false by the clock; the renew loop ends the term (and
+  // withdraws its start) at its next failed attempt, well within this.
+  std::this_thread::sleep_for(kRenew);
+  *release = true;
+  std::this_thread::sleep_for(kRetry * 2);
+  EXPECT_EQ(started->load(), 1) << "term 2's start was withdrawn when term 2 ended";
+  EXPECT_EQ(stopped->load(), 1) << "so its stop is not reported either";
   a.Stop();
 }
 
@@ -165,7 +254,7 @@ TEST_F(LeaderElectionTest, TakeoverAfterHolderProcessIsKilled) {
   auto killed = Clock::now();
   ASSERT_TRUE(WaitFor([&] { return b.IsLeader(); }, kLease * 4));
   auto takeover = std::chrono::duration_cast<Millis>(Clock::now() - killed);
-  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + Millis(100));
+  EXPECT_LE(takeover, kLease + kRetry * 5 / 2 + kSchedulingSlack);
   RecordProperty("takeover_ms", std::to_string(takeover.count()));
   EXPECT_EQ(holder(), "b");
 }

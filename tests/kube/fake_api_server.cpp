@@ -105,6 +105,34 @@ void FakeApiServer::FailNext(int count, int code, std::optional<int> retry_after
   for (int i = 0; i < count; ++i) failures_.emplace_back(code, retry_after);
 }
 
+void FakeApiServer::ClearFailures() {
+  std::lock_guard lock(mutex_);
+  failures_.clear();
+}
+
+void FakeApiServer::DropResponsesAfterApplying(int count) {
+  std::lock_guard lock(mutex_);
+  drops_left_ += count;
+}
+
+void FakeApiServer::SetResponseDelay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(mutex_);
+  response_delay_ = delay;
+}
+
+void FakeApiServer::Delay() {
+  std::unique_lock lock(mutex_);
+  if (response_delay_.count() > 0)
+    changed_.wait_for(lock, response_delay_, [this] { return stopping_.load(); });
+}
+
+bool FakeApiServer::TakeDrop() {
+  std::lock_guard lock(mutex_);
+  if (drops_left_ == 0) return false;
+  --drops_left_;
+  return true;
+}
+
 void FakeApiServer::RequireToken(const std::string& token) {
   std::lock_guard lock(mutex_);
   token_ = token;
@@ -167,8 +195,12 @@ Json FakeApiServer::PutAndCompact(const std::string& resource_path, const Json& 
 bool FakeApiServer::Remove(const std::string& resource_path, const std::string& ns,
                            const std::string& name) {
   std::lock_guard lock(mutex_);
+  return RemoveLocked(resource_path, ns + "/" + name);
+}
+
+bool FakeApiServer::RemoveLocked(const std::string& resource_path, const std::string& key) {
   auto& objects = store_[resource_path];
-  auto it = objects.find(ns + "/" + name);
+  auto it = objects.find(key);
   if (it == objects.end()) return false;
   Json object = it->second;
   objects.erase(it);

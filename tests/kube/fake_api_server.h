@@ -52,6 +52,13 @@ class FakeApiServer {
   // Answers the next `count` requests (not watches) with `code` and a Status
   // body, adding "Retry-After: n" when `retry_after` is set.
   void FailNext(int count, int code, std::optional<int> retry_after = std::nullopt);
+  // Forgets the failures FailNext queued and that are still to come.
+  void ClearFailures();
+  // Applies each of the next `count` requests (not watches) but cuts its
+  // response half way, so the client cannot tell whether it was applied.
+  void DropResponsesAfterApplying(int count);
+  // Holds every request (not watches) this long before handling it.
+  void SetResponseDelay(std::chrono::milliseconds delay);
   // Requires "Authorization: Bearer <token>" (401 otherwise); "" disables.
   void RequireToken(const std::string& token);
   // Drops every open watch stream mid-body (no terminating chunk).
@@ -96,7 +103,12 @@ class FakeApiServer {
   };
 
   void Handle(const httplib::Request& req, httplib::Response& res);
+  void Answer(const httplib::Request& req, httplib::Response& res, bool watch);
   void Record(const httplib::Request& req);
+  // Waits the response delay (ends early when the server stops).
+  void Delay();
+  // Whether this response is one to cut after applying its request.
+  bool TakeDrop();
   bool Authorized(const httplib::Request& req, httplib::Response& res);
   bool Discovery(const std::string& path, httplib::Response& res);
   void List(const Route& route, const httplib::Request& req, httplib::Response& res);
@@ -105,6 +117,8 @@ class FakeApiServer {
   void Delete(const Route& route, httplib::Response& res);
   void PostSubresourceLocked(const Route& route, const Json& body, httplib::Response& res);
   Json StoreLocked(const std::string& resource_path, Json object, const std::string& type);
+  // Removes "ns/name" and logs a DELETED event; false when absent.
+  bool RemoveLocked(const std::string& resource_path, const std::string& key);
   struct WatchState {
     Route route;
     std::string selector;
@@ -133,6 +147,8 @@ class FakeApiServer {
   std::vector<RecordedRequest> requests_;
   std::deque<std::pair<int, std::optional<int>>> failures_;
   std::string token_;
+  int drops_left_ = 0;
+  std::chrono::milliseconds response_delay_{0};
   uint64_t cut_generation_ = 0;
   int random_cut_max_ = 0;
   uint32_t random_state_ = 1;

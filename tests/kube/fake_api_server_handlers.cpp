@@ -46,10 +46,30 @@ bool Matches(const Json& object, const std::string& ns, const std::string& selec
 }
 }  // namespace
 
+namespace {
+
+// Replaces a complete response by its first half and a cut connection.
+void CutHalfWay(httplib::Response& res) {
+  auto half = std::make_shared<std::string>(res.body.substr(0, res.body.size() / 2));
+  res.body.clear();
+  res.set_chunked_content_provider("application/json", [half](size_t, httplib::DataSink& sink) {
+    sink.write(half->data(), half->size());
+    return false;  // No terminating chunk: the client sees a cut transfer.
+  });
+}
+
+}  // namespace
+
 void FakeApiServer::Handle(const httplib::Request& req, httplib::Response& res) {
+  bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
+  Answer(req, res, watch);
+  if (!watch && TakeDrop()) CutHalfWay(res);
+}
+
+void FakeApiServer::Answer(const httplib::Request& req, httplib::Response& res, bool watch) {
   Record(req);
   if (!Authorized(req, res)) return;
-  bool watch = req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1";
+  if (!watch) Delay();
   if (!watch) {
     std::unique_lock lock(mutex_);
     if (!failures_.empty()) {
@@ -275,6 +295,11 @@ void FakeApiServer::Write(const Route& route, const httplib::Request& req, httpl
       return ReplyStatus(res, 422, "Invalid", e.what());
     }
   } else {
+    std::string rv = body.contains("metadata") && body["metadata"].is_object()
+                         ? body["metadata"].value("resourceVersion", "")
+                         : "";
+    if (!rv.empty() && rv != it->second["metadata"].value("resourceVersion", ""))
+      return ReplyStatus(res, 409, "Conflict", "the object has been modified (precondition)");
     updated.merge_patch(body);
   }
   Reply(res, 200, StoreLocked(route.resource_path, updated, "MODIFIED"));
@@ -284,14 +309,8 @@ void FakeApiServer::PostSubresourceLocked(const Route& route, const Json& body,
                                           httplib::Response& res) {
   auto& objects = store_[route.resource_path];
   if (route.subresource == "eviction") {
-    auto it = objects.find(route.ns + "/" + route.name);
-    if (it == objects.end())
+    if (!RemoveLocked(route.resource_path, route.ns + "/" + route.name))
       return ReplyStatus(res, 404, "NotFound", "pods \"" + route.name + "\" not found");
-    Json object = it->second;
-    objects.erase(it);
-    object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-    log_.push_back({rv_, "DELETED", route.resource_path, object});
-    changed_.notify_all();
     return Reply(res, 201, MakeStatus(201, "", ""));
   }
   if (route.subresource == "binding") {
@@ -308,15 +327,8 @@ void FakeApiServer::PostSubresourceLocked(const Route& route, const Json& body,
 
 void FakeApiServer::Delete(const Route& route, httplib::Response& res) {
   std::lock_guard lock(mutex_);
-  auto& objects = store_[route.resource_path];
-  auto it = objects.find(route.ns + "/" + route.name);
-  if (it == objects.end())
+  if (!RemoveLocked(route.resource_path, route.ns + "/" + route.name))
     return ReplyStatus(res, 404, "NotFound", "\"" + route.name + "\" not found");
-  Json object = it->second;
-  objects.erase(it);
-  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-  log_.push_back({rv_, "DELETED", route.resource_path, object});
-  changed_.notify_all();
   Json status = MakeStatus(200, "", "");
   status["status"] = "Success";
   Reply(res, 200, status);

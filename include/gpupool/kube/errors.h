@@ -32,6 +32,7 @@ enum class Reason {
   kTlsFailed,      // TLS handshake or certificate verification failed.
   kTransport,      // Any other transport failure (connection cut mid-response...).
   kDecode,         // The server answered with something we cannot decode.
+  kCancelled,      // The client was shut down (CancelToken) before an answer came.
 };
 
 std::string_view ReasonName(Reason reason);
@@ -57,11 +58,28 @@ class ApiError : public std::runtime_error {
   // failures other than TLS (a bad certificate does not heal by retrying).
   bool IsRetryable() const;
 
+  // Whether the server may have applied the request although it failed: it
+  // was sent and no complete answer came back (connection cut, timeout,
+  // cancelled mid-flight), or the server answered 500 or 504 (it may have acted
+  // before failing). Refusals (429, 503, any other status) and failures to
+  // connect are definite: nothing was applied. Such an "ambiguous" failure is
+  // why a write that is unsafe to repeat is not retried (see transport.h).
+  bool MayHaveBeenApplied() const;
+  // Set by the transport for a curl failure: false when not one byte of the
+  // request was sent (the failure is then definite).
+  void set_request_sent(bool sent) { request_sent_ = sent; }
+  // Set by the transport when an earlier attempt of the same request failed
+  // ambiguously: e.g. an AlreadyExists that may answer our own first attempt.
+  bool after_ambiguous_attempt() const { return after_ambiguous_attempt_; }
+  void set_after_ambiguous_attempt(bool value) { after_ambiguous_attempt_ = value; }
+
  private:
   Reason reason_;
   int http_code_;
   std::vector<StatusCause> causes_;
   std::optional<int> retry_after_seconds_;
+  bool request_sent_ = true;
+  bool after_ambiguous_attempt_ = false;
 };
 
 // Builds the error for a non-2xx response. `context` names the request
@@ -75,6 +93,7 @@ inline bool IsAlreadyExists(const ApiError& e) { return e.reason() == Reason::kA
 inline bool IsConflict(const ApiError& e) { return e.reason() == Reason::kConflict; }
 inline bool IsGone(const ApiError& e) { return e.reason() == Reason::kGone; }
 inline bool IsInvalid(const ApiError& e) { return e.reason() == Reason::kInvalid; }
+inline bool IsCancelled(const ApiError& e) { return e.reason() == Reason::kCancelled; }
 
 // Errors in configuration (kubeconfig, in-cluster files): names the file and field.
 class ConfigError : public std::runtime_error {

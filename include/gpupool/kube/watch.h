@@ -82,7 +82,8 @@ class Reflector {
   Reflector(Client& client, Resource resource, std::string ns, ListWatchOptions options,
             ListWatchSink& sink);
 
-  // Lists and watches until `stop` becomes true.
+  // Lists and watches until `stop` becomes true or the client's transport is
+  // cancelled.
   void Run(const std::atomic<bool>& stop);
 
   std::string last_resource_version() const;
@@ -94,6 +95,8 @@ class Reflector {
   // whether any event or bookmark arrived.
   bool WatchOnce(const std::atomic<bool>& stop);
   void HandleEvent(WatchEvent&& event);
+  // Backs off until `duration` passed, `stop` is set or the transport cancelled.
+  void Pause(const std::atomic<bool>& stop, Millis duration);
   void SetResourceVersion(const std::string& rv);
 
   Client& client_;
