@@ -70,30 +70,5 @@ api::Pod DecodeApiPod(const nlohmann::json& object) {
   return api::DecodePod(object, errors);
 }
 
-LeanPod DecodeLeanPod(const nlohmann::json& object) {
-  const auto& meta = object.at("metadata");
-  const auto& spec = object.at("spec");
-  LeanPod pod;
-  pod.ns = meta.value("namespace", "");
-  pod.name = meta.value("name", "");
-  pod.uid = meta.value("uid", "");
-  if (auto labels = meta.find("labels"); labels != meta.end())
-    pod.job = labels->value("gpupool.dev/job", "");
-  pod.node = spec.value("nodeName", "");
-  if (auto status = object.find("status"); status != object.end())
-    pod.phase = status->value("phase", "");
-  if (auto gates = spec.find("schedulingGates"); gates != spec.end())
-    for (const auto& gate : *gates) pod.gates.push_back(gate.value("name", ""));
-  for (const auto& container : spec.at("containers")) {
-    auto resources = container.find("resources");
-    if (resources == container.end() || !resources->contains("requests")) continue;
-    const auto& requests = (*resources)["requests"];
-    if (auto gpu = requests.find("nvidia.com/gpu"); gpu != requests.end())
-      pod.gpu_milli += 1000 * std::stoll(gpu->is_string() ? gpu->get<std::string>() : gpu->dump());
-  }
-  pod.terminating = meta.contains("deletionTimestamp");
-  pod.ns.shrink_to_fit();
-  return pod;
-}
 
 }  // namespace gpupool::kube::bench

@@ -16,14 +16,5 @@ std::string MakeWatchStream(int count, int distinct_pods);
 // The api module's typed Pod view (every field gpupool reads), from JSON.
 api::Pod DecodeApiPod(const nlohmann::json& object);
 
-// A lean view with only what scheduling needs of a pod: identity, owner job,
-// node, phase, GPU request, gates and whether it is terminating.
-struct LeanPod {
-  std::string ns, name, uid, job, node, phase;
-  std::vector<std::string> gates;
-  int64_t gpu_milli = 0;
-  bool terminating = false;
-};
-LeanPod DecodeLeanPod(const nlohmann::json& object);
 
 }  // namespace gpupool::kube::bench

@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "gpupool/kube/informer.h"
+#include "gpupool/operator/pod_view.h"
 #include "pod_fixture.h"
 
 namespace gpupool::kube::bench {
@@ -38,10 +39,11 @@ void BM_WatchDecodeApplyApiPod(benchmark::State& state) {
 }
 BENCHMARK(BM_WatchDecodeApplyApiPod)->Unit(benchmark::kMillisecond);
 
-void BM_WatchDecodeApplyLeanPod(benchmark::State& state) {
-  DecodeAndApply<LeanPod>(state, DecodeLeanPod);
+// The controller's own pod cache entry (gpupool/operator/pod_view.h).
+void BM_WatchDecodeApplyPodView(benchmark::State& state) {
+  DecodeAndApply<op::PodView>(state, op::DecodePodView);
 }
-BENCHMARK(BM_WatchDecodeApplyLeanPod)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WatchDecodeApplyPodView)->Unit(benchmark::kMillisecond);
 
 void BM_WatchDecodeApplyRawJson(benchmark::State& state) { DecodeAndApply<Json>(state, KeepJson); }
 BENCHMARK(BM_WatchDecodeApplyRawJson)->Unit(benchmark::kMillisecond);
