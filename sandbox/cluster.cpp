@@ -108,8 +108,9 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   }
   const std::string name = metadata.value("name", "");
   api::FieldErrors errors = ValidateObjectName(name, "metadata.name");
-  auto meta_errors = ValidateMetadataMaps(metadata);
-  errors.insert(errors.end(), meta_errors.begin(), meta_errors.end());
+  for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
+    errors.insert(errors.end(), more.begin(), more.end());
+  }
   if (!errors.empty()) throw Invalid(resource.kind, name, errors);
   if (store_.Get(StorageKey(resource), ObjectKey(ns, name))) {
     throw AlreadyExists(resource.QualifiedName(), name);
@@ -294,6 +295,8 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   }
   PreserveMetadata(old, object);
   auto errors = ValidateMetadataMaps(object["metadata"]);
+  const auto owner_errors = ValidateOwnerReferences(object["metadata"]);
+  errors.insert(errors.end(), owner_errors.begin(), owner_errors.end());
   if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
   admission_.OnUpdate(resource, old, object, subresource, options);
   if (old["metadata"].contains("generation") && SpecChanged(old, object)) {

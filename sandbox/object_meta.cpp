@@ -125,6 +125,44 @@ api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
   return errors;
 }
 
+api::FieldErrors ValidateOwnerReferences(const Json& metadata) {
+  if (!metadata.contains("ownerReferences")) return {};
+  const Json& references = metadata["ownerReferences"];
+  // The real server reports these on the list's path, without an index.
+  const std::string path = "metadata.ownerReferences";
+  if (!references.is_array()) return {{path, "Invalid value: must be a list"}};
+  api::FieldErrors errors;
+  std::vector<std::string> controllers;
+  for (const auto& reference : references) {
+    if (!reference.is_object()) {
+      errors.push_back({path, "Invalid value: each owner reference must be an object"});
+      continue;
+    }
+    const std::string api_version = reference.value("apiVersion", "");
+    const bool has_version = !api_version.empty() && api_version.back() != '/';
+    const std::pair<const char*, bool> required[] = {{"apiVersion", has_version},
+                                                     {"kind", !reference.value("kind", "").empty()},
+                                                     {"name", !reference.value("name", "").empty()},
+                                                     {"uid", !reference.value("uid", "").empty()}};
+    for (const auto& [field, present] : required) {
+      if (present) continue;
+      const std::string what = std::string(field) == "apiVersion" ? "version" : field;
+      errors.push_back({path + "." + field, "Invalid value: \"" + reference.value(field, "") +
+                                                "\": " + what + " must not be empty"});
+    }
+    if (reference.value("controller", false)) controllers.push_back(reference.value("name", ""));
+  }
+  if (controllers.size() > 1) {
+    std::string names;
+    for (const auto& name : controllers) names += (names.empty() ? "" : ", ") + name;
+    errors.push_back({path,
+                      "Invalid value: Only one reference can have Controller set to true. "
+                      "Found \"true\" in references for " +
+                          names});
+  }
+  return errors;
+}
+
 std::string FieldValue(const Json& object, const std::string& path) {
   if (path == "source" && object.contains("source")) {
     return object["source"].value("component", "");

@@ -27,6 +27,9 @@ std::string NowString();
 api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path);
 // Errors in labels / annotations keys and values.
 api::FieldErrors ValidateMetadataMaps(const Json& metadata);
+// Errors in ownerReferences: apiVersion, kind, name and uid are required and
+// at most one reference may be the controller.
+api::FieldErrors ValidateOwnerReferences(const Json& metadata);
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);
