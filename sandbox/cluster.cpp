@@ -295,8 +295,10 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   }
   PreserveMetadata(old, object);
   auto errors = ValidateMetadataMaps(object["metadata"]);
-  const auto owner_errors = ValidateOwnerReferences(object["metadata"]);
-  errors.insert(errors.end(), owner_errors.begin(), owner_errors.end());
+  for (const auto& more : {ValidateOwnerReferences(object["metadata"]),
+                           ValidateFinalizersUpdate(old["metadata"], object["metadata"])}) {
+    errors.insert(errors.end(), more.begin(), more.end());
+  }
   if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
   admission_.OnUpdate(resource, old, object, subresource, options);
   if (old["metadata"].contains("generation") && SpecChanged(old, object)) {

@@ -163,6 +163,22 @@ api::FieldErrors ValidateOwnerReferences(const Json& metadata) {
   return errors;
 }
 
+api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata) {
+  if (!old_metadata.contains("deletionTimestamp")) return {};
+  const Json old_finalizers = old_metadata.value("finalizers", Json::array());
+  std::string added;
+  for (const auto& finalizer : metadata.value("finalizers", Json::array())) {
+    if (std::find(old_finalizers.begin(), old_finalizers.end(), finalizer) != old_finalizers.end())
+      continue;
+    added += (added.empty() ? "" : ", ") + finalizer.dump();
+  }
+  if (added.empty()) return {};
+  return {{"metadata.finalizers",
+           "Forbidden: no new finalizers can be added if the object is being deleted, found new "
+           "finalizers []string{" +
+               added + "}"}};
+}
+
 std::string FieldValue(const Json& object, const std::string& path) {
   if (path == "source" && object.contains("source")) {
     return object["source"].value("component", "");

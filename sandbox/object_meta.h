@@ -30,6 +30,8 @@ api::FieldErrors ValidateMetadataMaps(const Json& metadata);
 // Errors in ownerReferences: apiVersion, kind, name and uid are required and
 // at most one reference may be the controller.
 api::FieldErrors ValidateOwnerReferences(const Json& metadata);
+// Errors when an update adds finalizers to an object that is being deleted.
+api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);

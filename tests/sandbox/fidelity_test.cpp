@@ -45,5 +45,24 @@ TEST_F(FidelityTest, OwnerReferencesNeedUidNameKindAndApiVersion) {
   EXPECT_EQ(reply.status, 422) << reply.body;
 }
 
+TEST_F(FidelityTest, NoFinalizerMayBeAddedToAnObjectBeingDeleted) {
+  Json object = ConfigMapJson("held");
+  object["metadata"]["finalizers"] = {"example.com/hold"};
+  ASSERT_EQ(Send(*client_, "POST", configmaps_, object).status, 201);
+  ASSERT_EQ(Send(*client_, "DELETE", configmaps_ + "/held").status, 200);
+  Reply reply = Send(*client_, "PATCH", configmaps_ + "/held",
+                     Json{{"metadata", {{"finalizers", {"example.com/hold", "example.com/more"}}}}},
+                     "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(reply.json["details"]["causes"][0]["field"], "metadata.finalizers");
+  EXPECT_THAT(reply.body,
+              HasSubstr("no new finalizers can be added if the object is being deleted"));
+  // Removing the last finalizer still finishes the deletion.
+  reply = Send(*client_, "PATCH", configmaps_ + "/held",
+               Json{{"metadata", {{"finalizers", nullptr}}}}, "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(Send(*client_, "GET", configmaps_ + "/held").status, 404);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
