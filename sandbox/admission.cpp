@@ -4,6 +4,7 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/crd.h"
+#include "sandbox/events.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
 
@@ -57,9 +58,16 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     EstablishCrd(object);
   } else if (IsCore(resource, "Service")) {
     DefaultService(object);
+  } else if (IsCoreEvent(resource)) {
+    CheckEvent(object, options, true);
   }
 }
 
+void Admission::CheckEvent(const Json& event, const WriteOptions& options, bool create) {
+  auto errors = ValidateEvent(event, options.via_events_api, create);
+  if (errors.empty()) return;
+  throw Invalid(options.via_events_api ? "Event.events.k8s.io" : "Event", NameOf(event), errors);
+}
 // A service gets its type and a cluster IP as the real allocator would give
 // one (headless services keep "None").
 void Admission::DefaultService(Json& service) {
@@ -99,6 +107,8 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
                     {{"spec.group", "Invalid value: field is immutable"}});
     }
     EstablishCrd(object);
+  } else if (IsCoreEvent(resource)) {
+    CheckEvent(object, options, false);
   }
 }
 

@@ -17,6 +17,7 @@ using Json = nlohmann::json;
 struct WriteOptions {
   bool dry_run = false;
   bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
+  bool via_events_api = false;        // an Event written through events.k8s.io
   std::vector<std::string> warnings;  // returned as Warning headers
 };
 
@@ -36,6 +37,7 @@ class Admission {
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
   void DefaultService(Json& service);
+  void CheckEvent(const Json& event, const WriteOptions& options, bool create);
 
   ResourceRegistry& resources_;
   uint32_t allocated_ips_ = 0;  // guarded by the store lock, as every write is

@@ -4,6 +4,7 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/encoding.h"
+#include "sandbox/events.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -89,6 +90,10 @@ void Cluster::CheckNamespace(const ResourceType& resource, const std::string& ns
 Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json object,
                      WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
+  }
   auto& metadata = object["metadata"];
   if (resource.namespaced) {
     const std::string body_ns = metadata.value("namespace", ns);
@@ -188,8 +193,10 @@ ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns
 }
 
 Json Cluster::Get(const ResourceType& resource, const std::string& ns, const std::string& name) {
-  return Json::parse(GetStored(resource, ns, name)->json);
+  return PresentObject(resource, Json::parse(GetStored(resource, ns, name)->json));
 }
+
+ResourcePtr Cluster::CoreEvents() const { return Resource("", "v1", "events"); }
 
 ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
                          const ListOptions& options) {
@@ -231,6 +238,11 @@ ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
 Json Cluster::Update(const ResourceType& resource, const std::string& ns, const std::string& name,
                      Json object, const std::string& subresource, WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(
+        Update(*CoreEvents(), ns, name, EventToCore(std::move(object)), subresource, options));
+  }
   const auto& metadata = object["metadata"];
   if (metadata.value("name", name) != name) {
     throw BadRequest("the name of the object (" + metadata.value("name", "") +
@@ -262,7 +274,8 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   }
   auto lock = store_.Lock();
   Json old = ParseStored(resource, ns, name);
-  Json patched = ApplyPatch(type, old, body);
+  // The patch applies to the object as the request's API presents it.
+  Json patched = ApplyPatch(type, PresentObject(resource, old), body);
   CheckTypeMeta(resource, patched);
   const std::string wanted_rv = patched["metadata"].value("resourceVersion", "");
   if (wanted_rv != old["metadata"].value("resourceVersion", "")) {
@@ -272,6 +285,11 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   }
   if (patched["metadata"].value("name", "") != name) {
     throw BadRequest("the patch changes metadata.name, which is immutable");
+  }
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(
+        UpdateLocked(*CoreEvents(), old, EventToCore(std::move(patched)), subresource, options));
   }
   return UpdateLocked(resource, old, std::move(patched), subresource, options);
 }

@@ -7,6 +7,7 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/cluster.h"
+#include "sandbox/events.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -75,6 +76,9 @@ Json Cluster::Delete(const ResourceType& resource, const std::string& ns, const 
                   {{"propagationPolicy", "Unsupported value: \"" + options.propagation +
                                              "\": supported values: \"Orphan\", "
                                              "\"Background\", \"Foreground\""}});
+  }
+  if (IsEventsApiEvent(resource)) {
+    return EventFromCore(Delete(*Resource("", "v1", "events"), ns, name, options));
   }
   auto lock = store_.Lock();
   Json old = ParseStored(resource, ns, name);

@@ -1,6 +1,7 @@
 // The resource verbs of the front end: one REST path, one Cluster call.
 #include <algorithm>
 
+#include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
 #include "sandbox/table.h"
@@ -81,7 +82,9 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
       return WriteObject(response, 200, *resource, cluster_.Get(*resource, path.ns, path.name),
                          true, include_object);
     }
-    return WriteJson(response, 200, cluster_.GetStored(*resource, path.ns, path.name)->json);
+    return WriteJson(
+        response, 200,
+        PresentStored(*resource, cluster_.GetStored(*resource, path.ns, path.name)->json));
   }
   if (method == "POST" && path.subresource == "binding") {
     return WriteJson(response, 201, cluster_.Bind(path.ns, path.name, DecodeBody(request)).dump());

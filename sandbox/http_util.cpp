@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/events.h"
 #include "sandbox/protobuf.h"
 #include "sandbox/table.h"
 
@@ -155,7 +156,7 @@ std::string ListBody(const ResourceType& resource, const ListResult& result) {
                      resource.ApiVersion() + "\",\"metadata\":" + metadata.dump() + ",\"items\":[";
   for (size_t i = 0; i < result.items.size(); ++i) {
     if (i) body += ',';
-    body += result.items[i]->json;
+    body += PresentStored(resource, result.items[i]->json);
   }
   return body + "]}";
 }
@@ -166,7 +167,8 @@ std::string TableBody(const ResourceType& resource, const ListResult& result,
   if (!result.continue_token.empty()) metadata["continue"] = result.continue_token;
   Json rows = Json::array();
   for (const auto& item : result.items) {
-    rows.push_back(TableRow(resource, Json::parse(item->json), include_object));
+    rows.push_back(
+        TableRow(resource, PresentObject(resource, Json::parse(item->json)), include_object));
   }
   return Json{{"kind", "Table"},
               {"apiVersion", "meta.k8s.io/v1"},

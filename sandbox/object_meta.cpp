@@ -6,6 +6,8 @@
 #include <random>
 #include <regex>
 
+#include "sandbox/events.h"
+
 namespace gpupool::sandbox {
 namespace {
 
@@ -40,6 +42,8 @@ std::string ObjectKey(const std::string& ns, const std::string& name) {
 }
 
 std::string StorageKey(const ResourceType& resource) {
+  // events.k8s.io Events are a view of the core Events: one storage.
+  if (IsEventsApiEvent(resource)) return "/events";
   return resource.group + "/" + resource.plural;
 }
 
@@ -198,6 +202,24 @@ std::string FieldValue(const Json& object, const std::string& path) {
   return node->dump();
 }
 
+namespace {
+
+// Field selectors through events.k8s.io name the same stored fields differently
+// (regarding.kind for involvedObject.kind, ...).
+void AddEventFieldAliases(StringPairs& fields) {
+  const size_t count = fields.size();
+  for (size_t i = 0; i < count; ++i) {
+    for (const auto& [core, v1] : EventFieldAliases()) {
+      const std::string path = fields[i].first;
+      if (path == core || path.rfind(core + ".", 0) == 0) {
+        fields.emplace_back(v1 + path.substr(core.size()), fields[i].second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv) {
   auto stored = std::make_shared<StoredObject>();
   const Json& metadata = object["metadata"];
@@ -215,6 +237,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
   for (const auto& field : resource.selectable_fields) {
     stored->fields.emplace_back(field, FieldValue(object, field));
   }
+  if (IsCoreEvent(resource)) AddEventFieldAliases(stored->fields);
   if (metadata.contains("ownerReferences") && metadata["ownerReferences"].is_array()) {
     for (const auto& owner : metadata["ownerReferences"]) {
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));

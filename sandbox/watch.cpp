@@ -3,6 +3,7 @@
 // that version has left the history window, and timeoutSeconds.
 #include <algorithm>
 
+#include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -37,9 +38,10 @@ struct WatchState {
 
 std::string EventLine(const WatchState& state, const char* type, const ObjectPtr& object) {
   if (!state.table) {
-    return std::string("{\"type\":\"") + type + "\",\"object\":" + object->json + "}\n";
+    return std::string("{\"type\":\"") + type +
+           "\",\"object\":" + PresentStored(*state.resource, object->json) + "}\n";
   }
-  const Json parsed = Json::parse(object->json);
+  const Json parsed = PresentObject(*state.resource, Json::parse(object->json));
   Json table = {{"kind", "Table"},
                 {"apiVersion", "meta.k8s.io/v1"},
                 {"metadata", {{"resourceVersion", std::to_string(object->rv)}}},

@@ -64,5 +64,86 @@ TEST_F(FidelityTest, NoFinalizerMayBeAddedToAnObjectBeingDeleted) {
   EXPECT_EQ(Send(*client_, "GET", configmaps_ + "/held").status, 404);
 }
 
+Json EventsV1(const std::string& name) {
+  return {{"apiVersion", "events.k8s.io/v1"},
+          {"kind", "Event"},
+          {"metadata", {{"name", name}}},
+          {"eventTime", "2026-01-02T03:04:05.000006Z"},
+          {"reportingController", "gpupool.dev/operator"},
+          {"reportingInstance", "operator-0"},
+          {"action", "Admit"},
+          {"reason", "Admitted"},
+          {"type", "Normal"},
+          {"note", "job admitted"},
+          {"regarding",
+           {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", "default"}, {"name", "p"}}}};
+}
+
+TEST_F(FidelityTest, EventsApiRequiresEventTimeReportingFieldsAndAction) {
+  const std::string path = "/apis/events.k8s.io/v1/namespaces/default/events";
+  EXPECT_EQ(Send(*client_, "POST", path, EventsV1("complete")).status, 201);
+  for (const char* field : {"eventTime", "reportingController", "reportingInstance", "action"}) {
+    std::string name = std::string("no-") + field;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    Json event = EventsV1(name);
+    event.erase(field);
+    const Reply reply = Send(*client_, "POST", path, event);
+    EXPECT_EQ(reply.status, 422) << field << ": " << reply.body;
+    EXPECT_THAT(CauseFields(reply.json), ::testing::Contains(field)) << reply.body;
+  }
+}
+
+TEST_F(FidelityTest, CoreEventNamespaceMustMatchItsInvolvedObject) {
+  const Json event = {{"apiVersion", "v1"},
+                      {"kind", "Event"},
+                      {"metadata", {{"name", "elsewhere"}}},
+                      {"reason", "Test"},
+                      {"message", "m"},
+                      {"involvedObject", {{"kind", "Pod"}, {"namespace", "other"}, {"name", "p"}}}};
+  const Reply reply = Send(*client_, "POST", "/api/v1/namespaces/default/events", event);
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"involvedObject.namespace"});
+}
+
+TEST_F(FidelityTest, BothEventApisShareOneStorage) {
+  ASSERT_EQ(Send(*client_, "POST", "/apis/events.k8s.io/v1/namespaces/default/events",
+                 EventsV1("from-v1"))
+                .status,
+            201);
+  Reply core = Send(*client_, "GET", "/api/v1/namespaces/default/events/from-v1");
+  ASSERT_EQ(core.status, 200) << core.body;
+  EXPECT_EQ(core.json["apiVersion"], "v1");
+  EXPECT_EQ(core.json["message"], "job admitted");
+  EXPECT_EQ(core.json["involvedObject"]["name"], "p");
+  EXPECT_EQ(core.json["reportingComponent"], "gpupool.dev/operator");
+  EXPECT_FALSE(core.json.contains("note"));
+  const Json legacy = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", "from-core"}}},
+      {"reason", "Old"},
+      {"message", "written the old way"},
+      {"count", 3},
+      {"involvedObject", {{"kind", "Pod"}, {"namespace", "default"}, {"name", "q"}}}};
+  ASSERT_EQ(Send(*client_, "POST", "/api/v1/namespaces/default/events", legacy).status, 201);
+  const std::string v1 = "/apis/events.k8s.io/v1/namespaces/default/events";
+  Reply modern = Send(*client_, "GET", v1 + "/from-core");
+  ASSERT_EQ(modern.status, 200) << modern.body;
+  EXPECT_EQ(modern.json["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ(modern.json["note"], "written the old way");
+  EXPECT_EQ(modern.json["regarding"]["name"], "q");
+  EXPECT_EQ(modern.json["deprecatedCount"], 3);
+  const Reply listed = Send(*client_, "GET", v1 + "?fieldSelector=regarding.name%3Dq");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  ASSERT_EQ(listed.json["items"].size(), 1u);
+  EXPECT_EQ(listed.json["items"][0]["note"], "written the old way");
+  // A patch through events.k8s.io uses its field names.
+  Reply patched = Send(*client_, "PATCH", v1 + "/from-core", Json{{"note", "patched"}},
+                       "application/merge-patch+json");
+  EXPECT_EQ(patched.status, 200) << patched.body;
+  EXPECT_EQ(Send(*client_, "GET", "/api/v1/namespaces/default/events/from-core").json["message"],
+            "patched");
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
