@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
+#include "sandbox/builtin_rules.h"
 #include "sandbox/crd.h"
 #include "sandbox/events.h"
 #include "sandbox/object_meta.h"
@@ -44,6 +45,7 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
 
 void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOptions& options) {
   if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  CheckBuiltin(resource, object, options);
   if (IsCore(resource, "Pod")) {
     auto errors = PreparePodCreate(object);
     if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);
@@ -63,11 +65,24 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
   }
 }
 
+// Rules shared by create and update of built-in kinds: what the real server's
+// decoder refuses (400) comes before what its validation refuses (422).
+void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions&) {
+  if (resource.group == "coordination.k8s.io" && resource.kind == "Lease") {
+    CheckMicroTimes("Lease", object, {"spec.acquireTime", "spec.renewTime"});
+    auto errors = ValidateLeaseSpec(object);
+    if (!errors.empty()) throw Invalid("Lease.coordination.k8s.io", NameOf(object), errors);
+  } else if (IsCoreEvent(resource)) {
+    CheckMicroTimes("Event", object, {"eventTime", "series.lastObservedTime"});
+  }
+}
+
 void Admission::CheckEvent(const Json& event, const WriteOptions& options, bool create) {
   auto errors = ValidateEvent(event, options.via_events_api, create);
   if (errors.empty()) return;
   throw Invalid(options.via_events_api ? "Event.events.k8s.io" : "Event", NameOf(event), errors);
 }
+
 // A service gets its type and a cluster IP as the real allocator would give
 // one (headless services keep "None").
 void Admission::DefaultService(Json& service) {
@@ -92,6 +107,7 @@ void Admission::DefaultService(Json& service) {
 void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& object,
                          const std::string& subresource, WriteOptions& options) {
   if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  CheckBuiltin(resource, object, options);
   if (IsCore(resource, "Pod") && subresource.empty()) {
     auto errors = ValidatePodUpdate(old, object);
     if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);

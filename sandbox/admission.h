@@ -37,6 +37,7 @@ class Admission {
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
   void DefaultService(Json& service);
+  void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
   void CheckEvent(const Json& event, const WriteOptions& options, bool create);
 
   ResourceRegistry& resources_;

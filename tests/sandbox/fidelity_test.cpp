@@ -145,5 +145,32 @@ TEST_F(FidelityTest, BothEventApisShareOneStorage) {
             "patched");
 }
 
+Json Lease(const Json& spec) {
+  return {{"apiVersion", "coordination.k8s.io/v1"},
+          {"kind", "Lease"},
+          {"metadata", {{"name", "leader"}}},
+          {"spec", spec}};
+}
+
+TEST_F(FidelityTest, LeaseTimesAreMicroTimesAndDurationsPositive) {
+  const std::string path = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+  Reply reply = Send(*client_, "POST", path, Lease({{"renewTime", "2026-01-02T03:04:05Z"}}));
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_EQ(reply.json["reason"], "BadRequest");
+  reply = Send(*client_, "POST", path, Lease({{"acquireTime", "2026-01-02T03:04:05.123Z"}}));
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  reply = Send(*client_, "POST", path, Lease({{"leaseDurationSeconds", 0}}));
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"spec.leaseDurationSeconds"});
+  reply = Send(*client_, "POST", path,
+               Lease({{"holderIdentity", "a"},
+                      {"leaseDurationSeconds", 15},
+                      {"renewTime", "2026-01-02T03:04:05.123456Z"}}));
+  EXPECT_EQ(reply.status, 201) << reply.body;
+  reply = Send(*client_, "PATCH", path + "/leader", Json{{"spec", {{"leaseDurationSeconds", -1}}}},
+               "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 422) << reply.body;
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
