@@ -186,6 +186,16 @@ bool Cluster::PdbForbidsEviction(const Json& pod) {
 
 Json Cluster::Evict(const std::string& ns, const std::string& name, const Json& eviction) {
   const auto pods = Resource("", "v1", "pods");
+  const Json metadata = eviction.is_object() ? eviction.value("metadata", Json::object()) : Json();
+  if (!metadata.is_object()) throw BadRequest("the Eviction body must be an object with metadata");
+  // Checked before the pod is looked up, as the real eviction handler does.
+  if (metadata.value("name", "") != name) {
+    throw BadRequest("name in URL does not match name in Eviction object");
+  }
+  if (metadata.value("namespace", ns) != ns) {
+    throw BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
   DeleteOptions options;
   const Json delete_options = eviction.value("deleteOptions", Json::object());
   if (delete_options.contains("gracePeriodSeconds") &&

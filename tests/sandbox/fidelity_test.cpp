@@ -172,5 +172,20 @@ TEST_F(FidelityTest, LeaseTimesAreMicroTimesAndDurationsPositive) {
   EXPECT_EQ(reply.status, 422) << reply.body;
 }
 
+TEST_F(FidelityTest, EvictionMustNameThePodOfItsUrl) {
+  const Json pod = {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", {{"name", "keep"}}},
+                    {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+  ASSERT_EQ(Send(*client_, "POST", "/api/v1/namespaces/default/pods", pod).status, 201);
+  const Json eviction = {
+      {"apiVersion", "policy/v1"}, {"kind", "Eviction"}, {"metadata", {{"name", "another"}}}};
+  const Reply reply =
+      Send(*client_, "POST", "/api/v1/namespaces/default/pods/keep/eviction", eviction);
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_THAT(reply.body, HasSubstr("name in URL does not match name in Eviction object"));
+  EXPECT_EQ(Send(*client_, "GET", "/api/v1/namespaces/default/pods/keep").status, 200);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
