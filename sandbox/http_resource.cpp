@@ -43,6 +43,20 @@ void WriteObject(httplib::Response& response, int status, const ResourceType& re
   WriteJson(response, status, body.dump());
 }
 
+// Pods and services answer a DELETE with the object, as their real storage
+// does; other kinds removed at once answer with a Status naming what went.
+bool ReturnsDeletedObject(const ResourceType& resource) {
+  return resource.group.empty() && (resource.kind == "Pod" || resource.kind == "Service");
+}
+
+Json DeletedStatus(const ResourceType& resource, const Json& object) {
+  Json details = {{"name", object["metadata"].value("name", "")},
+                  {"kind", resource.plural},  // the real server puts the resource here
+                  {"uid", object["metadata"].value("uid", "")}};
+  if (!resource.group.empty()) details["group"] = resource.group;
+  return SuccessStatus(details);
+}
+
 }  // namespace
 
 void HttpServer::HandleResource(const httplib::Request& request, httplib::Response& response,
@@ -108,6 +122,9 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
                             options);
   } else if (method == "DELETE" && !path.name.empty()) {
     result = cluster_.Delete(*resource, path.ns, path.name, DeleteOptionsOf(request));
+    if (!ReturnsDeletedObject(*resource) && !result["metadata"].contains("deletionTimestamp")) {
+      return WriteJson(response, 200, DeletedStatus(*resource, result).dump());
+    }
   } else if (method == "DELETE") {
     const auto delete_options = DeleteOptionsOf(request);
     auto listed = cluster_.List(*resource, path.ns, ListOptionsOf(request));

@@ -187,5 +187,31 @@ TEST_F(FidelityTest, EvictionMustNameThePodOfItsUrl) {
   EXPECT_EQ(Send(*client_, "GET", "/api/v1/namespaces/default/pods/keep").status, 200);
 }
 
+TEST_F(FidelityTest, DeleteAnswersWithAStatusUnlessTheObjectStays) {
+  const Reply created = Send(*client_, "POST", configmaps_, ConfigMapJson("gone"));
+  ASSERT_EQ(created.status, 201);
+  Reply reply = Send(*client_, "DELETE", configmaps_ + "/gone");
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json["kind"], "Status");
+  EXPECT_EQ(reply.json["status"], "Success");
+  EXPECT_EQ(reply.json["details"]["name"], "gone");
+  EXPECT_EQ(reply.json["details"]["kind"], "configmaps");
+  EXPECT_EQ(reply.json["details"]["uid"], created.json["metadata"]["uid"]);
+  Json held = ConfigMapJson("held");
+  held["metadata"]["finalizers"] = {"example.com/hold"};
+  ASSERT_EQ(Send(*client_, "POST", configmaps_, held).status, 201);
+  reply = Send(*client_, "DELETE", configmaps_ + "/held");
+  EXPECT_EQ(reply.json["kind"], "ConfigMap") << reply.body;
+  EXPECT_TRUE(reply.json["metadata"].contains("deletionTimestamp"));
+  // Pods answer with the object, as their real storage does.
+  const Json pod = {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", {{"name", "p"}}},
+                    {"spec", {{"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+  ASSERT_EQ(Send(*client_, "POST", "/api/v1/namespaces/default/pods", pod).status, 201);
+  reply = Send(*client_, "DELETE", "/api/v1/namespaces/default/pods/p");
+  EXPECT_EQ(reply.json["kind"], "Pod") << reply.body;
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
