@@ -21,6 +21,23 @@ int64_t ParseInteger(const std::string& text, const std::string& name) {
                    "\" is not an integer");
 }
 
+// The real server validates dryRun with the options kind of the verb and
+// answers 422 naming the only supported value.
+ApiError DryRunUnsupported(const std::string& options_kind, const std::string& quoted_value) {
+  return Invalid(
+      options_kind + ".meta.k8s.io", "",
+      {{"dryRun", "Unsupported value: " + quoted_value + ": supported values: \"All\""}});
+}
+
+bool DryRun(const httplib::Request& request, const std::string& options_kind) {
+  if (!request.has_param("dryRun")) return false;
+  for (size_t i = 0; i < request.get_param_value_count("dryRun"); ++i) {
+    const std::string value = request.get_param_value("dryRun", i);
+    if (value != "All") throw DryRunUnsupported(options_kind, Json(value).dump());
+  }
+  return true;
+}
+
 }  // namespace
 
 void WriteJson(httplib::Response& response, int status, const std::string& body) {
@@ -93,11 +110,10 @@ bool WantsTable(const httplib::Request& request) {
 
 WriteOptions WriteOptionsOf(const httplib::Request& request) {
   WriteOptions options;
-  const std::string dry_run = request.get_param_value("dryRun");
-  if (!dry_run.empty() && dry_run != "All") {
-    throw BadRequest("invalid dryRun \"" + dry_run + "\": the only supported value is All");
-  }
-  options.dry_run = dry_run == "All";
+  const char* kind = request.method == "POST"  ? "CreateOptions"
+                     : request.method == "PUT" ? "UpdateOptions"
+                                               : "PatchOptions";
+  options.dry_run = DryRun(request, kind);
   const std::string validation = request.get_param_value("fieldValidation");
   if (!validation.empty() && validation != "Strict" && validation != "Warn" &&
       validation != "Ignore") {
@@ -123,8 +139,12 @@ DeleteOptions DeleteOptionsOf(const httplib::Request& request) {
   const Json preconditions = body.value("preconditions", Json::object());
   options.uid_precondition = preconditions.value("uid", "");
   options.rv_precondition = preconditions.value("resourceVersion", "");
-  options.dry_run =
-      !body.value("dryRun", Json::array()).empty() || request.get_param_value("dryRun") == "All";
+  Json body_dry_run = body.value("dryRun", Json::array());
+  if (!body_dry_run.is_array()) body_dry_run = Json::array({body_dry_run});
+  for (const auto& value : body_dry_run) {
+    if (value != "All") throw DryRunUnsupported("DeleteOptions", value.dump());
+  }
+  options.dry_run = !body_dry_run.empty() || DryRun(request, "DeleteOptions");
   if (request.has_param("gracePeriodSeconds")) {
     options.grace_seconds =
         ParseInteger(request.get_param_value("gracePeriodSeconds"), "gracePeriodSeconds");

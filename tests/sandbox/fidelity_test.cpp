@@ -213,5 +213,20 @@ TEST_F(FidelityTest, DeleteAnswersWithAStatusUnlessTheObjectStays) {
   EXPECT_EQ(reply.json["kind"], "Pod") << reply.body;
 }
 
+TEST_F(FidelityTest, DryRunOtherThanAllIsInvalid) {
+  Reply reply = Send(*client_, "POST", configmaps_ + "?dryRun=bogus", ConfigMapJson("x"));
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"dryRun"});
+  EXPECT_EQ(Send(*client_, "POST", configmaps_ + "?dryRun=All", ConfigMapJson("x")).status, 201);
+  EXPECT_EQ(Send(*client_, "GET", configmaps_ + "/x").status, 404);
+  ASSERT_EQ(Send(*client_, "POST", configmaps_, ConfigMapJson("y")).status, 201);
+  reply = Send(*client_, "PATCH", configmaps_ + "/y?dryRun=yes", Json::object(),
+               "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  reply = Send(*client_, "DELETE", configmaps_ + "/y?dryRun=1");
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(Send(*client_, "GET", configmaps_ + "/y").status, 200);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
