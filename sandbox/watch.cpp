@@ -79,11 +79,13 @@ const char* VisibleType(const WatchState& state, const ChangeEvent& event) {
 }
 
 uint64_t ParseVersion(const std::string& text) {
-  try {
-    size_t used = 0;
-    const unsigned long long value = std::stoull(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
+  // stoull would read "-5" as a huge version and skip whitespace and signs.
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    try {
+      return std::stoull(text);
+    } catch (const std::out_of_range&) {
+    }
   }
   throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
 }

@@ -1,0 +1,84 @@
+// Watches and custom resources answered as a real kube-apiserver answers:
+// expired versions, bookmarks before a timeout, generations and the types of
+// field errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "fidelity_util.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+
+std::string VersionOf(const Reply& reply) {
+  return reply.json["metadata"]["resourceVersion"].get<std::string>();
+}
+
+bool OnlyAnExpiredError(const std::vector<Json>& events) {
+  return events.size() == 1 && events[0]["type"] == "ERROR" && events[0]["object"]["code"] == 410 &&
+         events[0]["object"]["reason"] == "Expired";
+}
+
+TEST(WatchFidelityTest, VersionsOlderThanTheHistoryGetOnlyAnExpiredError) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "5"});
+  auto client = sandbox.Http();
+  Json labelled = ConfigMapJson("first");
+  labelled["metadata"]["labels"] = {{"app", "x"}};
+  const std::string rv = VersionOf(Send(*client, "POST", kConfigMaps, labelled));
+  for (int i = 0; i < 8; ++i) {
+    Json more = ConfigMapJson("later-" + std::to_string(i));
+    more["metadata"]["labels"] = {{"app", "x"}};
+    Send(*client, "POST", kConfigMaps, more);
+  }
+  for (const char* query : {"", "&labelSelector=app%3Dx", "&allowWatchBookmarks=true",
+                            "&fieldSelector=metadata.name%3Dfirst"}) {
+    const auto events = ReadWatchEvents(
+        *client, kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + rv + query);
+    EXPECT_TRUE(OnlyAnExpiredError(events)) << query << ": " << Json(events).dump();
+  }
+  // Every resource shares the history: pods behind it expire as well.
+  const auto events =
+      ReadWatchEvents(*client, "/api/v1/pods?watch=true&timeoutSeconds=5&resourceVersion=" + rv);
+  EXPECT_TRUE(OnlyAnExpiredError(events)) << Json(events).dump();
+}
+
+TEST(WatchFidelityTest, VersionsBeforeACompactionExpireAndLaterOnesResume) {
+  SandboxProcess sandbox({"--plain-http", "--fault-compact", "0.5"});
+  auto client = sandbox.Http();
+  const std::string old_rv = VersionOf(Send(*client, "POST", kConfigMaps, ConfigMapJson("a")));
+  // A change after it: compaction then drops an event the watch would need.
+  Send(*client, "POST", kConfigMaps, ConfigMapJson("a2"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  auto events = ReadWatchEvents(
+      *client, kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + old_rv);
+  EXPECT_TRUE(OnlyAnExpiredError(events)) << Json(events).dump();
+  // A fresh list's version resumes, with no replay of what it listed.
+  const std::string listed = VersionOf(Send(*client, "GET", kConfigMaps));
+  Send(*client, "POST", kConfigMaps, ConfigMapJson("b"));
+  events = ReadWatchEvents(*client,
+                           kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + listed,
+                           [](const Json&) { return true; });
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0]["type"] == "ADDED" || events[0]["type"] == "ERROR") << events[0].dump();
+  if (events[0]["type"] == "ADDED") {
+    EXPECT_EQ(events[0]["object"]["metadata"]["name"], "b");
+  }
+}
+
+TEST(WatchFidelityTest, MalformedVersionsAreBadRequests) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  for (const char* rv : {"-5", "+3", "%201", "abc"}) {
+    const Reply reply =
+        Send(*client, "GET", kConfigMaps + "?watch=true&resourceVersion=" + std::string(rv));
+    EXPECT_EQ(reply.status, 400) << rv << ": " << reply.body;
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
