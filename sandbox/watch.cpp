@@ -78,6 +78,16 @@ const char* VisibleType(const WatchState& state, const ChangeEvent& event) {
   return nullptr;
 }
 
+// When the next BOOKMARK is due: every bookmark interval, and once two
+// seconds before the watch times out so the client resumes from a fresh
+// version (the real watch cache does the same). Never when that has passed.
+Clock::time_point NextBookmark(const WatchState& state, Clock::time_point now) {
+  auto due = now + state.bookmark_every;
+  const auto before_timeout = state.deadline - std::chrono::seconds(2);
+  if (before_timeout < due) due = before_timeout;
+  return due < now ? Clock::time_point::max() : due;
+}
+
 uint64_t ParseVersion(const std::string& text) {
   // stoull would read "-5" as a huge version and skip whitespace and signs.
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
@@ -128,7 +138,7 @@ bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& st
   }
   if (state.bookmarks && Clock::now() >= state.next_bookmark) {
     out += BookmarkLine(state, false);
-    state.next_bookmark = Clock::now() + state.bookmark_every;
+    state.next_bookmark = NextBookmark(state, Clock::now());
   }
   if (out.empty()) return sink.is_writable();
   return sink.write(out.data(), out.size());
@@ -151,14 +161,17 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
   if (request.has_param("timeoutSeconds")) {
     timeout = static_cast<double>(ParseVersion(request.get_param_value("timeoutSeconds")));
   }
-  if (faults_.options().watch_cut_seconds > 0) {
-    timeout = std::min(timeout, faults_.options().watch_cut_seconds);
-  }
   const auto now = Clock::now();
   state->deadline = now + std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
   state->bookmark_every =
       std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
-  state->next_bookmark = now + state->bookmark_every;
+  state->next_bookmark = NextBookmark(*state, now);
+  if (faults_.options().watch_cut_seconds > 0) {
+    // A cut is a broken connection, not a timeout: no bookmark announces it.
+    const auto cut =
+        std::chrono::milliseconds(static_cast<int64_t>(faults_.options().watch_cut_seconds * 1000));
+    state->deadline = std::min(state->deadline, now + cut);
+  }
   const std::string& rv = list_options.resource_version;
   const bool send_initial = BoolParam(request, "sendInitialEvents");
   {

@@ -80,5 +80,27 @@ TEST(WatchFidelityTest, MalformedVersionsAreBadRequests) {
   }
 }
 
+TEST(WatchFidelityTest, ABookmarkComesShortlyBeforeTheTimeout) {
+  SandboxProcess sandbox({"--plain-http"});  // periodic bookmarks every 10 s
+  auto client = sandbox.Http();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<double> at;
+  const auto events = ReadWatchEvents(
+      *client, kConfigMaps + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=4",
+      [&](const Json&) {
+        at.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return false;
+      });
+  const double ended =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(events.size(), 1u) << Json(events).dump();
+  EXPECT_EQ(events[0]["type"], "BOOKMARK");
+  EXPECT_GT(at[0], 1.5);  // two seconds before the four-second timeout
+  EXPECT_LT(at[0], 3.0);
+  EXPECT_GT(ended, 3.5);
+  EXPECT_LT(ended, 6.0);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
