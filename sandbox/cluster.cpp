@@ -28,14 +28,20 @@ void PreserveMetadata(const Json& old, Json& object) {
   }
 }
 
-// Everything but metadata and status: what a generation counts changes of.
-bool SpecChanged(const Json& old, const Json& object) {
+// What a generation counts changes of: everything but metadata, and status
+// too when it is a subresource. A custom resource without a status
+// subresource bumps its generation on status changes, as on a real server.
+bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
+  const auto ignored = [&](const std::string& key) {
+    return key == "metadata" || key == "kind" || key == "apiVersion" ||
+           (key == "status" && !status_counts);
+  };
   for (const auto& [key, value] : object.items()) {
-    if (key == "metadata" || key == "status" || key == "kind" || key == "apiVersion") continue;
+    if (ignored(key)) continue;
     if (!old.contains(key) || old[key] != value) return true;
   }
   for (const auto& [key, value] : old.items()) {
-    if (key != "metadata" && key != "status" && !object.contains(key)) return true;
+    if (!ignored(key) && !object.contains(key)) return true;
   }
   return false;
 }
@@ -319,7 +325,8 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   }
   if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
   admission_.OnUpdate(resource, old, object, subresource, options);
-  if (old["metadata"].contains("generation") && SpecChanged(old, object)) {
+  const bool status_counts = resource.IsCustom() && !resource.status_subresource;
+  if (old["metadata"].contains("generation") && SpecChanged(old, object, status_counts)) {
     object["metadata"]["generation"] = old["metadata"].value("generation", 1) + 1;
   }
   if (SameIgnoringVersion(old, object)) return old;

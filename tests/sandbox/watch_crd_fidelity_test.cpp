@@ -102,5 +102,49 @@ TEST(WatchFidelityTest, ABookmarkComesShortlyBeforeTheTimeout) {
   EXPECT_LT(ended, 6.0);
 }
 
+const char* kWidgetCrd = R"({
+  "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+  "metadata": {"name": "widgets.example.com"},
+  "spec": {"group": "example.com", "scope": "Namespaced",
+    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+    "versions": [{"name": "v1", "served": true, "storage": true,
+      "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "required": ["size"], "properties": {
+          "size": {"type": "integer"},
+          "color": {"type": "string", "enum": ["red", "blue"]}}},
+        "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})";
+
+class WidgetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(Send(*client_, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                   Json::parse(kWidgetCrd))
+                  .status,
+              201);
+  }
+  Json Widget(const std::string& name, const Json& spec) {
+    return {{"apiVersion", "example.com/v1"},
+            {"kind", "Widget"},
+            {"metadata", {{"name", name}}},
+            {"spec", spec}};
+  }
+
+  SandboxProcess sandbox_{{"--plain-http"}};
+  std::unique_ptr<httplib::Client> client_ = sandbox_.Http();
+  const std::string widgets_ = "/apis/example.com/v1/namespaces/default/widgets";
+};
+
+TEST_F(WidgetTest, WithoutAStatusSubresourceStatusChangesBumpTheGeneration) {
+  ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 1}})).status, 201);
+  Reply reply = Send(*client_, "PATCH", widgets_ + "/w", Json{{"status", {{"ready", true}}}},
+                     "application/merge-patch+json");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json["metadata"]["generation"], 2);
+  EXPECT_EQ(reply.json["status"]["ready"], true);
+  reply = Send(*client_, "PATCH", widgets_ + "/w",
+               Json{{"metadata", {{"labels", {{"team", "a"}}}}}}, "application/merge-patch+json");
+  EXPECT_EQ(reply.json["metadata"]["generation"], 2) << "metadata changes do not count";
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
