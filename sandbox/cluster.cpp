@@ -46,6 +46,11 @@ bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
   return false;
 }
 
+// How Invalid errors name a kind: "Pod", "Queue.gpupool.dev".
+std::string QualifiedKind(const ResourceType& resource) {
+  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
+}
+
 bool SameIgnoringVersion(Json old, Json object) {
   old["metadata"].erase("resourceVersion");
   object["metadata"].erase("resourceVersion");
@@ -122,7 +127,7 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
     errors.insert(errors.end(), more.begin(), more.end());
   }
-  if (!errors.empty()) throw Invalid(resource.kind, name, errors);
+  if (!errors.empty()) throw Invalid(QualifiedKind(resource), name, errors);
   if (store_.Get(StorageKey(resource), ObjectKey(ns, name))) {
     throw AlreadyExists(resource.QualifiedName(), name);
   }
@@ -323,7 +328,9 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
                            ValidateFinalizersUpdate(old["metadata"], object["metadata"])}) {
     errors.insert(errors.end(), more.begin(), more.end());
   }
-  if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
+  if (!errors.empty()) {
+    throw Invalid(QualifiedKind(resource), old["metadata"].value("name", ""), errors);
+  }
   admission_.OnUpdate(resource, old, object, subresource, options);
   const bool status_counts = resource.IsCustom() && !resource.status_subresource;
   if (old["metadata"].contains("generation") && SpecChanged(old, object, status_counts)) {

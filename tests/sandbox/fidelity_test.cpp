@@ -216,6 +216,7 @@ TEST_F(FidelityTest, DeleteAnswersWithAStatusUnlessTheObjectStays) {
 TEST_F(FidelityTest, DryRunOtherThanAllIsInvalid) {
   Reply reply = Send(*client_, "POST", configmaps_ + "?dryRun=bogus", ConfigMapJson("x"));
   EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(reply.json["details"]["kind"], "CreateOptions");
   EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"dryRun"});
   EXPECT_EQ(Send(*client_, "POST", configmaps_ + "?dryRun=All", ConfigMapJson("x")).status, 201);
   EXPECT_EQ(Send(*client_, "GET", configmaps_ + "/x").status, 404);

@@ -146,5 +146,19 @@ TEST_F(WidgetTest, WithoutAStatusSubresourceStatusChangesBumpTheGeneration) {
   EXPECT_EQ(reply.json["metadata"]["generation"], 2) << "metadata changes do not count";
 }
 
+TEST_F(WidgetTest, FieldErrorCausesCarryTheirRealTypes) {
+  const Reply reply = Send(*client_, "POST", widgets_, Widget("bad", {{"color", "green"}}));
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  std::map<std::string, std::string> reasons;
+  for (const auto& cause : reply.json["details"]["causes"])
+    reasons[cause["field"]] = cause["reason"];
+  EXPECT_EQ(reasons["spec.size"], "FieldValueRequired") << reply.body;
+  EXPECT_EQ(reasons["spec.color"], "FieldValueNotSupported") << reply.body;
+  EXPECT_EQ(reply.json["details"]["kind"], "Widget");
+  EXPECT_EQ(reply.json["details"]["group"], "example.com");
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("Widget.example.com \"bad\" is invalid"));
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
