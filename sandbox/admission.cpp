@@ -6,6 +6,7 @@
 #include "sandbox/builtin_rules.h"
 #include "sandbox/crd.h"
 #include "sandbox/events.h"
+#include "sandbox/known_fields.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
 
@@ -41,6 +42,23 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
   for (const auto& path : check.pruned)
     options.warnings.push_back("unknown field \"" + path + "\"");
   if (!check.errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), check.errors);
+}
+
+void Admission::CheckKnownFields(const ResourceType& resource, Json& object,
+                                 WriteOptions& options) {
+  const auto unknown = DropUnknownFields(resource, object);
+  if (unknown.empty()) return;
+  std::string listed;
+  for (const auto& path : unknown) {
+    listed += (listed.empty() ? "" : ", ") + std::string("unknown field \"") + path + "\"";
+  }
+  if (options.strict_fields) {
+    throw BadRequest(resource.kind + " in version \"" + resource.version +
+                     "\" cannot be handled as a " + resource.kind +
+                     ": strict decoding error: " + listed);
+  }
+  if (options.ignore_fields) return;
+  for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
 }
 
 void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOptions& options) {

@@ -17,6 +17,7 @@ using Json = nlohmann::json;
 struct WriteOptions {
   bool dry_run = false;
   bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
+  bool ignore_fields = false;         // fieldValidation=Ignore: dropped without a warning
   bool via_events_api = false;        // an Event written through events.k8s.io
   std::vector<std::string> warnings;  // returned as Warning headers
 };
@@ -30,6 +31,9 @@ class Admission {
   // Validation of an update (`object` already carries the preserved metadata).
   void OnUpdate(const ResourceType& resource, const Json& old, Json& object,
                 const std::string& subresource, WriteOptions& options);
+  // Unknown fields of built-in kinds: 400 with fieldValidation=Strict, else
+  // dropped with a warning (none with Ignore), as the real decoder does.
+  void CheckKnownFields(const ResourceType& resource, Json& object, WriteOptions& options);
   // Side effects once stored: a CRD starts or stops serving its resources.
   void AfterWrite(const ResourceType& resource, const Json& object);
   void AfterDelete(const ResourceType& resource, const Json& object, Store& store);

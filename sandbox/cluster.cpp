@@ -101,6 +101,7 @@ void Cluster::CheckNamespace(const ResourceType& resource, const std::string& ns
 Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json object,
                      WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  admission_.CheckKnownFields(resource, object, options);
   if (IsEventsApiEvent(resource)) {
     options.via_events_api = true;
     return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
@@ -249,6 +250,7 @@ ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
 Json Cluster::Update(const ResourceType& resource, const std::string& ns, const std::string& name,
                      Json object, const std::string& subresource, WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  admission_.CheckKnownFields(resource, object, options);
   if (IsEventsApiEvent(resource)) {
     options.via_events_api = true;
     return EventFromCore(
@@ -288,6 +290,7 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   // The patch applies to the object as the request's API presents it.
   Json patched = ApplyPatch(type, PresentObject(resource, old), body);
   CheckTypeMeta(resource, patched);
+  admission_.CheckKnownFields(resource, patched, options);
   const std::string wanted_rv = patched["metadata"].value("resourceVersion", "");
   if (wanted_rv != old["metadata"].value("resourceVersion", "")) {
     throw Conflict(resource.QualifiedName(), name,

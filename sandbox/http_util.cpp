@@ -121,6 +121,7 @@ WriteOptions WriteOptionsOf(const httplib::Request& request) {
                      "\": must be one of Ignore, Warn or Strict");
   }
   options.strict_fields = validation == "Strict";
+  options.ignore_fields = validation == "Ignore";
   return options;
 }
 
