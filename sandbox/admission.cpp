@@ -9,6 +9,7 @@
 #include "sandbox/known_fields.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
+#include "sandbox/quantities.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -92,6 +93,10 @@ void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const W
     if (!errors.empty()) throw Invalid("Lease.coordination.k8s.io", NameOf(object), errors);
   } else if (IsCoreEvent(resource)) {
     CheckMicroTimes("Event", object, {"eventTime", "series.lastObservedTime"});
+  } else if (IsCore(resource, "Pod")) {
+    NormalizePodResources(object);
+  } else if (IsCore(resource, "Node")) {
+    NormalizeNodeResources(object);
   }
 }
 

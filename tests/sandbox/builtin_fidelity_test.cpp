@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "fidelity_util.h"
 
 namespace gpupool::sandbox::testing {
@@ -51,6 +54,31 @@ TEST(BuiltinFidelityTest, UnknownFieldsAreRefusedWhenStrictAndDroppedOtherwise) 
                                       "  containers:\n  - {name: c, image: busybox, imagee: x}\n"));
   EXPECT_NE(result.exit_code, 0) << result.output;
   EXPECT_THAT(result.output, HasSubstr("imagee"));
+}
+
+TEST(BuiltinFidelityTest, RequestsDefaultFromLimitsAndQuantitiesAreCanonicalStrings) {
+  SandboxProcess sandbox({"--nodes", "1x8", "--time-scale", "20"});
+  auto client = sandbox.Http();
+  Reply reply = Send(*client, "POST", kPods, GpuPod("gpu"));
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  const Json resources = reply.json["spec"]["containers"][0]["resources"];
+  EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(resources["requests"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(resources["limits"]["cpu"], "2");
+  EXPECT_EQ(resources["requests"]["cpu"], "2");
+  const Reply node = Send(*client, "GET", "/api/v1/nodes/node-0");
+  EXPECT_EQ(node.json["status"]["capacity"]["nvidia.com/gpu"], "8");
+  EXPECT_EQ(node.json["status"]["capacity"]["cpu"], "64");
+  EXPECT_EQ(node.json["status"]["capacity"]["memory"], "512Gi");
+  EXPECT_EQ(node.json["status"]["allocatable"]["memory"], "512Gi");
+  // What kubectl describe node adds up comes from the defaulted requests.
+  std::string described;
+  for (int i = 0; i < 50; ++i) {
+    described = sandbox.Kubectl("describe node node-0").output;
+    if (described.find("default/gpu") != std::string::npos) break;  // bound
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(described, ::testing::ContainsRegex("nvidia.com/gpu +1 +1")) << described;
 }
 
 }  // namespace
