@@ -1,6 +1,7 @@
 #include "sandbox/nodes.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -82,6 +83,28 @@ std::vector<NodeSpec> ParseAlibabaCsv(std::istream& in) {
   return nodes;
 }
 
+// Every field a kubelet reports: clients (the Python client among them)
+// refuse a node whose nodeInfo lacks one. Identifiers derive from the name,
+// so they are stable across restarts of the sandbox.
+Json NodeInfo(const std::string& name) {
+  const unsigned long long hash = std::hash<std::string>{}(name);
+  char id[40];
+  std::snprintf(id, sizeof id, "%016llx%016llx", hash, hash ^ 0x5a5a5a5a5a5a5a5aULL);
+  const std::string hex = id;
+  const std::string uuid = hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) +
+                           "-" + hex.substr(16, 4) + "-" + hex.substr(20, 12);
+  return {{"machineID", hex},
+          {"systemUUID", uuid},
+          {"bootID", uuid},
+          {"kernelVersion", "6.1.0-sandbox"},
+          {"osImage", "gpupool sandbox (simulated)"},
+          {"containerRuntimeVersion", "sandbox://1.0.0"},
+          {"kubeletVersion", "v1.32.0-sandbox"},
+          {"kubeProxyVersion", "v1.32.0-sandbox"},
+          {"operatingSystem", "linux"},
+          {"architecture", "amd64"}};
+}
+
 }  // namespace
 
 std::vector<NodeSpec> ParseNodes(const std::string& spec_or_file) {
@@ -131,10 +154,9 @@ Json NodeObject(const NodeSpec& spec) {
                                          {"message", "simulated kubelet is posting ready status"},
                                          {"lastHeartbeatTime", now},
                                          {"lastTransitionTime", now}}})},
-            {"nodeInfo",
-             {{"kubeletVersion", "v1.32.0-sandbox"},
-              {"architecture", "amd64"},
-              {"operatingSystem", "linux"}}}}}};
+            {"addresses", Json::array({{{"type", "Hostname"}, {"address", spec.name}}})},
+            {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", 10250}}}}},
+            {"nodeInfo", NodeInfo(spec.name)}}}};
 }
 
 }  // namespace gpupool::sandbox
