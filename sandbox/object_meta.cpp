@@ -93,6 +93,16 @@ bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* t
   return true;
 }
 
+std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
+  const std::string seconds = FormatTime(time);  // "...:SSZ"
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() %
+      1000000;
+  char fraction[24];
+  std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
+  return seconds.substr(0, seconds.size() - 1) + fraction + "Z";
+}
+
 std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
 
 api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path) {

@@ -22,6 +22,8 @@ std::string FormatTime(std::chrono::system_clock::time_point time);
 // Inverse of FormatTime; returns false on anything else.
 bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* time);
 std::string NowString();
+// RFC 3339 with six fractional digits, as metav1.MicroTime fields are written.
+std::string FormatMicroTime(std::chrono::system_clock::time_point time);
 
 // Errors when `name` is not a DNS-1123 subdomain (the rule for most kinds).
 api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path);

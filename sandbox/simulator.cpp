@@ -147,6 +147,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   if (deleting && !facts.deleting) facts.seen_deleting = now;
   facts.ns = object.ns;
   facts.name = object.name;
+  facts.uid = object.uid;
   facts.node = node;
   facts.phase = phase;
   facts.deleting = deleting;
