@@ -93,6 +93,9 @@ void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const W
     if (!errors.empty()) throw Invalid("Lease.coordination.k8s.io", NameOf(object), errors);
   } else if (IsCoreEvent(resource)) {
     CheckMicroTimes("Event", object, {"eventTime", "series.lastObservedTime"});
+  } else if (IsCore(resource, "ConfigMap")) {
+    auto errors = ValidateConfigMapSize(object);
+    if (!errors.empty()) throw Invalid("ConfigMap", NameOf(object), errors);
   } else if (IsCore(resource, "Pod")) {
     NormalizePodResources(object);
   } else if (IsCore(resource, "Node")) {

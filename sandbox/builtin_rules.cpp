@@ -42,6 +42,20 @@ void CheckMicroTimes(const std::string& kind, const Json& object,
   }
 }
 
+api::FieldErrors ValidateConfigMapSize(const Json& config_map) {
+  constexpr size_t kMaxBytes = 1024 * 1024;
+  size_t total = 0;
+  for (const char* field : {"data", "binaryData"}) {
+    if (!config_map.contains(field) || !config_map[field].is_object()) continue;
+    for (const auto& [key, value] : config_map[field].items()) {
+      if (value.is_string()) total += value.get_ref<const std::string&>().size();
+    }
+  }
+  if (total <= kMaxBytes) return {};
+  // The real server reports this on the whole object (an empty path).
+  return {{"", "Too long: must have at most " + std::to_string(kMaxBytes) + " bytes"}};
+}
+
 api::FieldErrors ValidateLeaseSpec(const Json& lease) {
   api::FieldErrors errors;
   const Json spec = lease.value("spec", Json::object());

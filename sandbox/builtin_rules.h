@@ -18,6 +18,8 @@ bool IsMicroTime(const std::string& text);
 // `object` (a `kind`) is malformed. `paths` are dotted paths.
 void CheckMicroTimes(const std::string& kind, const Json& object,
                      std::initializer_list<const char*> paths);
+// The 1 MiB limit on a ConfigMap's data and binaryData together.
+api::FieldErrors ValidateConfigMapSize(const Json& config_map);
 // Errors in a Lease's spec (durations and transition counts).
 api::FieldErrors ValidateLeaseSpec(const Json& lease);
 

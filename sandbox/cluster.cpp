@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
+#include "sandbox/body_limits.h"
 #include "sandbox/encoding.h"
 #include "sandbox/events.h"
 #include "sandbox/object_meta.h"
@@ -150,6 +151,7 @@ Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
   const uint64_t rv = store_.NextVersion();
   object["metadata"]["resourceVersion"] = std::to_string(rv);
   auto stored = MakeStored(resource, object, rv);
+  CheckObjectSize(stored->json);  // a skipped resourceVersion is harmless
   store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
   admission_.AfterWrite(resource, object);
   return object;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/body_limits.h"
 #include "sandbox/discovery.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -80,7 +81,9 @@ HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMateri
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
   server_->set_tcp_nodelay(true);
-  server_->set_payload_max_length(64 << 20);
+  // Above the API's own 3 MiB limit, so that bodies between the two get a
+  // Status (413) from the handler rather than a bare connection close.
+  server_->set_payload_max_length(16 << 20);
   auto handler = [this](const httplib::Request& request, httplib::Response& response) {
     Handle(request, response);
   };
@@ -132,9 +135,10 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
   } catch (const ApiError& error) {
     WriteError(response, error);
   } catch (const nlohmann::json::exception& error) {
-    WriteError(response, BadRequest(std::string("malformed JSON: ") + error.what()));
+    // Mostly a field of the wrong type (a number where a string belongs).
+    WriteError(response, BadRequest("the object cannot be decoded: " + ParserMessage(error)));
   } catch (const api::YamlError& error) {
-    WriteError(response, BadRequest(std::string("malformed YAML: ") + error.what()));
+    WriteError(response, BadRequest("malformed YAML: " + ParserMessage(error)));
   } catch (const std::exception& error) {
     WriteError(response, InternalError(error.what()));
   }

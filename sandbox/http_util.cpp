@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/body_limits.h"
 #include "sandbox/events.h"
 #include "sandbox/protobuf.h"
 #include "sandbox/table.h"
@@ -75,12 +76,9 @@ void AddWarnings(httplib::Response& response, const std::vector<std::string>& wa
 Json DecodeBody(const httplib::Request& request) {
   std::string type = request.get_header_value("Content-Type");
   type = type.substr(0, type.find(';'));
+  CheckRequestBody(request.body);
   if (type.empty() || type == "application/json") {
-    try {
-      return Json::parse(request.body);
-    } catch (const Json::exception& error) {
-      throw BadRequest(std::string("the request body is not valid JSON: ") + error.what());
-    }
+    return ParseJsonBody(request.body, "the request body");
   }
   if (type == "application/yaml") {
     auto documents = api::YamlToJson(request.body, "request body");

@@ -116,6 +116,17 @@ api::FieldErrors ValidateObjectName(const std::string& name, const std::string& 
 
 api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
   api::FieldErrors errors;
+  constexpr size_t kMaxAnnotationBytes = 256 * 1024;
+  size_t annotation_bytes = 0;
+  if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
+    for (const auto& [key, value] : metadata["annotations"].items()) {
+      annotation_bytes += key.size() + (value.is_string() ? value.get<std::string>().size() : 0);
+    }
+  }
+  if (annotation_bytes > kMaxAnnotationBytes) {
+    errors.push_back({"metadata.annotations", "Too long: must have at most " +
+                                                  std::to_string(kMaxAnnotationBytes) + " bytes"});
+  }
   for (const char* field : {"labels", "annotations"}) {
     if (!metadata.contains(field)) continue;
     const auto& map = metadata[field];

@@ -13,6 +13,7 @@ namespace gpupool::sandbox::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kPods = "/api/v1/namespaces/default/pods";
 
@@ -79,6 +80,45 @@ TEST(BuiltinFidelityTest, RequestsDefaultFromLimitsAndQuantitiesAreCanonicalStri
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_THAT(described, ::testing::ContainsRegex("nvidia.com/gpu +1 +1")) << described;
+}
+
+TEST(BuiltinFidelityTest, HostileBodiesGetClearErrorsAndChangeNothing) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  const std::string deep(100000, '[');
+  Reply reply = SendRaw(*client, "POST", configmaps, deep + std::string(100000, ']'));
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_THAT(reply.body, HasSubstr("nested deeper"));
+  reply = SendRaw(*client, "POST", configmaps, "a: " + std::string(50000, '['), "application/yaml");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  std::string block = "a:\n";
+  for (int i = 1; i < 1500; ++i) block += std::string(i, ' ') + "b:\n";
+  reply = SendRaw(*client, "POST", configmaps, block, "application/yaml");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  ASSERT_EQ(Send(*client, "POST", configmaps, ConfigMapJson("x")).status, 201);
+  reply = SendRaw(*client, "PATCH", configmaps + "/x", deep, "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  reply = SendRaw(*client, "POST", configmaps, "{not json");
+  EXPECT_EQ(reply.status, 400);
+  EXPECT_THAT(reply.body, Not(HasSubstr("json.exception")));
+  reply = SendRaw(*client, "POST", configmaps, R"({"metadata":{"name":5}})");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_THAT(reply.body, Not(HasSubstr("json.exception")));
+  Json huge = ConfigMapJson("huge");
+  huge["data"]["blob"] = std::string(5 << 20, 'x');
+  reply = Send(*client, "POST", configmaps, huge);
+  EXPECT_EQ(reply.status, 413) << reply.body.substr(0, 300);
+  Json large = ConfigMapJson("large");
+  large["data"]["blob"] = std::string(1200 * 1024, 'x');
+  reply = Send(*client, "POST", configmaps, large);
+  EXPECT_EQ(reply.status, 422) << reply.body.substr(0, 300);
+  Json annotated = ConfigMapJson("annotated");
+  annotated["metadata"]["annotations"]["a"] = std::string(300 * 1024, 'x');
+  EXPECT_EQ(Send(*client, "POST", configmaps, annotated).status, 422);
+  reply = Send(*client, "GET", configmaps);
+  EXPECT_EQ(reply.status, 200) << "the sandbox still serves";
+  EXPECT_EQ(reply.json["items"].size(), 1u) << "only x was created";
 }
 
 }  // namespace
