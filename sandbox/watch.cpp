@@ -88,6 +88,29 @@ Clock::time_point NextBookmark(const WatchState& state, Clock::time_point now) {
   return due < now ? Clock::time_point::max() : due;
 }
 
+// timeoutSeconds as the real server reads it (a non-negative integer; 400
+// otherwise), held to a year so no duration arithmetic can overflow.
+std::chrono::milliseconds WatchTimeout(const httplib::Request& request) {
+  constexpr int64_t kDefaultSeconds = 1800;
+  constexpr int64_t kLongestSeconds = 365LL * 24 * 3600;
+  if (!request.has_param("timeoutSeconds")) return std::chrono::seconds(kDefaultSeconds);
+  const std::string text = request.get_param_value("timeoutSeconds");
+  int64_t seconds = -1;
+  try {
+    size_t used = 0;
+    seconds = std::stoll(text, &used);
+    if (used != text.size()) seconds = -1;
+  } catch (const std::exception&) {
+  }
+  if (seconds < 0) {
+    throw BadRequest("invalid value for query parameter timeoutSeconds: \"" + text +
+                     "\" is not a non-negative integer");
+  }
+  // 0 means no timeout asked for: the server's default applies.
+  if (seconds == 0) seconds = kDefaultSeconds;
+  return std::chrono::seconds(std::min(seconds, kLongestSeconds));
+}
+
 uint64_t ParseVersion(const std::string& text) {
   // stoull would read "-5" as a huge version and skip whitespace and signs.
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
@@ -157,12 +180,9 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
   state->fields = FieldSelector::Parse(list_options.field_selector, resource->selectable_fields);
   state->bookmarks = BoolParam(request, "allowWatchBookmarks");
   state->table = WantsTable(request);
-  double timeout = 1800;
-  if (request.has_param("timeoutSeconds")) {
-    timeout = static_cast<double>(ParseVersion(request.get_param_value("timeoutSeconds")));
-  }
   const auto now = Clock::now();
-  state->deadline = now + std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+  const auto timeout = WatchTimeout(request);
+  state->deadline = now + timeout;
   state->bookmark_every =
       std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
   state->next_bookmark = NextBookmark(*state, now);

@@ -121,5 +121,24 @@ TEST(BuiltinFidelityTest, HostileBodiesGetClearErrorsAndChangeNothing) {
   EXPECT_EQ(reply.json["items"].size(), 1u) << "only x was created";
 }
 
+TEST(BuiltinFidelityTest, QueryParametersAreRangeChecked) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  for (const char* query : {"?watch=true&timeoutSeconds=1e17", "?watch=true&timeoutSeconds=-1",
+                            "?watch=true&timeoutSeconds=99999999999999999999", "?limit=1e17",
+                            "?limit=-3", "?limit=99999999999999999999"}) {
+    const Reply reply = Send(*client, "GET", configmaps + query);
+    EXPECT_EQ(reply.status, 400) << query << ": " << reply.body;
+  }
+  // A very long but well-formed timeout is served (and ended by the client).
+  ASSERT_EQ(Send(*client, "POST", configmaps, ConfigMapJson("seen")).status, 201);
+  const auto events =
+      ReadWatchEvents(*client, configmaps + "?watch=true&timeoutSeconds=9000000000000000000",
+                      [](const Json&) { return true; });
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["type"], "ADDED");
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing
