@@ -1,12 +1,16 @@
 #include "sandbox/http_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <thread>
 
 #include "gpupool/api/yaml.h"
 #include "sandbox/body_limits.h"
+#include "sandbox/connection_pool.h"
 #include "sandbox/discovery.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -15,6 +19,9 @@
 
 namespace gpupool::sandbox {
 namespace {
+
+// Connections served at once; each holds a thread (and a file descriptor).
+constexpr size_t kMaxConnections = 10000;
 
 std::optional<ResourcePath> ParseResourcePath(const std::string& path) {
   std::vector<std::string> parts;
@@ -63,6 +70,28 @@ std::string VerbOf(const httplib::Request& request, const ResourcePath& path) {
   return request.method;
 }
 
+// httplib listens with a backlog of 5: a burst of connections (a client
+// starting many watches) overflows it and the kernel drops SYNs, each
+// costing the client a one-second retransmit. Listening again on the same
+// socket widens the backlog (Linux allows it); httplib does not expose the
+// socket, so it is found by its port.
+void WidenListenBacklog(int port) {
+  for (int fd = 0; fd < 1024; ++fd) {
+    int listening = 0;
+    socklen_t length = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening) {
+      continue;
+    }
+    sockaddr_in address{};
+    socklen_t address_length = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &address_length) == 0 &&
+        address.sin_family == AF_INET && ntohs(address.sin_port) == port) {
+      listen(fd, SOMAXCONN);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
@@ -73,9 +102,12 @@ HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMateri
   } else {
     server_ = std::make_unique<httplib::Server>();
   }
-  const int threads = options.threads;
-  // Every watch holds a thread for its whole life: the pool must outnumber them.
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // --threads workers stay ready; more start while every one is busy (each
+  // open watch holds one), so long watches never starve other clients.
+  const size_t threads = static_cast<size_t>(options.threads);
+  server_->new_task_queue = [threads] {
+    return new ConnectionPool(threads, std::max(threads, kMaxConnections));
+  };
   server_->set_keep_alive_max_count(100000);
   server_->set_keep_alive_timeout(10);  // idle keep-alive connections hold a worker thread
   server_->set_read_timeout(30);
@@ -107,6 +139,7 @@ int HttpServer::Bind() {
   if (port_ <= 0) {
     throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(options_.port));
   }
+  WidenListenBacklog(port_);
   return port_;
 }
 
