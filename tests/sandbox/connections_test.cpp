@@ -1,4 +1,5 @@
-// Many open watches do not stall other clients.
+// Many open watches do not stall other clients, and a sandbox whose setup
+// fails is never left running.
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -74,6 +75,21 @@ TEST(ConnectionsTest, AThousandWatchesDoNotStallOtherClients) {
           .status,
       201);
   for (int fd : watches) close(fd);
+}
+
+TEST(ConnectionsTest, ASandboxThatDoesNotStartIsStopped) {
+  // The last --port-file wins: the sandbox runs but the helper never learns
+  // its port, so setup fails after the process started.
+  const std::string marker = "/nonexistent-gpupool-dir-" + std::to_string(getpid()) + "/port";
+  try {
+    SandboxProcess sandbox({"--plain-http", "--port-file", marker});
+    ADD_FAILURE() << "the helper did not notice the missing port file";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("did not start"));
+  }
+  // "[/]..." matches the sandbox's command line but not pgrep's own shell.
+  const auto left = RunCommand("pgrep -f '[/]" + marker.substr(1) + "'");
+  EXPECT_NE(left.exit_code, 0) << "still running: " << left.output;
 }
 
 }  // namespace
