@@ -3,9 +3,13 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
+#include "sandbox/builtin_rules.h"
 #include "sandbox/crd.h"
+#include "sandbox/events.h"
+#include "sandbox/known_fields.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
+#include "sandbox/quantities.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -41,8 +45,26 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
   if (!check.errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), check.errors);
 }
 
+void Admission::CheckKnownFields(const ResourceType& resource, Json& object,
+                                 WriteOptions& options) {
+  const auto unknown = DropUnknownFields(resource, object);
+  if (unknown.empty()) return;
+  std::string listed;
+  for (const auto& path : unknown) {
+    listed += (listed.empty() ? "" : ", ") + std::string("unknown field \"") + path + "\"";
+  }
+  if (options.strict_fields) {
+    throw BadRequest(resource.kind + " in version \"" + resource.version +
+                     "\" cannot be handled as a " + resource.kind +
+                     ": strict decoding error: " + listed);
+  }
+  if (options.ignore_fields) return;
+  for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
+}
+
 void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOptions& options) {
   if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  CheckBuiltin(resource, object, options);
   if (IsCore(resource, "Pod")) {
     auto errors = PreparePodCreate(object);
     if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);
@@ -57,7 +79,34 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     EstablishCrd(object);
   } else if (IsCore(resource, "Service")) {
     DefaultService(object);
+  } else if (IsCoreEvent(resource)) {
+    CheckEvent(object, options, true);
   }
+}
+
+// Rules shared by create and update of built-in kinds: what the real server's
+// decoder refuses (400) comes before what its validation refuses (422).
+void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions&) {
+  if (resource.group == "coordination.k8s.io" && resource.kind == "Lease") {
+    CheckMicroTimes("Lease", object, {"spec.acquireTime", "spec.renewTime"});
+    auto errors = ValidateLeaseSpec(object);
+    if (!errors.empty()) throw Invalid("Lease.coordination.k8s.io", NameOf(object), errors);
+  } else if (IsCoreEvent(resource)) {
+    CheckMicroTimes("Event", object, {"eventTime", "series.lastObservedTime"});
+  } else if (IsCore(resource, "ConfigMap")) {
+    auto errors = ValidateConfigMapSize(object);
+    if (!errors.empty()) throw Invalid("ConfigMap", NameOf(object), errors);
+  } else if (IsCore(resource, "Pod")) {
+    NormalizePodResources(object);
+  } else if (IsCore(resource, "Node")) {
+    NormalizeNodeResources(object);
+  }
+}
+
+void Admission::CheckEvent(const Json& event, const WriteOptions& options, bool create) {
+  auto errors = ValidateEvent(event, options.via_events_api, create);
+  if (errors.empty()) return;
+  throw Invalid(options.via_events_api ? "Event.events.k8s.io" : "Event", NameOf(event), errors);
 }
 
 // A service gets its type and a cluster IP as the real allocator would give
@@ -84,6 +133,7 @@ void Admission::DefaultService(Json& service) {
 void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& object,
                          const std::string& subresource, WriteOptions& options) {
   if (resource.IsCustom()) return CheckCustomResource(resource, object, options);
+  CheckBuiltin(resource, object, options);
   if (IsCore(resource, "Pod") && subresource.empty()) {
     auto errors = ValidatePodUpdate(old, object);
     if (!errors.empty()) throw Invalid("Pod", NameOf(object), errors);
@@ -99,6 +149,8 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
                     {{"spec.group", "Invalid value: field is immutable"}});
     }
     EstablishCrd(object);
+  } else if (IsCoreEvent(resource)) {
+    CheckEvent(object, options, false);
   }
 }
 

@@ -17,6 +17,8 @@ using Json = nlohmann::json;
 struct WriteOptions {
   bool dry_run = false;
   bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
+  bool ignore_fields = false;         // fieldValidation=Ignore: dropped without a warning
+  bool via_events_api = false;        // an Event written through events.k8s.io
   std::vector<std::string> warnings;  // returned as Warning headers
 };
 
@@ -29,6 +31,9 @@ class Admission {
   // Validation of an update (`object` already carries the preserved metadata).
   void OnUpdate(const ResourceType& resource, const Json& old, Json& object,
                 const std::string& subresource, WriteOptions& options);
+  // Unknown fields of built-in kinds: 400 with fieldValidation=Strict, else
+  // dropped with a warning (none with Ignore), as the real decoder does.
+  void CheckKnownFields(const ResourceType& resource, Json& object, WriteOptions& options);
   // Side effects once stored: a CRD starts or stops serving its resources.
   void AfterWrite(const ResourceType& resource, const Json& object);
   void AfterDelete(const ResourceType& resource, const Json& object, Store& store);
@@ -36,6 +41,8 @@ class Admission {
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
   void DefaultService(Json& service);
+  void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
+  void CheckEvent(const Json& event, const WriteOptions& options, bool create);
 
   ResourceRegistry& resources_;
   uint32_t allocated_ips_ = 0;  // guarded by the store lock, as every write is

@@ -13,6 +13,21 @@ Json Details(const std::string& resource, const std::string& name) {
   return details;
 }
 
+// The cause type the real server gives a field error: its messages start with
+// the type's words ("Required value", "Unsupported value: ...", ...).
+std::string CauseReason(const std::string& message) {
+  static const std::pair<const char*, const char*> kPrefixes[] = {
+      {"Required value", "FieldValueRequired"},   {"Unsupported value", "FieldValueNotSupported"},
+      {"Duplicate value", "FieldValueDuplicate"}, {"Forbidden", "FieldValueForbidden"},
+      {"Too long", "FieldValueTooLong"},          {"Too many", "FieldValueTooMany"},
+      {"Not found", "FieldValueNotFound"},        {"Invalid value", "FieldValueInvalid"}};
+  for (const auto& [prefix, reason] : kPrefixes) {
+    if (message.rfind(prefix, 0) == 0) return reason;
+  }
+  if (message.rfind("must be of type", 0) == 0) return "FieldValueTypeInvalid";
+  return "FieldValueInvalid";
+}
+
 }  // namespace
 
 Json StatusJson(const ApiError& error) {
@@ -52,13 +67,17 @@ ApiError Invalid(const std::string& kind, const std::string& name, const api::Fi
   Json causes = Json::array();
   std::string joined;
   for (const auto& error : errors) {
-    causes.push_back(
-        {{"reason", "FieldValueInvalid"}, {"message", error.message}, {"field", error.path}});
+    causes.push_back({{"reason", CauseReason(error.message)},
+                      {"message", error.message},
+                      {"field", error.path}});
     if (!joined.empty()) joined += ", ";
     joined += (error.path.empty() ? "" : error.path + ": ") + error.message;
   }
   if (errors.size() > 1) joined = "[" + joined + "]";
-  Json details = {{"name", name}, {"kind", kind}, {"causes", causes}};
+  // "Lease.coordination.k8s.io" names kind and group, as the real message does.
+  const auto dot = kind.find('.');
+  Json details = {{"name", name}, {"kind", kind.substr(0, dot)}, {"causes", causes}};
+  if (dot != std::string::npos) details["group"] = kind.substr(dot + 1);
   return ApiError(422, "Invalid", kind + " \"" + name + "\" is invalid: " + joined, details);
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
+#include "sandbox/body_limits.h"
 #include "sandbox/encoding.h"
+#include "sandbox/events.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -27,16 +29,27 @@ void PreserveMetadata(const Json& old, Json& object) {
   }
 }
 
-// Everything but metadata and status: what a generation counts changes of.
-bool SpecChanged(const Json& old, const Json& object) {
+// What a generation counts changes of: everything but metadata, and status
+// too when it is a subresource. A custom resource without a status
+// subresource bumps its generation on status changes, as on a real server.
+bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
+  const auto ignored = [&](const std::string& key) {
+    return key == "metadata" || key == "kind" || key == "apiVersion" ||
+           (key == "status" && !status_counts);
+  };
   for (const auto& [key, value] : object.items()) {
-    if (key == "metadata" || key == "status" || key == "kind" || key == "apiVersion") continue;
+    if (ignored(key)) continue;
     if (!old.contains(key) || old[key] != value) return true;
   }
   for (const auto& [key, value] : old.items()) {
-    if (key != "metadata" && key != "status" && !object.contains(key)) return true;
+    if (!ignored(key) && !object.contains(key)) return true;
   }
   return false;
+}
+
+// How Invalid errors name a kind: "Pod", "Queue.gpupool.dev".
+std::string QualifiedKind(const ResourceType& resource) {
+  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
 }
 
 bool SameIgnoringVersion(Json old, Json object) {
@@ -89,6 +102,11 @@ void Cluster::CheckNamespace(const ResourceType& resource, const std::string& ns
 Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json object,
                      WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  admission_.CheckKnownFields(resource, object, options);
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
+  }
   auto& metadata = object["metadata"];
   if (resource.namespaced) {
     const std::string body_ns = metadata.value("namespace", ns);
@@ -108,9 +126,10 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   }
   const std::string name = metadata.value("name", "");
   api::FieldErrors errors = ValidateObjectName(name, "metadata.name");
-  auto meta_errors = ValidateMetadataMaps(metadata);
-  errors.insert(errors.end(), meta_errors.begin(), meta_errors.end());
-  if (!errors.empty()) throw Invalid(resource.kind, name, errors);
+  for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
+    errors.insert(errors.end(), more.begin(), more.end());
+  }
+  if (!errors.empty()) throw Invalid(QualifiedKind(resource), name, errors);
   if (store_.Get(StorageKey(resource), ObjectKey(ns, name))) {
     throw AlreadyExists(resource.QualifiedName(), name);
   }
@@ -132,6 +151,7 @@ Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
   const uint64_t rv = store_.NextVersion();
   object["metadata"]["resourceVersion"] = std::to_string(rv);
   auto stored = MakeStored(resource, object, rv);
+  CheckObjectSize(stored->json);  // a skipped resourceVersion is harmless
   store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
   admission_.AfterWrite(resource, object);
   return object;
@@ -187,8 +207,10 @@ ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns
 }
 
 Json Cluster::Get(const ResourceType& resource, const std::string& ns, const std::string& name) {
-  return Json::parse(GetStored(resource, ns, name)->json);
+  return PresentObject(resource, Json::parse(GetStored(resource, ns, name)->json));
 }
+
+ResourcePtr Cluster::CoreEvents() const { return Resource("", "v1", "events"); }
 
 ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
                          const ListOptions& options) {
@@ -230,6 +252,12 @@ ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
 Json Cluster::Update(const ResourceType& resource, const std::string& ns, const std::string& name,
                      Json object, const std::string& subresource, WriteOptions& options) {
   CheckTypeMeta(resource, object);
+  admission_.CheckKnownFields(resource, object, options);
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(
+        Update(*CoreEvents(), ns, name, EventToCore(std::move(object)), subresource, options));
+  }
   const auto& metadata = object["metadata"];
   if (metadata.value("name", name) != name) {
     throw BadRequest("the name of the object (" + metadata.value("name", "") +
@@ -261,8 +289,10 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   }
   auto lock = store_.Lock();
   Json old = ParseStored(resource, ns, name);
-  Json patched = ApplyPatch(type, old, body);
+  // The patch applies to the object as the request's API presents it.
+  Json patched = ApplyPatch(type, PresentObject(resource, old), body);
   CheckTypeMeta(resource, patched);
+  admission_.CheckKnownFields(resource, patched, options);
   const std::string wanted_rv = patched["metadata"].value("resourceVersion", "");
   if (wanted_rv != old["metadata"].value("resourceVersion", "")) {
     throw Conflict(resource.QualifiedName(), name,
@@ -271,6 +301,11 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   }
   if (patched["metadata"].value("name", "") != name) {
     throw BadRequest("the patch changes metadata.name, which is immutable");
+  }
+  if (IsEventsApiEvent(resource)) {
+    options.via_events_api = true;
+    return EventFromCore(
+        UpdateLocked(*CoreEvents(), old, EventToCore(std::move(patched)), subresource, options));
   }
   return UpdateLocked(resource, old, std::move(patched), subresource, options);
 }
@@ -294,9 +329,16 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   }
   PreserveMetadata(old, object);
   auto errors = ValidateMetadataMaps(object["metadata"]);
-  if (!errors.empty()) throw Invalid(resource.kind, old["metadata"].value("name", ""), errors);
+  for (const auto& more : {ValidateOwnerReferences(object["metadata"]),
+                           ValidateFinalizersUpdate(old["metadata"], object["metadata"])}) {
+    errors.insert(errors.end(), more.begin(), more.end());
+  }
+  if (!errors.empty()) {
+    throw Invalid(QualifiedKind(resource), old["metadata"].value("name", ""), errors);
+  }
   admission_.OnUpdate(resource, old, object, subresource, options);
-  if (old["metadata"].contains("generation") && SpecChanged(old, object)) {
+  const bool status_counts = resource.IsCustom() && !resource.status_subresource;
+  if (old["metadata"].contains("generation") && SpecChanged(old, object, status_counts)) {
     object["metadata"]["generation"] = old["metadata"].value("generation", 1) + 1;
   }
   if (SameIgnoringVersion(old, object)) return old;

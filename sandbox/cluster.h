@@ -83,6 +83,8 @@ class Cluster {
   Json RemoveNow(const ResourceType& resource, Json object, bool dry_run);
   Json ParseStored(const ResourceType& resource, const std::string& ns, const std::string& name);
   void CheckNamespace(const ResourceType& resource, const std::string& ns);
+  // The core Events, which also store what events.k8s.io writes.
+  ResourcePtr CoreEvents() const;
   void ResolvePriority(Json& pod);
   bool PdbForbidsEviction(const Json& pod);
 

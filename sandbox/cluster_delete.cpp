@@ -7,6 +7,7 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/cluster.h"
+#include "sandbox/events.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -75,6 +76,9 @@ Json Cluster::Delete(const ResourceType& resource, const std::string& ns, const 
                   {{"propagationPolicy", "Unsupported value: \"" + options.propagation +
                                              "\": supported values: \"Orphan\", "
                                              "\"Background\", \"Foreground\""}});
+  }
+  if (IsEventsApiEvent(resource)) {
+    return EventFromCore(Delete(*Resource("", "v1", "events"), ns, name, options));
   }
   auto lock = store_.Lock();
   Json old = ParseStored(resource, ns, name);
@@ -182,6 +186,16 @@ bool Cluster::PdbForbidsEviction(const Json& pod) {
 
 Json Cluster::Evict(const std::string& ns, const std::string& name, const Json& eviction) {
   const auto pods = Resource("", "v1", "pods");
+  const Json metadata = eviction.is_object() ? eviction.value("metadata", Json::object()) : Json();
+  if (!metadata.is_object()) throw BadRequest("the Eviction body must be an object with metadata");
+  // Checked before the pod is looked up, as the real eviction handler does.
+  if (metadata.value("name", "") != name) {
+    throw BadRequest("name in URL does not match name in Eviction object");
+  }
+  if (metadata.value("namespace", ns) != ns) {
+    throw BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request");
+  }
   DeleteOptions options;
   const Json delete_options = eviction.value("deleteOptions", Json::object());
   if (delete_options.contains("gracePeriodSeconds") &&

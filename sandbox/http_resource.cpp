@@ -1,6 +1,7 @@
 // The resource verbs of the front end: one REST path, one Cluster call.
 #include <algorithm>
 
+#include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
 #include "sandbox/table.h"
@@ -42,6 +43,20 @@ void WriteObject(httplib::Response& response, int status, const ResourceType& re
   WriteJson(response, status, body.dump());
 }
 
+// Pods and services answer a DELETE with the object, as their real storage
+// does; other kinds removed at once answer with a Status naming what went.
+bool ReturnsDeletedObject(const ResourceType& resource) {
+  return resource.group.empty() && (resource.kind == "Pod" || resource.kind == "Service");
+}
+
+Json DeletedStatus(const ResourceType& resource, const Json& object) {
+  Json details = {{"name", object["metadata"].value("name", "")},
+                  {"kind", resource.plural},  // the real server puts the resource here
+                  {"uid", object["metadata"].value("uid", "")}};
+  if (!resource.group.empty()) details["group"] = resource.group;
+  return SuccessStatus(details);
+}
+
 }  // namespace
 
 void HttpServer::HandleResource(const httplib::Request& request, httplib::Response& response,
@@ -81,7 +96,9 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
       return WriteObject(response, 200, *resource, cluster_.Get(*resource, path.ns, path.name),
                          true, include_object);
     }
-    return WriteJson(response, 200, cluster_.GetStored(*resource, path.ns, path.name)->json);
+    return WriteJson(
+        response, 200,
+        PresentStored(*resource, cluster_.GetStored(*resource, path.ns, path.name)->json));
   }
   if (method == "POST" && path.subresource == "binding") {
     return WriteJson(response, 201, cluster_.Bind(path.ns, path.name, DecodeBody(request)).dump());
@@ -105,6 +122,9 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
                             options);
   } else if (method == "DELETE" && !path.name.empty()) {
     result = cluster_.Delete(*resource, path.ns, path.name, DeleteOptionsOf(request));
+    if (!ReturnsDeletedObject(*resource) && !result["metadata"].contains("deletionTimestamp")) {
+      return WriteJson(response, 200, DeletedStatus(*resource, result).dump());
+    }
   } else if (method == "DELETE") {
     const auto delete_options = DeleteOptionsOf(request);
     auto listed = cluster_.List(*resource, path.ns, ListOptionsOf(request));

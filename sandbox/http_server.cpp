@@ -1,11 +1,16 @@
 #include "sandbox/http_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <thread>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/body_limits.h"
+#include "sandbox/connection_pool.h"
 #include "sandbox/discovery.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -14,6 +19,9 @@
 
 namespace gpupool::sandbox {
 namespace {
+
+// Connections served at once; each holds a thread (and a file descriptor).
+constexpr size_t kMaxConnections = 10000;
 
 std::optional<ResourcePath> ParseResourcePath(const std::string& path) {
   std::vector<std::string> parts;
@@ -62,6 +70,28 @@ std::string VerbOf(const httplib::Request& request, const ResourcePath& path) {
   return request.method;
 }
 
+// httplib listens with a backlog of 5: a burst of connections (a client
+// starting many watches) overflows it and the kernel drops SYNs, each
+// costing the client a one-second retransmit. Listening again on the same
+// socket widens the backlog (Linux allows it); httplib does not expose the
+// socket, so it is found by its port.
+void WidenListenBacklog(int port) {
+  for (int fd = 0; fd < 1024; ++fd) {
+    int listening = 0;
+    socklen_t length = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening) {
+      continue;
+    }
+    sockaddr_in address{};
+    socklen_t address_length = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &address_length) == 0 &&
+        address.sin_family == AF_INET && ntohs(address.sin_port) == port) {
+      listen(fd, SOMAXCONN);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
@@ -72,15 +102,20 @@ HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMateri
   } else {
     server_ = std::make_unique<httplib::Server>();
   }
-  const int threads = options.threads;
-  // Every watch holds a thread for its whole life: the pool must outnumber them.
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // --threads workers stay ready; more start while every one is busy (each
+  // open watch holds one), so long watches never starve other clients.
+  const size_t threads = static_cast<size_t>(options.threads);
+  server_->new_task_queue = [threads] {
+    return new ConnectionPool(threads, std::max(threads, kMaxConnections));
+  };
   server_->set_keep_alive_max_count(100000);
   server_->set_keep_alive_timeout(10);  // idle keep-alive connections hold a worker thread
   server_->set_read_timeout(30);
   server_->set_write_timeout(30);
   server_->set_tcp_nodelay(true);
-  server_->set_payload_max_length(64 << 20);
+  // Above the API's own 3 MiB limit, so that bodies between the two get a
+  // Status (413) from the handler rather than a bare connection close.
+  server_->set_payload_max_length(16 << 20);
   auto handler = [this](const httplib::Request& request, httplib::Response& response) {
     Handle(request, response);
   };
@@ -104,6 +139,7 @@ int HttpServer::Bind() {
   if (port_ <= 0) {
     throw std::runtime_error("cannot listen on 127.0.0.1:" + std::to_string(options_.port));
   }
+  WidenListenBacklog(port_);
   return port_;
 }
 
@@ -132,9 +168,10 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
   } catch (const ApiError& error) {
     WriteError(response, error);
   } catch (const nlohmann::json::exception& error) {
-    WriteError(response, BadRequest(std::string("malformed JSON: ") + error.what()));
+    // Mostly a field of the wrong type (a number where a string belongs).
+    WriteError(response, BadRequest("the object cannot be decoded: " + ParserMessage(error)));
   } catch (const api::YamlError& error) {
-    WriteError(response, BadRequest(std::string("malformed YAML: ") + error.what()));
+    WriteError(response, BadRequest("malformed YAML: " + ParserMessage(error)));
   } catch (const std::exception& error) {
     WriteError(response, InternalError(error.what()));
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "gpupool/api/yaml.h"
+#include "sandbox/body_limits.h"
+#include "sandbox/events.h"
 #include "sandbox/protobuf.h"
 #include "sandbox/table.h"
 
@@ -18,6 +20,23 @@ int64_t ParseInteger(const std::string& text, const std::string& name) {
   }
   throw BadRequest("invalid value for query parameter " + name + ": \"" + text +
                    "\" is not an integer");
+}
+
+// The real server validates dryRun with the options kind of the verb and
+// answers 422 naming the only supported value.
+ApiError DryRunUnsupported(const std::string& options_kind, const std::string& quoted_value) {
+  return Invalid(
+      options_kind + ".meta.k8s.io", "",
+      {{"dryRun", "Unsupported value: " + quoted_value + ": supported values: \"All\""}});
+}
+
+bool DryRun(const httplib::Request& request, const std::string& options_kind) {
+  if (!request.has_param("dryRun")) return false;
+  for (size_t i = 0; i < request.get_param_value_count("dryRun"); ++i) {
+    const std::string value = request.get_param_value("dryRun", i);
+    if (value != "All") throw DryRunUnsupported(options_kind, Json(value).dump());
+  }
+  return true;
 }
 
 }  // namespace
@@ -57,12 +76,9 @@ void AddWarnings(httplib::Response& response, const std::vector<std::string>& wa
 Json DecodeBody(const httplib::Request& request) {
   std::string type = request.get_header_value("Content-Type");
   type = type.substr(0, type.find(';'));
+  CheckRequestBody(request.body);
   if (type.empty() || type == "application/json") {
-    try {
-      return Json::parse(request.body);
-    } catch (const Json::exception& error) {
-      throw BadRequest(std::string("the request body is not valid JSON: ") + error.what());
-    }
+    return ParseJsonBody(request.body, "the request body");
   }
   if (type == "application/yaml") {
     auto documents = api::YamlToJson(request.body, "request body");
@@ -92,11 +108,10 @@ bool WantsTable(const httplib::Request& request) {
 
 WriteOptions WriteOptionsOf(const httplib::Request& request) {
   WriteOptions options;
-  const std::string dry_run = request.get_param_value("dryRun");
-  if (!dry_run.empty() && dry_run != "All") {
-    throw BadRequest("invalid dryRun \"" + dry_run + "\": the only supported value is All");
-  }
-  options.dry_run = dry_run == "All";
+  const char* kind = request.method == "POST"  ? "CreateOptions"
+                     : request.method == "PUT" ? "UpdateOptions"
+                                               : "PatchOptions";
+  options.dry_run = DryRun(request, kind);
   const std::string validation = request.get_param_value("fieldValidation");
   if (!validation.empty() && validation != "Strict" && validation != "Warn" &&
       validation != "Ignore") {
@@ -104,6 +119,7 @@ WriteOptions WriteOptionsOf(const httplib::Request& request) {
                      "\": must be one of Ignore, Warn or Strict");
   }
   options.strict_fields = validation == "Strict";
+  options.ignore_fields = validation == "Ignore";
   return options;
 }
 
@@ -122,8 +138,12 @@ DeleteOptions DeleteOptionsOf(const httplib::Request& request) {
   const Json preconditions = body.value("preconditions", Json::object());
   options.uid_precondition = preconditions.value("uid", "");
   options.rv_precondition = preconditions.value("resourceVersion", "");
-  options.dry_run =
-      !body.value("dryRun", Json::array()).empty() || request.get_param_value("dryRun") == "All";
+  Json body_dry_run = body.value("dryRun", Json::array());
+  if (!body_dry_run.is_array()) body_dry_run = Json::array({body_dry_run});
+  for (const auto& value : body_dry_run) {
+    if (value != "All") throw DryRunUnsupported("DeleteOptions", value.dump());
+  }
+  options.dry_run = !body_dry_run.empty() || DryRun(request, "DeleteOptions");
   if (request.has_param("gracePeriodSeconds")) {
     options.grace_seconds =
         ParseInteger(request.get_param_value("gracePeriodSeconds"), "gracePeriodSeconds");
@@ -155,7 +175,7 @@ std::string ListBody(const ResourceType& resource, const ListResult& result) {
                      resource.ApiVersion() + "\",\"metadata\":" + metadata.dump() + ",\"items\":[";
   for (size_t i = 0; i < result.items.size(); ++i) {
     if (i) body += ',';
-    body += result.items[i]->json;
+    body += PresentStored(resource, result.items[i]->json);
   }
   return body + "]}";
 }
@@ -166,7 +186,8 @@ std::string TableBody(const ResourceType& resource, const ListResult& result,
   if (!result.continue_token.empty()) metadata["continue"] = result.continue_token;
   Json rows = Json::array();
   for (const auto& item : result.items) {
-    rows.push_back(TableRow(resource, Json::parse(item->json), include_object));
+    rows.push_back(
+        TableRow(resource, PresentObject(resource, Json::parse(item->json)), include_object));
   }
   return Json{{"kind", "Table"},
               {"apiVersion", "meta.k8s.io/v1"},

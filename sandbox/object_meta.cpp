@@ -6,6 +6,8 @@
 #include <random>
 #include <regex>
 
+#include "sandbox/events.h"
+
 namespace gpupool::sandbox {
 namespace {
 
@@ -40,6 +42,8 @@ std::string ObjectKey(const std::string& ns, const std::string& name) {
 }
 
 std::string StorageKey(const ResourceType& resource) {
+  // events.k8s.io Events are a view of the core Events: one storage.
+  if (IsEventsApiEvent(resource)) return "/events";
   return resource.group + "/" + resource.plural;
 }
 
@@ -89,6 +93,16 @@ bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* t
   return true;
 }
 
+std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
+  const std::string seconds = FormatTime(time);  // "...:SSZ"
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() %
+      1000000;
+  char fraction[24];
+  std::snprintf(fraction, sizeof fraction, ".%06lld", static_cast<long long>(micros));
+  return seconds.substr(0, seconds.size() - 1) + fraction + "Z";
+}
+
 std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
 
 api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path) {
@@ -102,6 +116,17 @@ api::FieldErrors ValidateObjectName(const std::string& name, const std::string& 
 
 api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
   api::FieldErrors errors;
+  constexpr size_t kMaxAnnotationBytes = 256 * 1024;
+  size_t annotation_bytes = 0;
+  if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
+    for (const auto& [key, value] : metadata["annotations"].items()) {
+      annotation_bytes += key.size() + (value.is_string() ? value.get<std::string>().size() : 0);
+    }
+  }
+  if (annotation_bytes > kMaxAnnotationBytes) {
+    errors.push_back({"metadata.annotations", "Too long: must have at most " +
+                                                  std::to_string(kMaxAnnotationBytes) + " bytes"});
+  }
   for (const char* field : {"labels", "annotations"}) {
     if (!metadata.contains(field)) continue;
     const auto& map = metadata[field];
@@ -125,6 +150,60 @@ api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
   return errors;
 }
 
+api::FieldErrors ValidateOwnerReferences(const Json& metadata) {
+  if (!metadata.contains("ownerReferences")) return {};
+  const Json& references = metadata["ownerReferences"];
+  // The real server reports these on the list's path, without an index.
+  const std::string path = "metadata.ownerReferences";
+  if (!references.is_array()) return {{path, "Invalid value: must be a list"}};
+  api::FieldErrors errors;
+  std::vector<std::string> controllers;
+  for (const auto& reference : references) {
+    if (!reference.is_object()) {
+      errors.push_back({path, "Invalid value: each owner reference must be an object"});
+      continue;
+    }
+    const std::string api_version = reference.value("apiVersion", "");
+    const bool has_version = !api_version.empty() && api_version.back() != '/';
+    const std::pair<const char*, bool> required[] = {{"apiVersion", has_version},
+                                                     {"kind", !reference.value("kind", "").empty()},
+                                                     {"name", !reference.value("name", "").empty()},
+                                                     {"uid", !reference.value("uid", "").empty()}};
+    for (const auto& [field, present] : required) {
+      if (present) continue;
+      const std::string what = std::string(field) == "apiVersion" ? "version" : field;
+      errors.push_back({path + "." + field, "Invalid value: \"" + reference.value(field, "") +
+                                                "\": " + what + " must not be empty"});
+    }
+    if (reference.value("controller", false)) controllers.push_back(reference.value("name", ""));
+  }
+  if (controllers.size() > 1) {
+    std::string names;
+    for (const auto& name : controllers) names += (names.empty() ? "" : ", ") + name;
+    errors.push_back({path,
+                      "Invalid value: Only one reference can have Controller set to true. "
+                      "Found \"true\" in references for " +
+                          names});
+  }
+  return errors;
+}
+
+api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata) {
+  if (!old_metadata.contains("deletionTimestamp")) return {};
+  const Json old_finalizers = old_metadata.value("finalizers", Json::array());
+  std::string added;
+  for (const auto& finalizer : metadata.value("finalizers", Json::array())) {
+    if (std::find(old_finalizers.begin(), old_finalizers.end(), finalizer) != old_finalizers.end())
+      continue;
+    added += (added.empty() ? "" : ", ") + finalizer.dump();
+  }
+  if (added.empty()) return {};
+  return {{"metadata.finalizers",
+           "Forbidden: no new finalizers can be added if the object is being deleted, found new "
+           "finalizers []string{" +
+               added + "}"}};
+}
+
 std::string FieldValue(const Json& object, const std::string& path) {
   if (path == "source" && object.contains("source")) {
     return object["source"].value("component", "");
@@ -144,6 +223,24 @@ std::string FieldValue(const Json& object, const std::string& path) {
   return node->dump();
 }
 
+namespace {
+
+// Field selectors through events.k8s.io name the same stored fields differently
+// (regarding.kind for involvedObject.kind, ...).
+void AddEventFieldAliases(StringPairs& fields) {
+  const size_t count = fields.size();
+  for (size_t i = 0; i < count; ++i) {
+    for (const auto& [core, v1] : EventFieldAliases()) {
+      const std::string path = fields[i].first;
+      if (path == core || path.rfind(core + ".", 0) == 0) {
+        fields.emplace_back(v1 + path.substr(core.size()), fields[i].second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv) {
   auto stored = std::make_shared<StoredObject>();
   const Json& metadata = object["metadata"];
@@ -161,6 +258,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
   for (const auto& field : resource.selectable_fields) {
     stored->fields.emplace_back(field, FieldValue(object, field));
   }
+  if (IsCoreEvent(resource)) AddEventFieldAliases(stored->fields);
   if (metadata.contains("ownerReferences") && metadata["ownerReferences"].is_array()) {
     for (const auto& owner : metadata["ownerReferences"]) {
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));

@@ -22,11 +22,18 @@ std::string FormatTime(std::chrono::system_clock::time_point time);
 // Inverse of FormatTime; returns false on anything else.
 bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* time);
 std::string NowString();
+// RFC 3339 with six fractional digits, as metav1.MicroTime fields are written.
+std::string FormatMicroTime(std::chrono::system_clock::time_point time);
 
 // Errors when `name` is not a DNS-1123 subdomain (the rule for most kinds).
 api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path);
 // Errors in labels / annotations keys and values.
 api::FieldErrors ValidateMetadataMaps(const Json& metadata);
+// Errors in ownerReferences: apiVersion, kind, name and uid are required and
+// at most one reference may be the controller.
+api::FieldErrors ValidateOwnerReferences(const Json& metadata);
+// Errors when an update adds finalizers to an object that is being deleted.
+api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);

@@ -11,15 +11,27 @@ namespace {
   throw std::invalid_argument("flag " + flag + ": " + why);
 }
 
-double Number(const std::string& flag, const std::string& text, double min) {
+std::string Shown(double value) {
+  std::string text = std::to_string(value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
+// Every numeric flag has a range, so no value can overflow the integer or
+// duration it becomes.
+double Number(const std::string& flag, const std::string& text, double min, double max) {
   try {
     size_t used = 0;
     const double value = std::stod(text, &used);
-    if (used == text.size() && value >= min) return value;
+    if (used == text.size() && value >= min && value <= max) return value;
   } catch (const std::exception&) {
   }
-  Bad(flag, "\"" + text + "\" is not a number >= " + std::to_string(min));
+  Bad(flag, "\"" + text + "\" is not a number from " + Shown(min) + " to " + Shown(max));
 }
+
+// Simulated and real durations: up to a year, in seconds.
+constexpr double kLongestSeconds = 365.0 * 24 * 3600;
 
 // "get=0.1,list=0.05" or "0.1" (every verb).
 template <typename Value, typename Convert>
@@ -61,10 +73,13 @@ std::vector<int> Codes(const std::string& flag, const std::string& text) {
 
 // The --fault-* flags; throws std::invalid_argument naming the flag.
 void ParseFaultFlag(const std::string& flag, const std::string& value, FaultOptions& faults) {
-  auto rate = [&](const std::string& text) { return Number(flag, text, 0); };
-  auto ms = [&](const std::string& text) { return static_cast<int>(Number(flag, text, 0)); };
+  auto rate = [&](const std::string& text) { return Number(flag, text, 0, 1); };
+  // Ten minutes of added latency is already longer than any client waits.
+  auto ms = [&](const std::string& text) {
+    return static_cast<int>(Number(flag, text, 0, 600000));
+  };
   if (flag == "--fault-seed") {
-    faults.seed = static_cast<uint64_t>(Number(flag, value, 0));
+    faults.seed = static_cast<uint64_t>(Number(flag, value, 0, 1e18));
   } else if (flag == "--fault-error-rate") {
     faults.error_rates = VerbMap<double>(flag, value, rate);
     for (const auto& [verb, p] : faults.error_rates) {
@@ -73,16 +88,15 @@ void ParseFaultFlag(const std::string& flag, const std::string& value, FaultOpti
   } else if (flag == "--fault-error-codes") {
     faults.error_codes = Codes(flag, value);
   } else if (flag == "--fault-retry-after") {
-    faults.retry_after_seconds = static_cast<int>(Number(flag, value, 1));
+    faults.retry_after_seconds = static_cast<int>(Number(flag, value, 1, 86400));
   } else if (flag == "--fault-latency") {
     faults.latency_ms = VerbMap<int>(flag, value, ms);
   } else if (flag == "--fault-watch-cut") {
-    faults.watch_cut_seconds = Number(flag, value, 0.1);
+    faults.watch_cut_seconds = Number(flag, value, 0.1, kLongestSeconds);
   } else if (flag == "--fault-compact") {
-    faults.compact_seconds = Number(flag, value, 0.1);
+    faults.compact_seconds = Number(flag, value, 0.1, kLongestSeconds);
   } else if (flag == "--fault-drop-rate") {
-    faults.drop_rate = Number(flag, value, 0);
-    if (faults.drop_rate > 1) Bad(flag, "must be <= 1");
+    faults.drop_rate = Number(flag, value, 0, 1);
   } else {
     Bad(flag, "unknown flag (see gpupool sandbox --help)");
   }
@@ -129,8 +143,7 @@ Options ParseOptions(const std::vector<std::string>& args) {
       value = args[++i];
     }
     if (flag == "--port") {
-      options.port = static_cast<int>(Number(flag, value, 0));
-      if (options.port > 65535) Bad(flag, "must be <= 65535");
+      options.port = static_cast<int>(Number(flag, value, 0, 65535));
     } else if (flag == "--port-file") {
       options.port_file = value;
     } else if (flag == "--kubeconfig-out") {
@@ -143,15 +156,15 @@ Options ParseOptions(const std::vector<std::string>& args) {
     } else if (flag == "--nodes") {
       options.nodes = value;
     } else if (flag == "--time-scale") {
-      options.time_scale = Number(flag, value, 0.001);
+      options.time_scale = Number(flag, value, 0.001, 1e6);
     } else if (flag == "--start-seconds") {
-      options.start_seconds = Number(flag, value, 0);
+      options.start_seconds = Number(flag, value, 0, kLongestSeconds);
     } else if (flag == "--watch-history") {
-      options.history_window = static_cast<size_t>(Number(flag, value, 1));
+      options.history_window = static_cast<size_t>(Number(flag, value, 1, 1e8));
     } else if (flag == "--bookmark-seconds") {
-      options.bookmark_seconds = Number(flag, value, 0.1);
+      options.bookmark_seconds = Number(flag, value, 0.1, kLongestSeconds);
     } else if (flag == "--threads") {
-      options.threads = static_cast<int>(Number(flag, value, 4));
+      options.threads = static_cast<int>(Number(flag, value, 4, 4096));
     } else if (flag.rfind("--fault-", 0) == 0) {
       ParseFaultFlag(flag, value, options.faults);
     } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
+#include "sandbox/body_limits.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -129,11 +130,8 @@ Json MergeList(const std::string& field, const Json& target, const Json& patch) 
 }
 
 Json ParseBody(const std::string& body) {
-  try {
-    return Json::parse(body);
-  } catch (const Json::exception& error) {
-    throw BadRequest(std::string("the patch body is not valid JSON: ") + error.what());
-  }
+  CheckRequestBody(body);
+  return ParseJsonBody(body, "the patch body");
 }
 
 }  // namespace
@@ -167,7 +165,7 @@ Json ApplyPatch(PatchType type, const Json& target, const std::string& patch_bod
       try {
         return target.patch(patch);
       } catch (const Json::exception& error) {
-        throw ApiError(422, "Invalid", std::string("the JSON patch failed: ") + error.what());
+        throw ApiError(422, "Invalid", "the JSON patch failed: " + ParserMessage(error));
       }
     case PatchType::kStrategic:
       return StrategicMerge(target, patch);

@@ -1,5 +1,7 @@
 #include "sandbox/sandbox.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <csignal>
 #include <fstream>
@@ -67,9 +69,19 @@ void CompactLoop(Cluster& cluster, double seconds) {
   }
 }
 
+// Every connection holds a descriptor; the usual soft limit of 1,024 would
+// refuse clients long before the server is busy.
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+}
+
 }  // namespace
 
 int Run(const Options& options) {
+  RaiseDescriptorLimit();
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);

@@ -155,14 +155,45 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
         },
         "status");
     pod->unschedulable_reported = true;  // retried when the cluster changes
+    RecordFailedScheduling(*pod, message.str());
     return;
   }
+  pod->failed_scheduling.clear();
   cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
   auto& u = used[chosen];
   u.cpu_milli += pod->requests.cpu_milli;
   u.memory_bytes += pod->requests.memory_bytes;
   u.gpu_milli += pod->requests.gpu_milli;
   u.pods += 1;
+}
+
+void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message) {
+  if (pod.failed_scheduling == message) return;  // retries with the same reason stay quiet
+  pod.failed_scheduling = message;
+  const auto now = std::chrono::system_clock::now();
+  const Json event = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", pod.name + "." + RandomSuffix(10)}, {"namespace", pod.ns}}},
+      {"involvedObject",
+       {{"kind", "Pod"},
+        {"apiVersion", "v1"},
+        {"namespace", pod.ns},
+        {"name", pod.name},
+        {"uid", pod.uid}}},
+      {"reason", "FailedScheduling"},
+      {"message", message},
+      {"type", "Warning"},
+      {"eventTime", FormatMicroTime(now)},
+      {"action", "Scheduling"},
+      {"reportingComponent", "default-scheduler"},
+      {"reportingInstance", "default-scheduler-gpupool-sandbox"}};
+  WriteOptions options;
+  try {
+    cluster_.Create(*cluster_.Resource("", "v1", "events"), pod.ns, event, options);
+  } catch (const ApiError&) {
+    // The namespace is going away: there is no one left to tell.
+  }
 }
 
 namespace {

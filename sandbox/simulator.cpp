@@ -55,8 +55,13 @@ void Simulator::Stop() {
 }
 
 SimClock::duration Simulator::Scaled(double simulated_seconds) const {
+  // Annotations may ask for any number of seconds: a year is forever here,
+  // and keeps the conversion to clock ticks from overflowing.
+  constexpr double kLongest = 365.0 * 24 * 3600;
+  double real = simulated_seconds / config_.time_scale;
+  if (!(real >= 0)) real = 0;  // NaN and negatives
   return std::chrono::duration_cast<SimClock::duration>(
-      std::chrono::duration<double>(simulated_seconds / config_.time_scale));
+      std::chrono::duration<double>(std::min(real, kLongest)));
 }
 
 void Simulator::Loop() {
@@ -147,6 +152,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   if (deleting && !facts.deleting) facts.seen_deleting = now;
   facts.ns = object.ns;
   facts.name = object.name;
+  facts.uid = object.uid;
   facts.node = node;
   facts.phase = phase;
   facts.deleting = deleting;

@@ -26,7 +26,7 @@ struct Resources {
 };
 
 struct PodFacts {
-  std::string ns, name, node, phase, scheduler;
+  std::string ns, name, uid, node, phase, scheduler;
   bool gated = false;
   bool deleting = false;
   int64_t grace = 0;
@@ -37,6 +37,7 @@ struct PodFacts {
   int exit_code = 0;
   SimClock::time_point seen_bound, seen_running, seen_deleting;
   bool unschedulable_reported = false;
+  std::string failed_scheduling;  // the message of the last FailedScheduling Event
 };
 
 struct NodeFacts {
@@ -72,6 +73,8 @@ class Simulator {
   void Schedule();
   // Binds one pending pod to the first node that fits, or reports why none does.
   void SchedulePod(PodFacts* pod, const ResourceType& pods, std::map<std::string, Resources>& used);
+  // A Warning Event as kube-scheduler writes one, once per new reason.
+  void RecordFailedScheduling(PodFacts& pod, const std::string& message);
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
             std::string* why) const;
   void RunKubelets();

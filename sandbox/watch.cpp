@@ -3,6 +3,7 @@
 // that version has left the history window, and timeoutSeconds.
 #include <algorithm>
 
+#include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -37,9 +38,10 @@ struct WatchState {
 
 std::string EventLine(const WatchState& state, const char* type, const ObjectPtr& object) {
   if (!state.table) {
-    return std::string("{\"type\":\"") + type + "\",\"object\":" + object->json + "}\n";
+    return std::string("{\"type\":\"") + type +
+           "\",\"object\":" + PresentStored(*state.resource, object->json) + "}\n";
   }
-  const Json parsed = Json::parse(object->json);
+  const Json parsed = PresentObject(*state.resource, Json::parse(object->json));
   Json table = {{"kind", "Table"},
                 {"apiVersion", "meta.k8s.io/v1"},
                 {"metadata", {{"resourceVersion", std::to_string(object->rv)}}},
@@ -76,12 +78,47 @@ const char* VisibleType(const WatchState& state, const ChangeEvent& event) {
   return nullptr;
 }
 
-uint64_t ParseVersion(const std::string& text) {
+// When the next BOOKMARK is due: every bookmark interval, and once two
+// seconds before the watch times out so the client resumes from a fresh
+// version (the real watch cache does the same). Never when that has passed.
+Clock::time_point NextBookmark(const WatchState& state, Clock::time_point now) {
+  auto due = now + state.bookmark_every;
+  const auto before_timeout = state.deadline - std::chrono::seconds(2);
+  if (before_timeout < due) due = before_timeout;
+  return due < now ? Clock::time_point::max() : due;
+}
+
+// timeoutSeconds as the real server reads it (a non-negative integer; 400
+// otherwise), held to a year so no duration arithmetic can overflow.
+std::chrono::milliseconds WatchTimeout(const httplib::Request& request) {
+  constexpr int64_t kDefaultSeconds = 1800;
+  constexpr int64_t kLongestSeconds = 365LL * 24 * 3600;
+  if (!request.has_param("timeoutSeconds")) return std::chrono::seconds(kDefaultSeconds);
+  const std::string text = request.get_param_value("timeoutSeconds");
+  int64_t seconds = -1;
   try {
     size_t used = 0;
-    const unsigned long long value = std::stoull(text, &used);
-    if (used == text.size()) return value;
+    seconds = std::stoll(text, &used);
+    if (used != text.size()) seconds = -1;
   } catch (const std::exception&) {
+  }
+  if (seconds < 0) {
+    throw BadRequest("invalid value for query parameter timeoutSeconds: \"" + text +
+                     "\" is not a non-negative integer");
+  }
+  // 0 means no timeout asked for: the server's default applies.
+  if (seconds == 0) seconds = kDefaultSeconds;
+  return std::chrono::seconds(std::min(seconds, kLongestSeconds));
+}
+
+uint64_t ParseVersion(const std::string& text) {
+  // stoull would read "-5" as a huge version and skip whitespace and signs.
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    try {
+      return std::stoull(text);
+    } catch (const std::out_of_range&) {
+    }
   }
   throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
 }
@@ -124,7 +161,7 @@ bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& st
   }
   if (state.bookmarks && Clock::now() >= state.next_bookmark) {
     out += BookmarkLine(state, false);
-    state.next_bookmark = Clock::now() + state.bookmark_every;
+    state.next_bookmark = NextBookmark(state, Clock::now());
   }
   if (out.empty()) return sink.is_writable();
   return sink.write(out.data(), out.size());
@@ -143,18 +180,18 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
   state->fields = FieldSelector::Parse(list_options.field_selector, resource->selectable_fields);
   state->bookmarks = BoolParam(request, "allowWatchBookmarks");
   state->table = WantsTable(request);
-  double timeout = 1800;
-  if (request.has_param("timeoutSeconds")) {
-    timeout = static_cast<double>(ParseVersion(request.get_param_value("timeoutSeconds")));
-  }
-  if (faults_.options().watch_cut_seconds > 0) {
-    timeout = std::min(timeout, faults_.options().watch_cut_seconds);
-  }
   const auto now = Clock::now();
-  state->deadline = now + std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000));
+  const auto timeout = WatchTimeout(request);
+  state->deadline = now + timeout;
   state->bookmark_every =
       std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
-  state->next_bookmark = now + state->bookmark_every;
+  state->next_bookmark = NextBookmark(*state, now);
+  if (faults_.options().watch_cut_seconds > 0) {
+    // A cut is a broken connection, not a timeout: no bookmark announces it.
+    const auto cut =
+        std::chrono::milliseconds(static_cast<int64_t>(faults_.options().watch_cut_seconds * 1000));
+    state->deadline = std::min(state->deadline, now + cut);
+  }
   const std::string& rv = list_options.resource_version;
   const bool send_initial = BoolParam(request, "sendInitialEvents");
   {

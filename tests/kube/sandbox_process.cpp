@@ -1,6 +1,7 @@
 #include "sandbox_process.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -28,8 +30,17 @@ SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
       "--port-file",   dir_ + "/port", "--kubeconfig-out", dir_ + "/kubeconfig",
       "--token",       token_};
   args.insert(args.end(), flags.begin(), flags.end());
+  const pid_t parent = getpid();
   pid_ = fork();
+  if (pid_ < 0) {
+    std::filesystem::remove_all(dir_);
+    throw std::runtime_error("fork failed");
+  }
   if (pid_ == 0) {
+    // The sandbox dies with the test, even one that aborts (a failed
+    // assertion beside a joinable thread) and so runs no destructor.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -49,10 +60,19 @@ SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
       break;
     }
   }
-  if (port_ == 0) throw std::runtime_error("sandbox did not start; see " + dir_ + "/sandbox.log");
+  if (port_ == 0) {
+    // The destructor does not run for a constructor that throws: stop the
+    // process here, but keep its log for the message.
+    std::ifstream file(dir_ + "/sandbox.log");
+    const std::string log((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    Stop();
+    throw std::runtime_error("sandbox did not start: " + (log.empty() ? "(no output)" : log));
+  }
 }
 
-SandboxProcess::~SandboxProcess() {
+SandboxProcess::~SandboxProcess() { Stop(); }
+
+void SandboxProcess::Stop() {
   if (pid_ > 0) {
     kill(pid_, SIGTERM);
     for (int i = 0; i < 100 && pid_ > 0; ++i) {

@@ -33,6 +33,8 @@ class SandboxProcess {
   const std::string& token() const { return token_; }
 
  private:
+  void Stop();  // ends the process (SIGTERM, then SIGKILL) and removes dir()
+
   pid_t pid_ = -1;
   int port_ = 0;
   std::string dir_;

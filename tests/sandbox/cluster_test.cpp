@@ -136,7 +136,10 @@ TEST_F(ClusterTest, EvictionHonoursGraceAndDisruptionBudgets) {
   const Json pod = cluster_.Get(*pods, "team", "victim");
   EXPECT_EQ(pod["metadata"]["deletionGracePeriodSeconds"], 20);
   EXPECT_TRUE(pod["metadata"].contains("deletionTimestamp"));
-  EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", eviction); }), 404);
+  const Json missing = {{"metadata", {{"name", "missing"}}}};
+  EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", missing); }), 404);
+  // The body must name the pod of the URL.
+  EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", eviction); }), 400);
 }
 
 TEST_F(ClusterTest, FinalizersHoldDeletion) {

@@ -175,6 +175,13 @@ TEST(KubectlTest, WaitsForPodsAndWatches) {
   std::thread watcher;
   CommandResult watched;
   watcher = std::thread([&] { watched = sandbox.Kubectl("get pods -w --request-timeout=6s"); });
+  // A failed ASSERT returns early: a joinable thread would then abort the run.
+  struct JoinOnExit {
+    std::thread& thread;
+    ~JoinOnExit() {
+      if (thread.joinable()) thread.join();
+    }
+  } join_watcher{watcher};
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const std::string pod = R"(apiVersion: v1
 kind: Pod

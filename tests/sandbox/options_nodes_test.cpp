@@ -71,6 +71,44 @@ TEST(OptionsTest, BadFlagsNameTheFlag) {
   }
 }
 
+TEST(OptionsTest, NumbersOutOfRangeNameTheFlagAndTheRange) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--fault-latency", "1e20"},   {"--fault-latency", "list=1e20"}, {"--port", "1e20"},
+      {"--threads", "1e12"},         {"--watch-history", "1e300"},     {"--start-seconds", "1e300"},
+      {"--bookmark-seconds", "inf"}, {"--fault-retry-after", "1e10"},  {"--fault-seed", "1e30"},
+      {"--time-scale", "nan"},       {"--fault-watch-cut", "1e300"}};
+  for (const auto& args : bad) {
+    try {
+      ParseOptions(args);
+      ADD_FAILURE() << args[0] << " " << args[1];
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(args[0]), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find(" to "), std::string::npos) << error.what();
+    }
+  }
+}
+
+TEST(NodesTest, RefusesHugeClustersAndMissingFiles) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"100000000x8", "maximum of 100000"},
+      {"60000x8;60000x8", "maximum of 100000 nodes"},
+      {"1x2000", "maximum of 1024"},
+      {"99999999999999999999999x8", "maximum of 100000"},
+      {"/nope.txt", "file \"/nope.txt\" does not exist"},
+      {"nodes.txt", "does not exist"},
+      {"/tmp", "is not a regular file"}};
+  for (const auto& [spec, why] : bad) {
+    try {
+      ParseNodes(spec);
+      ADD_FAILURE() << spec;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(why), std::string::npos) << error.what();
+    }
+  }
+  // Label keys may hold a slash: a spec with one is still a spec.
+  EXPECT_EQ(ParseNodes("2x8:example.com/pool=a").size(), 2u);
+}
+
 TEST(OptionsTest, BinaryRejectsBadFlagsAndNodes) {
   auto result = testing::RunCommand(std::string(GPUPOOL_BINARY) + " sandbox --nodes 2xZ");
   EXPECT_EQ(result.exit_code, 2);
@@ -78,6 +116,15 @@ TEST(OptionsTest, BinaryRejectsBadFlagsAndNodes) {
   result = testing::RunCommand(std::string(GPUPOOL_BINARY) + " sandbox --frob");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("--frob"), std::string::npos) << result.output;
+  result = testing::RunCommand(std::string(GPUPOOL_BINARY) + " sandbox --nodes 100000000x8");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("maximum of 100000"), std::string::npos) << result.output;
+  result = testing::RunCommand(std::string(GPUPOOL_BINARY) + " sandbox --nodes /nope.txt");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("does not exist"), std::string::npos) << result.output;
+  result = testing::RunCommand(std::string(GPUPOOL_BINARY) + " sandbox --fault-latency 1e20");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--fault-latency"), std::string::npos) << result.output;
 }
 
 }  // namespace

@@ -17,6 +17,13 @@ TEST(PythonClientTest, ListsWatchesAndResumes) {
   EXPECT_THAT(result.output, HasSubstr("queues: listed, watched and resumed"));
 }
 
+TEST(PythonClientTest, ListsNodes) {
+  SandboxProcess sandbox({"--nodes", "3x8:pool=train"});
+  const auto result = sandbox.Python("list_nodes.py");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("nodes: listed 3 with complete node info"));
+}
+
 TEST(PythonClientTest, RecoversFromAForced410) {
   SandboxProcess sandbox({"--fault-compact", "1"});
   const auto result = sandbox.Python("recover_410.py");

@@ -1,6 +1,7 @@
 #include "sandbox_process.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -42,8 +44,17 @@ SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
       "--port-file",  dir_ + "/port", "--kubeconfig-out", dir_ + "/kubeconfig",
       "--token",      token_};
   args.insert(args.end(), flags.begin(), flags.end());
+  const pid_t parent = getpid();
   pid_ = fork();
+  if (pid_ < 0) {
+    std::filesystem::remove_all(dir_);
+    throw std::runtime_error("fork failed");
+  }
   if (pid_ == 0) {
+    // The sandbox dies with the test, even one that aborts (a failed
+    // assertion beside a joinable thread) and so runs no destructor.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -59,12 +70,29 @@ SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
     std::ifstream file(dir_ + "/port");
     int port = 0;
     if (file >> port) port_ = port;
-    if (waitpid(pid_, nullptr, WNOHANG) == pid_) break;
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      break;
+    }
   }
-  if (port_ == 0) throw std::runtime_error("sandbox did not start; see " + dir_ + "/sandbox.log");
+  if (port_ == 0) {
+    // The destructor does not run for a constructor that throws: stop the
+    // process here, but keep its log for the message.
+    const std::string log = ReadLog();
+    Stop();
+    throw std::runtime_error("sandbox did not start: " + log);
+  }
 }
 
-SandboxProcess::~SandboxProcess() {
+std::string SandboxProcess::ReadLog() const {
+  std::ifstream file(dir_ + "/sandbox.log");
+  std::string log((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return log.empty() ? "(no output)" : log;
+}
+
+SandboxProcess::~SandboxProcess() { Stop(); }
+
+void SandboxProcess::Stop() {
   if (pid_ > 0) {
     kill(pid_, SIGTERM);
     for (int i = 0; i < 100; ++i) {

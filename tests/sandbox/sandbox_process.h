@@ -28,6 +28,8 @@ class SandboxProcess {
   // --kubeconfig-out in a fresh temporary directory) and waits until it serves.
   explicit SandboxProcess(std::vector<std::string> flags = {});
   ~SandboxProcess();
+  SandboxProcess(const SandboxProcess&) = delete;
+  SandboxProcess& operator=(const SandboxProcess&) = delete;
 
   int port() const { return port_; }
   const std::string& dir() const { return dir_; }
@@ -45,6 +47,9 @@ class SandboxProcess {
   std::string WriteFile(const std::string& name, const std::string& text) const;
 
  private:
+  void Stop();  // ends the process (SIGTERM, then SIGKILL) and removes dir()
+  std::string ReadLog() const;
+
   pid_t pid_ = -1;
   int port_ = 0;
   std::string dir_;

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "sandbox_process.h"
@@ -76,6 +77,45 @@ TEST_F(SimulationTest, HonoursResourcesTaintsAndAffinity) {
   EXPECT_EQ(WaitFor(sandbox_, "pod aff", "{.spec.nodeName}", "node-2"), "node-2");
   Apply("tol", Pod("tol", "", affinity + "  tolerations: [{key: dedicated, operator: Exists}]\n"));
   EXPECT_EQ(WaitFor(sandbox_, "pod tol", "{.spec.nodeName}", "node-1"), "node-1");
+}
+
+TEST_F(SimulationTest, AnUnschedulablePodGetsOneFailedSchedulingEventPerReason) {
+  Apply("big", Pod("big", "", "  nodeSelector: {pool: build}\n", "3"));
+  const std::string query =
+      "get events --field-selector involvedObject.name=big,reason=FailedScheduling "
+      "-o jsonpath='{range .items[*]}{.type}/{.message};{end}'";
+  std::string events;
+  for (int i = 0; i < 50 && events.empty(); ++i) {
+    events = sandbox_.Kubectl(query).output;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(events, HasSubstr("Warning/0/3 nodes are available"));
+  EXPECT_THAT(events, HasSubstr("Insufficient nvidia.com/gpu"));
+  // A node change makes the scheduler retry; the same reason adds no Event.
+  ASSERT_EQ(sandbox_.Kubectl("label node node-1 extra=1").exit_code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  events = sandbox_.Kubectl(query).output;
+  EXPECT_EQ(std::count(events.begin(), events.end(), ';'), 1) << events;
+  // A new reason is a new Event.
+  ASSERT_EQ(sandbox_.Kubectl("taint node node-1 node-2 dedicated=x:NoSchedule").exit_code, 0);
+  for (int i = 0; i < 50 && std::count(events.begin(), events.end(), ';') < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    events = sandbox_.Kubectl(query).output;
+  }
+  // (Tainting the two nodes one by one may show a reason in between.)
+  EXPECT_GE(std::count(events.begin(), events.end(), ';'), 2) << events;
+  EXPECT_THAT(events, HasSubstr("untolerated taint"));
+}
+
+TEST_F(SimulationTest, PodsOfAnotherSchedulerStayPending) {
+  Apply("other", Pod("other", "", "  schedulerName: my-scheduler\n"));
+  Apply("mine", Pod("mine", "", "  nodeSelector: {pool: train}\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod mine", "{.spec.nodeName}", "node-0"), "node-0");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(sandbox_.Kubectl("get pod other -o jsonpath={.spec.nodeName}").output, "");
+  EXPECT_THAT(sandbox_.Kubectl("get pod other -o jsonpath={.status.conditions}").output,
+              ::testing::Not(HasSubstr("PodScheduled")));
+  EXPECT_EQ(sandbox_.Kubectl("get pod other -o jsonpath={.status.phase}").output, "Pending");
 }
 
 TEST_F(SimulationTest, AnUnreadablePodDoesNotStopTheScheduler) {

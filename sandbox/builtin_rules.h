@@ -1,0 +1,26 @@
+// Checks the real server makes while decoding and validating built-in kinds
+// that have no richer rules file of their own: MicroTime fields (Leases,
+// Events) and Lease specs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpupool/api/field_error.h"
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+// RFC 3339 with exactly six fractional digits, as metav1.MicroTime decodes.
+bool IsMicroTime(const std::string& text);
+// Throws 400 BadRequest, as a decoding error, when a MicroTime field of
+// `object` (a `kind`) is malformed. `paths` are dotted paths.
+void CheckMicroTimes(const std::string& kind, const Json& object,
+                     std::initializer_list<const char*> paths);
+// The 1 MiB limit on a ConfigMap's data and binaryData together.
+api::FieldErrors ValidateConfigMapSize(const Json& config_map);
+// Errors in a Lease's spec (durations and transition counts).
+api::FieldErrors ValidateLeaseSpec(const Json& lease);
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,96 @@
+// Many open watches do not stall other clients, and a sandbox whose setup
+// fails is never left running.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "fidelity_util.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+// An open watch that nobody reads: a raw socket with the request sent.
+int OpenWatch(int port, const std::string& token) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(fd);
+    return -1;
+  }
+  const std::string request =
+      "GET /api/v1/namespaces/default/configmaps?watch=true HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Authorization: Bearer " +
+      token + "\r\n\r\n";
+  if (send(fd, request.data(), request.size(), 0) != static_cast<ssize_t>(request.size())) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+TEST(ConnectionsTest, AThousandWatchesDoNotStallOtherClients) {
+  RaiseDescriptorLimit();
+  SandboxProcess sandbox({"--plain-http", "--nodes", "8x8"});
+  std::vector<int> watches;
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = OpenWatch(sandbox.port(), sandbox.token());
+    ASSERT_GE(fd, 0) << "watch " << i << " could not connect";
+    watches.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // all of them served
+  auto client = sandbox.Http();
+  double slowest = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const Reply reply = Send(*client, "GET", "/api/v1/nodes");
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(reply.status, 200);
+    EXPECT_EQ(reply.json["items"].size(), 8u);
+    slowest = std::max(slowest, ms);
+  }
+  EXPECT_LT(slowest, 200) << "GET /api/v1/nodes beside 1,000 watches";
+  // A change reaches the watches while they are open.
+  EXPECT_EQ(
+      Send(*client, "POST", "/api/v1/namespaces/default/configmaps", ConfigMapJson("seen-by-all"))
+          .status,
+      201);
+  for (int fd : watches) close(fd);
+}
+
+TEST(ConnectionsTest, ASandboxThatDoesNotStartIsStopped) {
+  // The last --port-file wins: the sandbox runs but the helper never learns
+  // its port, so setup fails after the process started.
+  const std::string marker = "/nonexistent-gpupool-dir-" + std::to_string(getpid()) + "/port";
+  try {
+    SandboxProcess sandbox({"--plain-http", "--port-file", marker});
+    ADD_FAILURE() << "the helper did not notice the missing port file";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("did not start"));
+  }
+  // "[/]..." matches the sandbox's command line but not pgrep's own shell.
+  const auto left = RunCommand("pgrep -f '[/]" + marker.substr(1) + "'");
+  EXPECT_NE(left.exit_code, 0) << "still running: " << left.output;
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing

@@ -1,0 +1,164 @@
+// Watches and custom resources answered as a real kube-apiserver answers:
+// expired versions, bookmarks before a timeout, generations and the types of
+// field errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "fidelity_util.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+
+std::string VersionOf(const Reply& reply) {
+  return reply.json["metadata"]["resourceVersion"].get<std::string>();
+}
+
+bool OnlyAnExpiredError(const std::vector<Json>& events) {
+  return events.size() == 1 && events[0]["type"] == "ERROR" && events[0]["object"]["code"] == 410 &&
+         events[0]["object"]["reason"] == "Expired";
+}
+
+TEST(WatchFidelityTest, VersionsOlderThanTheHistoryGetOnlyAnExpiredError) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "5"});
+  auto client = sandbox.Http();
+  Json labelled = ConfigMapJson("first");
+  labelled["metadata"]["labels"] = {{"app", "x"}};
+  const std::string rv = VersionOf(Send(*client, "POST", kConfigMaps, labelled));
+  for (int i = 0; i < 8; ++i) {
+    Json more = ConfigMapJson("later-" + std::to_string(i));
+    more["metadata"]["labels"] = {{"app", "x"}};
+    Send(*client, "POST", kConfigMaps, more);
+  }
+  for (const char* query : {"", "&labelSelector=app%3Dx", "&allowWatchBookmarks=true",
+                            "&fieldSelector=metadata.name%3Dfirst"}) {
+    const auto events = ReadWatchEvents(
+        *client, kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + rv + query);
+    EXPECT_TRUE(OnlyAnExpiredError(events)) << query << ": " << Json(events).dump();
+  }
+  // Every resource shares the history: pods behind it expire as well.
+  const auto events =
+      ReadWatchEvents(*client, "/api/v1/pods?watch=true&timeoutSeconds=5&resourceVersion=" + rv);
+  EXPECT_TRUE(OnlyAnExpiredError(events)) << Json(events).dump();
+}
+
+TEST(WatchFidelityTest, VersionsBeforeACompactionExpireAndLaterOnesResume) {
+  SandboxProcess sandbox({"--plain-http", "--fault-compact", "0.5"});
+  auto client = sandbox.Http();
+  const std::string old_rv = VersionOf(Send(*client, "POST", kConfigMaps, ConfigMapJson("a")));
+  // A change after it: compaction then drops an event the watch would need.
+  Send(*client, "POST", kConfigMaps, ConfigMapJson("a2"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  auto events = ReadWatchEvents(
+      *client, kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + old_rv);
+  EXPECT_TRUE(OnlyAnExpiredError(events)) << Json(events).dump();
+  // A fresh list's version resumes, with no replay of what it listed.
+  const std::string listed = VersionOf(Send(*client, "GET", kConfigMaps));
+  Send(*client, "POST", kConfigMaps, ConfigMapJson("b"));
+  events = ReadWatchEvents(*client,
+                           kConfigMaps + "?watch=true&timeoutSeconds=5&resourceVersion=" + listed,
+                           [](const Json&) { return true; });
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_TRUE(events[0]["type"] == "ADDED" || events[0]["type"] == "ERROR") << events[0].dump();
+  if (events[0]["type"] == "ADDED") {
+    EXPECT_EQ(events[0]["object"]["metadata"]["name"], "b");
+  }
+}
+
+TEST(WatchFidelityTest, MalformedVersionsAreBadRequests) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  for (const char* rv : {"-5", "+3", "%201", "abc"}) {
+    const Reply reply =
+        Send(*client, "GET", kConfigMaps + "?watch=true&resourceVersion=" + std::string(rv));
+    EXPECT_EQ(reply.status, 400) << rv << ": " << reply.body;
+  }
+}
+
+TEST(WatchFidelityTest, ABookmarkComesShortlyBeforeTheTimeout) {
+  SandboxProcess sandbox({"--plain-http"});  // periodic bookmarks every 10 s
+  auto client = sandbox.Http();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<double> at;
+  const auto events = ReadWatchEvents(
+      *client, kConfigMaps + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=4",
+      [&](const Json&) {
+        at.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return false;
+      });
+  const double ended =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(events.size(), 1u) << Json(events).dump();
+  EXPECT_EQ(events[0]["type"], "BOOKMARK");
+  EXPECT_GT(at[0], 1.5);  // two seconds before the four-second timeout
+  EXPECT_LT(at[0], 3.0);
+  EXPECT_GT(ended, 3.5);
+  EXPECT_LT(ended, 6.0);
+}
+
+const char* kWidgetCrd = R"({
+  "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+  "metadata": {"name": "widgets.example.com"},
+  "spec": {"group": "example.com", "scope": "Namespaced",
+    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+    "versions": [{"name": "v1", "served": true, "storage": true,
+      "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "required": ["size"], "properties": {
+          "size": {"type": "integer"},
+          "color": {"type": "string", "enum": ["red", "blue"]}}},
+        "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}}}}]}})";
+
+class WidgetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(Send(*client_, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                   Json::parse(kWidgetCrd))
+                  .status,
+              201);
+  }
+  Json Widget(const std::string& name, const Json& spec) {
+    return {{"apiVersion", "example.com/v1"},
+            {"kind", "Widget"},
+            {"metadata", {{"name", name}}},
+            {"spec", spec}};
+  }
+
+  SandboxProcess sandbox_{{"--plain-http"}};
+  std::unique_ptr<httplib::Client> client_ = sandbox_.Http();
+  const std::string widgets_ = "/apis/example.com/v1/namespaces/default/widgets";
+};
+
+TEST_F(WidgetTest, WithoutAStatusSubresourceStatusChangesBumpTheGeneration) {
+  ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 1}})).status, 201);
+  Reply reply = Send(*client_, "PATCH", widgets_ + "/w", Json{{"status", {{"ready", true}}}},
+                     "application/merge-patch+json");
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json["metadata"]["generation"], 2);
+  EXPECT_EQ(reply.json["status"]["ready"], true);
+  reply = Send(*client_, "PATCH", widgets_ + "/w",
+               Json{{"metadata", {{"labels", {{"team", "a"}}}}}}, "application/merge-patch+json");
+  EXPECT_EQ(reply.json["metadata"]["generation"], 2) << "metadata changes do not count";
+}
+
+TEST_F(WidgetTest, FieldErrorCausesCarryTheirRealTypes) {
+  const Reply reply = Send(*client_, "POST", widgets_, Widget("bad", {{"color", "green"}}));
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  std::map<std::string, std::string> reasons;
+  for (const auto& cause : reply.json["details"]["causes"])
+    reasons[cause["field"]] = cause["reason"];
+  EXPECT_EQ(reasons["spec.size"], "FieldValueRequired") << reply.body;
+  EXPECT_EQ(reasons["spec.color"], "FieldValueNotSupported") << reply.body;
+  EXPECT_EQ(reply.json["details"]["kind"], "Widget");
+  EXPECT_EQ(reply.json["details"]["group"], "example.com");
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("Widget.example.com \"bad\" is invalid"));
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
