@@ -235,7 +235,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
     for (int n : by_available[k]) {
       if (!member[n] || (domain_of && (*domain_of)[n] != domain)) continue;
       ranked.push_back(n);
-      covered += static_cast<int>(state_.nodes[n].used.size()) / per_replica;
+      covered += EngineState::UsableDevices(state_.nodes[n]) / per_replica;
       if (covered >= count) break;
     }
   }
@@ -243,7 +243,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
   int remaining = count;
   for (int n : ranked) {
     NodeState& node = state_.nodes[n];
-    int fits = static_cast<int>(node.used.size()) / per_replica;
+    int fits = EngineState::UsableDevices(node) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(state_.Available(n), replicas * per_replica);
     if (replicas > 0 && node.reserve_target == 0) reserved_nodes_.push_back(n);  // Once each.

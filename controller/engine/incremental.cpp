@@ -144,8 +144,7 @@ bool Cycle::SkipIncremental(int job) {
 // once preemptible work there that the job may take the place of is gone.
 bool Cycle::Helps(const JobState& job, int node) {
   if (placer_.FitsOne(job, node)) return true;
-  MilliGpu room = 0;
-  for (std::int32_t used : state_.nodes[node].used) room += kMilliPerGpu - used;
+  MilliGpu room = EngineState::FreeMilli(state_.nodes[node]);
   for (int v : state_.jobs_on_node[node]) {
     const JobState& victim = state_.jobs[v];
     if (!IsPreemptible(victim.workload_class) || victim.queue != job.queue) continue;

@@ -84,6 +84,12 @@ double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, Milli
     if (mask >> d & 1) free -= static_cast<std::int32_t>(per_device);
     view.free[view.count++] = free;
   }
+  // Unmanaged whole devices are some of the free ones (which is unknown): counted used.
+  for (int d = 0, left = node.unmanaged_gpus; d < view.count && left > 0; ++d) {
+    if (view.free[d] != kMilliPerGpu) continue;
+    view.free[d] = 0;
+    --left;
+  }
   std::sort(view.free, view.free + view.count);
   // Equal states (same free pieces, cpu and memory) waste the same: many nodes of a
   // large cluster look alike, so each state is scored once.

@@ -295,7 +295,7 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
       if (h == 0) continue;
       room.push_back(h);
       total += h;
-      for (std::int32_t used : state_.nodes[n].used) free += kMilliPerGpu - used;
+      free += EngineState::FreeMilli(state_.nodes[n]);
     }
     if (total < count) continue;
     std::sort(room.rbegin(), room.rend());

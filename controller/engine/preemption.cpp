@@ -221,8 +221,7 @@ void Cycle::LowerReclaimable(int node, MilliGpu gpu) {
 bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
   JobsByNode();
   const NodeState& state = state_.nodes[node];
-  MilliGpu potential = reclaimable_on_node_[node];
-  for (std::int32_t used : state.used) potential += kMilliPerGpu - used;
+  MilliGpu potential = reclaimable_on_node_[node] + EngineState::FreeMilli(state);
   potential -= static_cast<MilliGpu>(state.reserved_full) * kMilliPerGpu;
   (void)job;
   return potential >= need;

@@ -70,18 +70,40 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
     state.name = node.name;
     state.labels = node.labels;
     state.model = node.gpu_model;
-    state.used.assign(static_cast<std::size_t>(std::clamp(node.gpus, 0, 64)), 0);
-    for (std::size_t d = 0; d < state.used.size() && d < node.unmanaged_milli.size(); ++d) {
-      state.used[d] =
-          static_cast<std::int32_t>(std::clamp<MilliGpu>(node.unmanaged_milli[d], 0, kMilliPerGpu));
-    }
-    state.full_free = static_cast<int>(std::count(state.used.begin(), state.used.end(), 0));
+    SetDevices(state, node);
     state.cpu_free = node.cpu_milli;
     state.memory_free = node.memory_bytes;
     state.schedulable = node.schedulable;
     node_index.emplace(node.name, static_cast<int>(nodes.size()));
     nodes.push_back(std::move(state));
   }
+}
+
+// The node's devices and what unmanaged pods use of them, before any job of ours.
+void EngineState::SetDevices(NodeState& state, const Node& node) {
+  auto gpus = static_cast<std::size_t>(std::clamp(node.gpus, 0, 64));
+  state.used.assign(gpus, 0);
+  state.unmanaged_milli.clear();
+  MilliGpu capacity = 0;
+  for (std::size_t d = 0; d < gpus; ++d) {
+    auto unmanaged = d < node.unmanaged_milli.size()
+                         ? std::clamp<MilliGpu>(node.unmanaged_milli[d], 0, kMilliPerGpu)
+                         : 0;
+    if (unmanaged > 0 && state.unmanaged_milli.empty()) state.unmanaged_milli.assign(gpus, 0);
+    if (unmanaged > 0) state.unmanaged_milli[d] = static_cast<std::int32_t>(unmanaged);
+    state.used[d] = static_cast<std::int32_t>(unmanaged);
+    capacity += kMilliPerGpu - unmanaged;
+  }
+  state.unmanaged_gpus = std::clamp(node.unmanaged_gpus, 0, static_cast<int>(gpus));
+  state.capacity = std::max<MilliGpu>(0, capacity - state.unmanaged_gpus * kMilliPerGpu);
+  state.full_free =
+      static_cast<int>(std::count(state.used.begin(), state.used.end(), 0)) - state.unmanaged_gpus;
+}
+
+MilliGpu EngineState::FreeMilli(const NodeState& node) {
+  MilliGpu free = 0;
+  for (std::int32_t used : node.used) free += kMilliPerGpu - used;
+  return std::max<MilliGpu>(0, free - node.unmanaged_gpus * kMilliPerGpu);
 }
 
 void EngineState::LoadQueues(const Snapshot& snapshot) {
@@ -96,8 +118,7 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
       if (!LabelsMatch(queue.node_selector, node.labels)) continue;
       state.nodes.push_back(n);
       node.queues.push_back(index);
-      if (!node.schedulable) continue;
-      for (std::int32_t used : node.used) state.capacity += kMilliPerGpu - used;
+      if (node.schedulable) state.capacity += node.capacity;
     }
     state.free = state.capacity;
     queues.push_back(std::move(state));

@@ -24,11 +24,16 @@ struct NodeState {
   std::string name;
   Labels labels;
   std::string model;
-  std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged included.
+  std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged_milli included.
+  std::vector<std::int32_t> unmanaged_milli;  // Per device; empty: none.
+  int unmanaged_gpus = 0;  // Whole devices of unmanaged pods, device numbers unknown.
+  MilliGpu capacity = 0;   // What the node adds to its pools while schedulable.
   MilliCpu cpu_free = 0;
   Bytes memory_free = 0;
   bool schedulable = true;
-  int full_free = 0;          // Devices with nothing on them.
+  // Devices with nothing on them, less unmanaged_gpus: whole devices the engine may
+  // take. Negative when unmanaged pods hold more than that (they came after our work).
+  int full_free = 0;
   int reserved_full = 0;      // Whole devices held this cycle for a blocked job.
   int reserve_target = 0;     // Devices those jobs will use here: freed ones are held too.
   std::vector<int> queues;    // Queues whose pool holds this node.
@@ -177,6 +182,12 @@ class EngineState {
   int Available(int node) const {
     return std::max(0, nodes[node].full_free - nodes[node].reserved_full);
   }
+  // Devices the engine may ever use on the node: all but the unmanaged whole ones.
+  static int UsableDevices(const NodeState& node) {
+    return std::max(0, static_cast<int>(node.used.size()) - node.unmanaged_gpus);
+  }
+  // Milli-GPUs free on the node now, unmanaged whole devices excluded.
+  static MilliGpu FreeMilli(const NodeState& node);
   void SetReserved(int node, int reserved);
   void Reindex(int node);
 
@@ -243,6 +254,7 @@ class EngineState {
   void IndexRunning(int job, bool insert);
   void Start(int job, std::vector<Placed> placed, Seconds start_time);
   void LoadNodes(const Snapshot& snapshot);
+  static void SetDevices(NodeState& state, const Node& node);
   void LoadQueues(const Snapshot& snapshot);
   void LoadProjects(const Snapshot& snapshot);
   void ExportProjects(Snapshot& snapshot) const;

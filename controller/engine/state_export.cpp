@@ -51,7 +51,8 @@ Snapshot EngineState::ToSnapshot() const {
     // Free capacity is what the snapshot carries; add back what our jobs hold.
     out.cpu_milli = node.cpu_free;
     out.memory_bytes = node.memory_free;
-    out.unmanaged_milli.assign(node.used.begin(), node.used.end());
+    out.unmanaged_milli.assign(node.unmanaged_milli.begin(), node.unmanaged_milli.end());
+    out.unmanaged_gpus = node.unmanaged_gpus;
     snapshot.nodes.push_back(std::move(out));
   }
   for (const JobState& job : jobs) {
@@ -61,16 +62,6 @@ Snapshot EngineState::ToSnapshot() const {
       Node& node = snapshot.nodes[placed.node];
       node.cpu_milli += job.shape.cpu_milli;
       node.memory_bytes += job.shape.memory_bytes;
-      MilliGpu per_device = std::min(job.shape.gpu_milli, kMilliPerGpu);
-      for (int d = 0; d < node.gpus; ++d) {
-        if (placed.devices >> d & 1) node.unmanaged_milli[d] -= per_device;
-      }
-    }
-  }
-  for (Node& node : snapshot.nodes) {
-    if (std::all_of(node.unmanaged_milli.begin(), node.unmanaged_milli.end(),
-                    [](MilliGpu m) { return m == 0; })) {
-      node.unmanaged_milli.clear();
     }
   }
   for (const QueueState& queue : queues) snapshot.queues.push_back(queue.spec);

@@ -79,6 +79,19 @@ void CheckDevices(const Snapshot& s, std::vector<std::string>& errors) {
   for (const auto& [name, used] : cpu) {
     if (used > nodes[name]->cpu_milli) errors.push_back("node cpu over-allocated: " + name);
   }
+  // Unmanaged whole devices are a count: with every device in use (ours or
+  // unmanaged_milli) they must fit in the node.
+  std::map<std::string, std::set<int>> in_use;
+  for (const auto& [where, u] : use) in_use[where.first].insert(where.second);
+  for (const Node& node : s.nodes) {
+    std::set<int>& devices = in_use[node.name];
+    for (std::size_t d = 0; d < node.unmanaged_milli.size(); ++d) {
+      if (node.unmanaged_milli[d] > 0) devices.insert(static_cast<int>(d));
+    }
+    if (static_cast<int>(devices.size()) + node.unmanaged_gpus > node.gpus) {
+      errors.push_back("devices in use plus unmanaged GPUs exceed the node: " + node.name);
+    }
+  }
 }
 
 void CheckCoverage(const Snapshot& before, const Decisions& d, std::vector<std::string>& errors) {

@@ -36,11 +36,12 @@ bool FitsWithout(const Snapshot& s, const Node& node, const PendingJob& job,
   }
   if (cpu + job.shape.cpu_milli > node.cpu_milli) return false;
   MilliGpu m = job.shape.gpu_milli;
-  if (m >= kMilliPerGpu) {
-    return std::count(used.begin(), used.end(), 0) >= m / kMilliPerGpu;
-  }
+  // Unmanaged pods hold node.unmanaged_gpus of the devices that look free.
+  MilliGpu whole_free = std::count(used.begin(), used.end(), 0) - node.unmanaged_gpus;
+  if (m >= kMilliPerGpu) return whole_free >= m / kMilliPerGpu;
+  if (whole_free > 0) return true;
   for (MilliGpu u : used) {
-    if (u + m <= kMilliPerGpu) return true;
+    if (u > 0 && u + m <= kMilliPerGpu) return true;
   }
   return false;
 }

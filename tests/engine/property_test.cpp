@@ -44,6 +44,8 @@ class RandomCluster {
       n.memory_bytes = Bytes{1} << 40;
       if (Chance(0.15)) n.unmanaged_milli.assign(static_cast<std::size_t>(n.gpus), 0);
       if (!n.unmanaged_milli.empty()) n.unmanaged_milli[0] = 250 * Uniform(1, 4);
+      int spare = n.gpus - (n.unmanaged_milli.empty() ? 0 : 1);
+      if (Chance(0.3)) n.unmanaged_gpus = Uniform(0, spare);
       n.schedulable = !Chance(0.05);
       if (n.labels["pool"] == "train") capacity += n.gpus * kGpu;
       s.nodes.push_back(std::move(n));

@@ -35,9 +35,13 @@ struct Node {
   std::vector<MilliGpu> unmanaged_milli;  // Per device, used by pods gpupool does not
                                           // manage; empty means none. A device with any
                                           // unmanaged use only takes fractions.
-  MilliCpu cpu_milli = 0;                 // Allocatable; unmanaged use already subtracted.
-  Bytes memory_bytes = 0;                 // Allocatable; unmanaged use already subtracted.
-  bool schedulable = true;                // False: cordoned or not ready; running work stays.
+  // Whole devices held by pods gpupool does not manage, device numbers unknown (the
+  // Kubernetes API counts nvidia.com/gpu, it does not say which). Devices with use
+  // of ours or in unmanaged_milli, plus this, never exceed `gpus`.
+  int unmanaged_gpus = 0;
+  MilliCpu cpu_milli = 0;   // Allocatable; unmanaged use already subtracted.
+  Bytes memory_bytes = 0;   // Allocatable; unmanaged use already subtracted.
+  bool schedulable = true;  // False: cordoned or not ready; running work stays.
 };
 
 struct Queue {
