@@ -39,11 +39,50 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   LoadProjects(snapshot);
   jobs.reserve(snapshot.running.size() + snapshot.pending.size());
   job_index.reserve(snapshot.running.size() + snapshot.pending.size());
-  indexing_ = false;  // Built once below, not once per running replica.
+  // Node indexes and the ordered sets are built once at the end, not per job.
+  indexing_ = false;
+  loading_ = true;
   for (const RunningJob& job : snapshot.running) AddRunning(job);
   indexing_ = true;
   BuildNodeIndexes();
   for (const PendingJob& job : snapshot.pending) AddPending(job);
+  loading_ = false;
+  FillOrderedSets();
+}
+
+// Each set is filled in its order, every insertion hinted at the end: no tree
+// search. Sorting keys held side by side is far cheaper than comparing through
+// the job table at every level of a tree.
+void EngineState::FillOrderedSets() {
+  struct Key {
+    int priority;
+    Seconds time;
+    int job;
+  };
+  std::vector<Key> keys;
+  auto fill = [&](std::vector<int>& loaded, auto& set, bool victims) {
+    keys.clear();
+    for (int j : loaded) {
+      const JobState& job = jobs[j];
+      keys.push_back(victims ? Key{job.priority, -job.start_time, j}
+                             : Key{-job.priority, job.arrival_time, j});
+    }
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.priority != b.priority) return a.priority < b.priority;
+      if (a.time != b.time) return a.time < b.time;
+      return jobs[a.job].name < jobs[b.job].name;
+    });
+    for (const Key& key : keys) set.insert(set.end(), key.job);
+    loaded = {};
+  };
+  for (std::size_t slot = 0; slot < loaded_pending_.size(); ++slot) {
+    fill(loaded_pending_[slot], pending[slot], false);
+  }
+  for (std::size_t slot = 0; slot < loaded_victims_.size(); ++slot) {
+    fill(loaded_victims_[slot], victims[slot], true);
+  }
+  loaded_pending_ = {};
+  loaded_victims_ = {};
 }
 
 void EngineState::BuildNodeIndexes() {
@@ -207,19 +246,17 @@ int EngineState::ProjectFor(const std::string& name) {
 }
 
 int EngineState::NewJob(std::string_view name) {
-  if (job_index.count(std::string(name))) return -1;
-  int index;
+  int index = free_jobs_.empty() ? static_cast<int>(jobs.size()) : free_jobs_.back();
+  auto [entry, added] = job_index.try_emplace(std::string(name), index);
+  if (!added) return -1;
   if (!free_jobs_.empty()) {
-    index = free_jobs_.back();
     free_jobs_.pop_back();
     jobs[index] = JobState{};
   } else {
-    index = static_cast<int>(jobs.size());
     jobs.emplace_back();
   }
-  jobs[index].name = std::string(name);
+  jobs[index].name = entry->first;
   jobs[index].alive = true;
-  job_index.emplace(jobs[index].name, index);
   return index;
 }
 
@@ -231,8 +268,7 @@ int EngineState::NewJobFrom(const Spec& spec) {
   JobState& job = jobs[index];
   job.queue_name = spec.queue;
   job.project_name = spec.project;
-  auto q = queue_index.find(spec.queue);
-  job.queue = q == queue_index.end() ? -1 : q->second;
+  job.queue = QueueNamed(spec.queue);
   job.project = project;
   job.workload_class = spec.workload_class;
   job.priority = spec.priority;
@@ -261,10 +297,10 @@ int EngineState::AddRunning(const RunningJob& spec) {
   job.start_time = spec.start_time;
   job.replicas = std::max<int>(spec.max_replicas, static_cast<int>(spec.replicas.size()));
   std::vector<Placed> placed;
+  placed.reserve(spec.replicas.size());
   for (const ReplicaPlacement& replica : spec.replicas) {
-    auto n = node_index.find(replica.node);
     Placed p;
-    p.node = n == node_index.end() ? -1 : n->second;
+    p.node = NodeNamed(replica.node);
     for (int d : replica.devices) {
       if (p.node >= 0 && d >= 0 && d < static_cast<int>(nodes[p.node].used.size())) {
         p.devices |= std::uint64_t{1} << d;
@@ -274,6 +310,24 @@ int EngineState::AddRunning(const RunningJob& spec) {
   }
   Start(index, std::move(placed), spec.start_time);
   return index;
+}
+
+// Most jobs of a snapshot name the same few queues, often one after another.
+int EngineState::QueueNamed(const std::string& name) {
+  if (last_queue_ >= 0 && name == queues[last_queue_].spec.name) return last_queue_;
+  auto it = queue_index.find(name);
+  if (it == queue_index.end()) return -1;
+  return last_queue_ = it->second;
+}
+
+// Replicas of one node usually come one after another in a snapshot: the last
+// answer is kept.
+int EngineState::NodeNamed(const std::string& name) {
+  if (loading_ && last_node_ >= 0 && name == last_node_name_) return last_node_;
+  auto it = node_index.find(name);
+  last_node_name_ = name;
+  last_node_ = it == node_index.end() ? -1 : it->second;
+  return last_node_;
 }
 
 const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
@@ -325,17 +379,29 @@ void EngineState::Flush() {
   stale_nodes_.clear();
 }
 
+namespace {
+
+// The placement's devices that exist on the node (bit i = device i).
+std::uint64_t DeviceBits(const NodeState& node, const Placed& placed) {
+  std::size_t count = node.used.size();
+  return count >= 64 ? placed.devices : placed.devices & ((std::uint64_t{1} << count) - 1);
+}
+
+}  // namespace
+
 void EngineState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
-  for (std::size_t d = 0; d < node.used.size(); ++d) {
-    if (!(placed.devices >> d & 1)) continue;
+  MilliGpu taken = 0;
+  for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
+    int d = std::countr_zero(bits);
     if (node.used[d] == 0) --node.full_free;
     node.used[d] += static_cast<std::int32_t>(per_device);
-    if (node.schedulable) {
-      for (int q : node.queues) queues[q].free -= per_device;
-    }
+    taken += per_device;
+  }
+  if (node.schedulable) {
+    for (int q : node.queues) queues[q].free -= taken;
   }
   node.cpu_free -= job.shape.cpu_milli;
   node.memory_free -= job.shape.memory_bytes;
@@ -346,13 +412,15 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
-  for (std::size_t d = 0; d < node.used.size(); ++d) {
-    if (!(placed.devices >> d & 1)) continue;
+  MilliGpu released = 0;
+  for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
+    int d = std::countr_zero(bits);
     node.used[d] -= static_cast<std::int32_t>(per_device);
     if (node.used[d] == 0) ++node.full_free;
-    if (node.schedulable) {
-      for (int q : node.queues) queues[q].free += per_device;
-    }
+    released += per_device;
+  }
+  if (node.schedulable) {
+    for (int q : node.queues) queues[q].free += released;
   }
   node.cpu_free += job.shape.cpu_milli;
   node.memory_free += job.shape.memory_bytes;
@@ -378,7 +446,11 @@ void EngineState::IndexPending(int index, bool insert) {
     }
   } else {
     std::size_t slot = Slot(job.queue, job.project);
-    if (insert) {
+    if (loading_) {
+      loaded_pending_.resize(pending.size());
+      loaded_pending_[slot].push_back(index);
+      usage[slot].pending_gpu += JobGpu(job, job.replicas);
+    } else if (insert) {
       pending[slot].insert(index);
       usage[slot].pending_gpu += JobGpu(job, job.replicas);
     } else {
@@ -397,8 +469,12 @@ void EngineState::IndexPending(int index, bool insert) {
 void EngineState::IndexRunning(int index, bool insert) {
   JobState& job = jobs[index];
   if (job.queue >= 0 && IsPreemptible(job.workload_class)) {
-    auto& set = victims[Slot(job.queue, job.project)];
-    if (insert) {
+    std::size_t slot = Slot(job.queue, job.project);
+    auto& set = victims[slot];
+    if (loading_) {
+      loaded_victims_.resize(victims.size());
+      loaded_victims_[slot].push_back(index);
+    } else if (insert) {
       set.insert(index);
     } else {
       set.erase(index);

@@ -262,6 +262,14 @@ class EngineState {
   std::vector<int> free_jobs_;
   std::unordered_map<std::string, Domains> domains_;
   bool indexing_ = true;  // Node indexes kept up to date on every change.
+  bool loading_ = false;  // Building from a snapshot: ordered sets filled at the end.
+  std::vector<std::vector<int>> loaded_pending_, loaded_victims_;  // By slot, while loading.
+  void FillOrderedSets();
+  int NodeNamed(const std::string& name);
+  int QueueNamed(const std::string& name);
+  int last_queue_ = -1;
+  std::string last_node_name_;
+  int last_node_ = -1;
   bool tracking_ = false;
   void Track(int job, bool running, bool insert);
   void NoteRelease(const JobState& job);
