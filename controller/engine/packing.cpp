@@ -80,7 +80,7 @@ double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, Milli
                                 MilliCpu cpu, Bytes memory) const {
   View view;
   for (std::size_t d = 0; d < node.used.size() && d < 64; ++d) {
-    std::int32_t free = kMilliPerGpu - node.used[d];
+    auto free = static_cast<std::int32_t>(DeviceFree(node.used[d]));
     if (mask >> d & 1) free -= static_cast<std::int32_t>(per_device);
     view.free[view.count++] = free;
   }

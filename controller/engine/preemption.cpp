@@ -341,15 +341,21 @@ void Cycle::NoteReleased(int node) {
 bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason,
                              bool only_victim_nodes) {
   const JobState& j = state_.jobs[job];
+  std::unordered_map<int, std::uint64_t> victim_devices;
   for (int v : victims) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      state_.Release(state_.jobs[v], p);
+      victim_devices[p.node] |= p.devices;
+    }
   }
+  placer_.Prefer(std::move(victim_devices));
   PlaceResult placed;
   if (only_victim_nodes) {
     placed = placer_.Place(j, count, VictimNodes(j, victims));
   } else {
     placed = placer_.Place(j, count, Eligible(j), Member(j));
   }
+  placer_.Prefer({});
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }

@@ -110,8 +110,8 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
     state.labels = node.labels;
     state.model = node.gpu_model;
     SetDevices(state, node);
-    state.cpu_free = node.cpu_milli;
-    state.memory_free = node.memory_bytes;
+    state.cpu_free = state.cpu_total = node.cpu_milli;
+    state.memory_free = state.memory_total = node.memory_bytes;
     state.schedulable = node.schedulable;
     node_index.emplace(node.name, static_cast<int>(nodes.size()));
     nodes.push_back(std::move(state));
@@ -139,10 +139,18 @@ void EngineState::SetDevices(NodeState& state, const Node& node) {
       static_cast<int>(std::count(state.used.begin(), state.used.end(), 0)) - state.unmanaged_gpus;
 }
 
-MilliGpu EngineState::FreeMilli(const NodeState& node) {
+// A device a terminating victim shares with its beneficiary may count above one GPU:
+// it has nothing free, and takes nothing from the other devices' room.
+MilliGpu DeviceFree(std::int32_t used) { return std::max<MilliGpu>(0, kMilliPerGpu - used); }
+
+MilliGpu NodeFree(const NodeState& node) {
   MilliGpu free = 0;
-  for (std::int32_t used : node.used) free += kMilliPerGpu - used;
-  return std::max<MilliGpu>(0, free - node.unmanaged_gpus * kMilliPerGpu);
+  for (std::int32_t used : node.used) free += DeviceFree(used);
+  return free - node.unmanaged_gpus * kMilliPerGpu;
+}
+
+MilliGpu EngineState::FreeMilli(const NodeState& node) {
+  return std::max<MilliGpu>(0, NodeFree(node));
 }
 
 void EngineState::LoadQueues(const Snapshot& snapshot) {
@@ -157,9 +165,10 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
       if (!LabelsMatch(queue.node_selector, node.labels)) continue;
       state.nodes.push_back(n);
       node.queues.push_back(index);
-      if (node.schedulable) state.capacity += node.capacity;
+      if (!node.schedulable) continue;
+      state.capacity += node.capacity;
+      state.free += NodeFree(node);
     }
-    state.free = state.capacity;
     queues.push_back(std::move(state));
   }
 }
@@ -168,7 +177,7 @@ void EngineState::LoadProjects(const Snapshot& snapshot) {
   for (const Project& project : snapshot.projects) {
     if (project_index.count(project.name)) continue;
     project_index.emplace(project.name, static_cast<int>(projects.size()));
-    projects.push_back({project.name, project.priority});
+    projects.push_back({project.name, project.priority, project.quotas});
   }
   // Jobs may name projects that have no object (yet): they get quota 0.
   for (const RunningJob& job : snapshot.running) ProjectFor(job.project);
@@ -182,24 +191,25 @@ void EngineState::LoadProjects(const Snapshot& snapshot) {
     pending.push_back(NewPendingSet());
     victims.push_back(NewVictimSet());
   }
+  for (std::size_t p = 0; p < projects.size(); ++p) SetQuotas(static_cast<int>(p));
+}
+
+// The project's quota objects applied to every queue (none: quota 0, no limit).
+void EngineState::SetQuotas(int p) {
   for (std::size_t q = 0; q < queues.size(); ++q) {
-    for (std::size_t p = 0; p < projects.size(); ++p) {
-      quotas[Slot(static_cast<int>(q), static_cast<int>(p))].limit = queues[q].capacity;
+    if (queues[q].removed) continue;
+    ProjectQuota spec{queues[q].spec.name};
+    for (const ProjectQuota& quota : projects[p].quotas) {
+      if (quota.queue == spec.queue) spec = quota;  // The last one wins.
     }
-  }
-  for (const Project& project : snapshot.projects) {
-    int p = project_index.at(project.name);
-    for (const ProjectQuota& quota : project.quotas) {
-      auto q = queue_index.find(quota.queue);
-      if (q == queue_index.end()) continue;
-      QuotaState& state = quotas[Slot(q->second, p)];
-      state.gpu = std::max<MilliGpu>(0, quota.gpu);
-      state.limit = quota.limit < 0 ? std::max(state.gpu, queues[q->second].capacity)
-                                    : std::max(state.gpu, quota.limit);
-      state.weight = std::max<std::int64_t>(0, quota.over_quota_weight);
-      state.cpu = quota.cpu_milli;
-      state.memory = quota.memory_bytes;
-    }
+    QuotaState& state = quotas[Slot(static_cast<int>(q), p)];
+    state.gpu = std::max<MilliGpu>(0, spec.gpu);
+    state.limit_spec = spec.limit;
+    state.limit =
+        spec.limit < 0 ? std::max(state.gpu, queues[q].capacity) : std::max(state.gpu, spec.limit);
+    state.weight = std::max<std::int64_t>(0, spec.over_quota_weight);
+    state.cpu = spec.cpu_milli;
+    state.memory = spec.memory_bytes;
   }
 }
 
@@ -266,6 +276,7 @@ int EngineState::NewJobFrom(const Spec& spec) {
   int index = NewJob(spec.name);
   if (index < 0) return -1;
   JobState& job = jobs[index];
+  job.uid = spec.uid;
   job.queue_name = spec.queue;
   job.project_name = spec.project;
   job.queue = QueueNamed(spec.queue);
@@ -308,7 +319,12 @@ int EngineState::AddRunning(const RunningJob& spec) {
     }
     placed.push_back(p);
   }
-  Start(index, std::move(placed), spec.start_time);
+  job.start_time = spec.start_time;
+  if (spec.terminating) {
+    StartHeld(index, std::move(placed));
+  } else {
+    Start(index, std::move(placed), spec.start_time);
+  }
   return index;
 }
 
@@ -397,8 +413,9 @@ void EngineState::Take(const JobState& job, const Placed& placed) {
   for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
     int d = std::countr_zero(bits);
     if (node.used[d] == 0) --node.full_free;
+    taken += DeviceFree(node.used[d]);
     node.used[d] += static_cast<std::int32_t>(per_device);
-    taken += per_device;
+    taken -= DeviceFree(node.used[d]);
   }
   if (node.schedulable) {
     for (int q : node.queues) queues[q].free -= taken;
@@ -415,9 +432,10 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   MilliGpu released = 0;
   for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
     int d = std::countr_zero(bits);
+    released -= DeviceFree(node.used[d]);
     node.used[d] -= static_cast<std::int32_t>(per_device);
     if (node.used[d] == 0) ++node.full_free;
-    released += per_device;
+    released += DeviceFree(node.used[d]);
   }
   if (node.schedulable) {
     for (int q : node.queues) queues[q].free += released;
@@ -431,6 +449,10 @@ void EngineState::Account(const JobState& job, int sign) {
   if (job.queue < 0) return;
   Usage& u = usage[Slot(job.queue, job.project)];
   auto count = static_cast<std::int64_t>(job.placed.size());
+  if (job.terminating) {
+    u.stopping_gpu += sign * job.shape.gpu_milli * count;
+    return;
+  }
   u.gpu += sign * job.shape.gpu_milli * count;
   u.cpu += sign * job.shape.cpu_milli * count;
   u.memory += sign * job.shape.memory_bytes * count;
@@ -518,7 +540,9 @@ void EngineState::Requeue(int index) {
 void EngineState::Remove(int index) {
   JobState& job = jobs[index];
   if (!job.alive) return;
-  if (job.running) {
+  if (job.terminating) {
+    ReleaseHeld(job);
+  } else if (job.running) {
     NoteRelease(job);
     IndexRunning(index, false);
     Account(job, -1);

@@ -86,7 +86,8 @@ struct ReplicaShape {
 };
 
 struct RunningJob {
-  std::string name;
+  std::string name;  // namespace/name: unique among running and pending jobs.
+  std::string uid;   // Tells apart a job deleted and created again under its name.
   std::string queue;
   std::string project;
   WorkloadClass workload_class = WorkloadClass::kTrain;
@@ -97,6 +98,9 @@ struct RunningJob {
   std::vector<ReplicaPlacement> replicas;  // Size is the replicas actually running.
   int min_replicas = 1;                    // Needed to requeue it as a pending job.
   int max_replicas = 1;
+  // Preempted, its pods still stopping: it holds its devices and counts against its
+  // project, but is no victim and no candidate. Pending again once gone.
+  bool terminating = false;
 };
 
 enum class TopologyMode { kNone, kPreferred, kRequired };
@@ -108,6 +112,7 @@ struct TopologyRequest {
 
 struct PendingJob {
   std::string name;
+  std::string uid;
   std::string queue;
   std::string project;
   WorkloadClass workload_class = WorkloadClass::kTrain;
