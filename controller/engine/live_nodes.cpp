@@ -157,8 +157,16 @@ void EngineState::RefreshNodeCaches(int n) {
   Reindex(n);
 }
 
+// Running jobs come from the per-node lists while tracking; terminating ones (few,
+// and not in those lists) from a scan.
 std::vector<int> EngineState::JobsOnNode(int n) const {
   std::vector<int> out;
+  if (tracking_ && terminating_count == 0) {
+    out = jobs_on_node[n];
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
   for (int j = 0; j < static_cast<int>(jobs.size()); ++j) {
     const JobState& job = jobs[j];
     if (!job.alive || (!job.running && !job.terminating)) continue;
