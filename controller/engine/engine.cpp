@@ -52,17 +52,17 @@ Engine& Engine::operator=(Engine&&) noexcept = default;
 
 void Engine::SetNow(Seconds now) { state_->now = now; }
 
-void Engine::UpsertNode(Node node) { state_->UpsertNode(node); }
+void Engine::UpsertNode(const Node& node) { state_->UpsertNode(node); }
 bool Engine::RemoveNode(std::string_view node) { return state_->RemoveNode(std::string(node)); }
-void Engine::UpsertQueue(Queue queue) { state_->UpsertQueue(queue); }
+void Engine::UpsertQueue(const Queue& queue) { state_->UpsertQueue(queue); }
 bool Engine::RemoveQueue(std::string_view queue) { return state_->RemoveQueue(std::string(queue)); }
-void Engine::UpsertProject(Project project) { state_->UpsertProject(project); }
+void Engine::UpsertProject(const Project& project) { state_->UpsertProject(project); }
 bool Engine::RemoveProject(std::string_view project) {
   return state_->RemoveProject(std::string(project));
 }
 
-void Engine::AddPending(PendingJob job) { state_->AddPendingReplacing(job); }
-bool Engine::UpsertPending(PendingJob job) { return state_->UpsertPending(job); }
+void Engine::AddPending(const PendingJob& job) { state_->AddPendingReplacing(job); }
+bool Engine::UpsertPending(const PendingJob& job) { return state_->UpsertPending(job); }
 bool Engine::Finish(std::string_view job) { return state_->RemoveJob(std::string(job)); }
 bool Engine::LoseReplica(std::string_view job) { return state_->RequeueRunning(std::string(job)); }
 bool Engine::UndoAdmission(std::string_view job) {

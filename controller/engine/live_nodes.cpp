@@ -129,7 +129,7 @@ void EngineState::ResolveLimits() {
       QuotaState& quota = quotas[slot];
       if (quota.limit_spec >= 0) continue;
       MilliGpu limit = std::max(quota.gpu, queues[q].capacity);
-      grown[slot] = limit > quota.limit;
+      grown[slot] = limit > quota.limit ? 1 : 0;
       quota.limit = limit;
     }
   }
@@ -145,7 +145,7 @@ void EngineState::RefreshNodeCaches(int n) {
     if (!set) continue;
     bool member = NodeEligible(*this, set->probe, n);
     if (static_cast<bool>(set->member[n]) == member) continue;
-    set->member[n] = member;
+    set->member[n] = member ? 1 : 0;
     auto at = std::lower_bound(set->nodes.begin(), set->nodes.end(), n);
     if (member) {
       set->nodes.insert(at, n);

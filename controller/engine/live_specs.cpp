@@ -120,8 +120,9 @@ void EngineState::UpsertProject(const Project& spec) {
   projects[p].priority = spec.priority;  // Turn order only: nothing to look at again.
   projects[p].quotas = spec.quotas;
   std::vector<QuotaState> before;
-  for (std::size_t q = 0; q < queues.size(); ++q)
+  for (std::size_t q = 0; q < queues.size(); ++q) {
     before.push_back(quotas[Slot(static_cast<int>(q), p)]);
+  }
   SetQuotas(p);
   if (!tracking_) return;
   for (std::size_t q = 0; q < queues.size(); ++q) {

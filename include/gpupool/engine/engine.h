@@ -65,21 +65,21 @@ class Engine {
 
   // Nodes. Upsert adds a node or changes it in place (labels, model, devices,
   // unmanaged use, cpu, memory, schedulable). A removed node's jobs wait again.
-  void UpsertNode(Node node);
+  void UpsertNode(const Node& node);
   bool RemoveNode(std::string_view node);
   // Queues and projects. Jobs of a removed queue wait with kUnknownQueue (running
   // ones keep their devices); jobs of a removed project stay, with quota 0.
-  void UpsertQueue(Queue queue);
+  void UpsertQueue(const Queue& queue);
   bool RemoveQueue(std::string_view queue);
-  void UpsertProject(Project project);
+  void UpsertProject(const Project& project);
   bool RemoveProject(std::string_view project);
 
   // Jobs are known by name; a name known with another uid is another job, which
   // replaces it. AddPending ignores a job already known with this uid.
-  void AddPending(PendingJob job);
+  void AddPending(const PendingJob& job);
   // Adds the job, or gives a pending job its new spec. False if the job is running
   // or terminating (its spec is not changed).
-  bool UpsertPending(PendingJob job);
+  bool UpsertPending(const PendingJob& job);
   // A job ended or was deleted, whatever its state; its resources are free.
   // These return false if no job of this name is in the state they need.
   bool Finish(std::string_view job);
