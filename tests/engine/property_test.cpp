@@ -168,6 +168,12 @@ std::string DecidedTwice(const Decisions& d) {
   return "";
 }
 
+std::map<std::string, int> UnmanagedOf(const Snapshot& s) {
+  std::map<std::string, int> out;
+  for (const Node& n : s.nodes) out[n.name] = n.unmanaged_gpus;
+  return out;
+}
+
 // `interval`: Options::full_cycle_interval_seconds; 0 compares every cycle with the
 // pure entry point, above 0 most cycles are incremental.
 // `live`: random cluster updates (random_updates.h) between cycles; otherwise every
@@ -180,7 +186,10 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
   options.reserve_for_blocked_jobs = reserve;
   options.packing = packing;
   options.full_cycle_interval_seconds = interval;
-  Engine engine(random.Cluster(), options);
+  Snapshot cluster = random.Cluster();
+  std::map<std::string, int> unmanaged;  // As the cluster says: checked against it.
+  for (const Node& n : cluster.nodes) unmanaged[n.name] = n.unmanaged_gpus;
+  Engine engine(cluster, options);
   std::map<std::string, Waiting> last_reason;
   Seconds now = 0;
   for (int cycle = 0; cycle < kCyclesPerSeed; ++cycle) {
@@ -191,8 +200,9 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
       if (!live && r.terminating) engine.VictimGone(r.name);
       if (random.Chance(0.15)) engine.Finish(r.name);
     }
-    if (live) updates.Apply(engine);
+    if (live) updates.Apply(engine, unmanaged);
     Snapshot before = engine.ToSnapshot();
+    ASSERT_EQ(UnmanagedOf(before), unmanaged) << "seed " << seed << " cycle " << cycle;
     Decisions decisions = engine.Decide();
     ASSERT_EQ(DecidedTwice(decisions), "") << "seed " << seed << " cycle " << cycle;
     Decisions checked = decisions;

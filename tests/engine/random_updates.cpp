@@ -28,14 +28,15 @@ void Flip(std::string& value, const char* one, const char* other) {
 
 }  // namespace
 
-void RandomUpdates::Apply(Engine& engine) {
+void RandomUpdates::Apply(Engine& engine, std::map<std::string, int>& unmanaged) {
   Snapshot s = engine.ToSnapshot();
-  if (Chance(0.3)) ChangeNode(engine, s);
+  if (Chance(0.3)) ChangeNode(engine, s, unmanaged);
   if (Chance(0.2)) ChangeSpecs(engine, s);
   ChangeJobs(engine, engine.ToSnapshot());
 }
 
-void RandomUpdates::ChangeNode(Engine& engine, const Snapshot& s) {
+void RandomUpdates::ChangeNode(Engine& engine, const Snapshot& s,
+                               std::map<std::string, int>& unmanaged) {
   int kind = Uniform(0, 5);
   if (kind == 0 || s.nodes.empty()) {
     Node node;
@@ -46,18 +47,22 @@ void RandomUpdates::ChangeNode(Engine& engine, const Snapshot& s) {
     node.cpu_milli = Uniform(8, 64) * 1000;
     node.memory_bytes = Bytes{1} << 40;
     node.unmanaged_gpus = Chance(0.3) ? Uniform(0, node.gpus) : 0;
+    unmanaged[node.name] = node.unmanaged_gpus;
     engine.UpsertNode(node);
     return;
   }
   Node node = s.nodes[static_cast<std::size_t>(Uniform(0, static_cast<int>(s.nodes.size()) - 1))];
   if (kind == 1 && s.nodes.size() > 2) {
+    unmanaged.erase(node.name);
     engine.RemoveNode(node.name);
     return;
   }
   if (kind == 2) node.schedulable = !node.schedulable;
   if (kind == 3) Flip(node.labels["pool"], "train", "build");
   if (kind == 4) Flip(node.labels["rack"], "a", "b");
+  node.unmanaged_gpus = unmanaged[node.name];  // As the cluster says, not the engine.
   if (kind == 5) node.unmanaged_gpus = Uniform(0, node.gpus - DevicesInUse(s, node));
+  unmanaged[node.name] = node.unmanaged_gpus;
   engine.UpsertNode(node);
 }
 

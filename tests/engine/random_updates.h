@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
+#include <string>
 
 #include "gpupool/engine/engine.h"
 
@@ -15,13 +17,14 @@ class RandomUpdates {
  public:
   explicit RandomUpdates(std::uint64_t seed) : rng_(seed * 7919 + 1) {}
   // A few random updates to `engine`, consistent with what a cluster could report
-  // (unmanaged pods only take devices nobody uses).
-  void Apply(Engine& engine);
+  // (unmanaged pods only take devices nobody uses). `unmanaged`: whole GPUs of
+  // unmanaged pods by node, as the cluster says (kept up to date here).
+  void Apply(Engine& engine, std::map<std::string, int>& unmanaged);
 
  private:
   int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
-  void ChangeNode(Engine& engine, const Snapshot& s);
+  void ChangeNode(Engine& engine, const Snapshot& s, std::map<std::string, int>& unmanaged);
   void ChangeSpecs(Engine& engine, const Snapshot& s);
   void ChangeJobs(Engine& engine, const Snapshot& s);
 
