@@ -206,23 +206,27 @@ void CheckQuotas(const Snapshot& before, const Decisions& d, const Snapshot& aft
   }
 }
 
-// Room held before the cycle — by running work it did not preempt, by terminating
-// victims of earlier cycles, by unmanaged pods — is not given to this cycle's
-// admissions.
+// Room held before the cycle — by running work, terminating victims, unmanaged pods —
+// is not given to this cycle's admissions; only a victim's own beneficiary may use
+// the victim's room (the victim holds it until it is gone).
 void CheckHeldRoom(const Snapshot& before, const Decisions& d, std::vector<std::string>& errors) {
-  std::set<std::string> preempted;
-  for (const Preemption& p : d.preemptions) preempted.insert(p.victim);
+  std::map<std::string, std::string> beneficiary_of;
+  for (const Preemption& p : d.preemptions) beneficiary_of[p.victim] = p.beneficiary;
   std::map<std::pair<std::string, int>, MilliGpu> held, added;
   std::map<std::pair<std::string, int>, bool> whole;
+  std::map<std::pair<std::string, int>, std::set<std::string>> allowed;
   for (const Node& n : before.nodes) {
     for (std::size_t i = 0; i < n.unmanaged_milli.size(); ++i) {
       held[{n.name, static_cast<int>(i)}] += n.unmanaged_milli[i];
     }
   }
   for (const RunningJob& j : before.running) {
-    if (!j.terminating && preempted.count(j.name)) continue;
+    auto beneficiary = beneficiary_of.find(j.name);
     for (const ReplicaPlacement& r : j.replicas) {
-      for (int dev : r.devices) held[{r.node, dev}] += std::min(j.shape.gpu_milli, kMilliPerGpu);
+      for (int dev : r.devices) {
+        held[{r.node, dev}] += std::min(j.shape.gpu_milli, kMilliPerGpu);
+        if (beneficiary != beneficiary_of.end()) allowed[{r.node, dev}].insert(beneficiary->second);
+      }
     }
   }
   std::map<std::string, const PendingJob*> pending;
@@ -233,6 +237,7 @@ void CheckHeldRoom(const Snapshot& before, const Decisions& d, std::vector<std::
     MilliGpu milli = job->second->shape.gpu_milli;
     for (const ReplicaPlacement& r : a.replicas) {
       for (int dev : r.devices) {
+        if (allowed[{r.node, dev}].count(a.job)) continue;  // Its victim's room.
         added[{r.node, dev}] += std::min(milli, kMilliPerGpu);
         whole[{r.node, dev}] = whole[{r.node, dev}] || milli >= kMilliPerGpu;
       }
