@@ -77,8 +77,8 @@ class Engine {
   // Jobs are known by name; a name known with another uid is another job, which
   // replaces it. AddPending ignores a job already known with this uid.
   void AddPending(const PendingJob& job);
-  // Adds the job, or gives a pending job its new spec. False if the job is running
-  // or terminating (its spec is not changed).
+  // Adds the job, or gives a pending job of this uid its new spec. False if that job
+  // is running or terminating (its spec is not changed).
   bool UpsertPending(const PendingJob& job);
   // A job ended or was deleted, whatever its state; its resources are free.
   // These return false if no job of this name is in the state they need.
