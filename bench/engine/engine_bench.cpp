@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include "gpupool/engine/engine.h"
 #include "synthetic_cluster.h"
@@ -77,11 +78,17 @@ void BM_FullCycleReclaimStorm(benchmark::State& state) {
 }
 BENCHMARK(BM_FullCycleReclaimStorm)->Apply(ClusterSizes);
 
+// Plays the operator's part for victims: their pods stop at once.
+void StopVictims(Engine& engine, const Decisions& d) {
+  for (const Preemption& p : d.preemptions) engine.VictimGone(p.victim);
+}
+
 // The engine after cycles on the cluster until one changes nothing.
 Engine SettledEngine(const ClusterSpec& spec, Options options = {}) {
   Engine engine(SyntheticCluster(spec), std::move(options));
   for (int cycle = 0; cycle < 20; ++cycle) {
     Decisions d = engine.Decide();
+    StopVictims(engine, d);
     if (d.admissions.empty() && d.preemptions.empty()) break;
   }
   return engine;
@@ -172,12 +179,78 @@ void BM_IncrementalEvent(benchmark::State& state) {
     }
     ++next;
     Decisions d = engine.Decide();
+    StopVictims(engine, d);
     benchmark::DoNotOptimize(d);
   }
   state.counters["pending"] = static_cast<double>(engine.pending_count());
   state.counters["running"] = static_cast<double>(engine.running_count());
 }
 BENCHMARK(BM_IncrementalEvent)->Iterations(2000)->Unit(benchmark::kMicrosecond);
+
+// Following a live cluster, on the 5,000-node cluster once settled. `remove`: a
+// node is removed (its jobs wait again), then added back (its room reappears);
+// otherwise cordoned, then uncordoned. A node after another; each change is followed
+// by an incremental cycle.
+void RunNodeChanges(benchmark::State& state, bool remove) {
+  ClusterSpec spec;
+  spec.nodes = 5000;
+  Options options;
+  options.full_cycle_interval_seconds = 60;  // SetNow is never called: all incremental.
+  Engine engine = SettledEngine(spec, options);
+  std::vector<Node> nodes = engine.ToSnapshot().nodes;
+  std::size_t changes = 0;
+  std::size_t admitted = 0;
+  for (auto _ : state) {
+    Node& node = nodes[(changes / 2 * 37) % nodes.size()];  // Spread over racks.
+    bool first = changes++ % 2 == 0;
+    if (remove && first) {
+      engine.RemoveNode(node.name);
+    } else {
+      if (!remove) node.schedulable = !first;
+      engine.UpsertNode(node);
+    }
+    Decisions d = engine.Decide();
+    StopVictims(engine, d);
+    admitted += d.admissions.size();
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["admitted"] = static_cast<double>(admitted);
+}
+
+void BM_IncrementalNodeChange(benchmark::State& state) { RunNodeChanges(state, false); }
+BENCHMARK(BM_IncrementalNodeChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
+
+void BM_IncrementalNodeRemoval(benchmark::State& state) { RunNodeChanges(state, true); }
+BENCHMARK(BM_IncrementalNodeRemoval)->Iterations(400)->Unit(benchmark::kMicrosecond);
+
+// The same cluster: one project's guarantee is raised by 8 GPUs, then lowered back
+// (its work above it becomes reclaimable), a project after another; each change is
+// followed by an incremental cycle.
+void BM_IncrementalQuotaChange(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = 5000;
+  Options options;
+  options.full_cycle_interval_seconds = 60;
+  Engine engine = SettledEngine(spec, options);
+  std::vector<Project> projects = engine.ToSnapshot().projects;
+  std::size_t changes = 0;
+  std::size_t admitted = 0;
+  std::size_t preempted = 0;
+  for (auto _ : state) {
+    Project& project = projects[(changes / 2 * 7) % projects.size()];
+    project.quotas[0].gpu += changes % 2 == 0 ? 8 * kMilliPerGpu : -8 * kMilliPerGpu;
+    ++changes;
+    engine.UpsertProject(project);
+    Decisions d = engine.Decide();
+    StopVictims(engine, d);
+    admitted += d.admissions.size();
+    preempted += d.preemptions.size();
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["admitted"] = static_cast<double>(admitted);
+  state.counters["preempted"] = static_cast<double>(preempted);
+}
+BENCHMARK(BM_IncrementalQuotaChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
 // Bytes the engine holds per job (running and pending), on the 5,000-node cluster,
 // with the indexes incremental cycles keep.

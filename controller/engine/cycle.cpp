@@ -31,6 +31,7 @@ Decisions Cycle::Run() {
   }
   reserved_in_slot_.assign(state_.quotas.size(), 0);
   holder_of_queue_.assign(state_.queues.size(), -1);
+  state_.limited_slots.clear();
   over_quota_admitted_.assign(state_.queues.size(), 0);
   ComputeDeserved();
   for (int job : state_.invalid_pending) {
@@ -85,7 +86,8 @@ void Cycle::ComputeDeserved() {
       std::size_t slot = state_.Slot(static_cast<int>(q), static_cast<int>(p));
       const QuotaState& quota = state_.quotas[slot];
       const Usage& usage = state_.usage[slot];
-      requests[p] = {quota.gpu, quota.limit, usage.gpu + usage.pending_gpu, quota.weight};
+      MilliGpu demand = usage.gpu + usage.stopping_gpu + usage.pending_gpu;
+      requests[p] = {quota.gpu, quota.limit, demand, quota.weight};
     }
     bool fixed = state_.queues[q].spec.sharing == Sharing::kFixed;
     std::vector<MilliGpu> deserved;
@@ -195,9 +197,10 @@ Cycle::Outcome Cycle::AttemptOverQuota(int job) {
   MilliGpu limit = state_.quotas[slot].limit;
   int count = 0;
   for (int c : {j.replicas, j.min_replicas}) {
-    if (count == 0 && usage.gpu + state_.JobGpu(j, c) <= limit) count = c;
+    if (count == 0 && usage.gpu + usage.stopping_gpu + state_.JobGpu(j, c) <= limit) count = c;
   }
   if (count == 0) {
+    state_.limited_slots.push_back(slot);  // A larger pool may raise its limit.
     Wait(job, WaitCode::kLimit, LimitReason(state_, j, j.min_replicas));
     return {};
   }

@@ -92,7 +92,8 @@ class Cycle {
   void RememberReservations();
   std::vector<std::vector<int>> Candidates(const EngineState::Changes& changes);
   bool Helps(const JobState& job, int node);
-  void ReclaimFromNewOverQuotaWork(std::size_t since);  // Admissions from index `since`.
+  // Admissions from index `since`, and `nodes` where work became reclaimable.
+  void ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> nodes);
   // `done`: how many jobs of `list` were attempted already.
   void QueueSuccessor(std::vector<int>& list, std::size_t done, int admitted);
   bool incremental_ = false;

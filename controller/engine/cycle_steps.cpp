@@ -31,7 +31,7 @@ bool Cycle::WithinQuota(const JobState& job, int count, MilliGpu freed) const {
   std::size_t slot = state_.Slot(job.queue, job.project);
   const QuotaState& quota = state_.quotas[slot];
   const Usage& usage = state_.usage[slot];
-  if (usage.gpu - freed + state_.JobGpu(job, count) > quota.gpu) return false;
+  if (usage.gpu + usage.stopping_gpu - freed + state_.JobGpu(job, count) > quota.gpu) return false;
   if (quota.cpu >= 0 && usage.cpu + job.shape.cpu_milli * count > quota.cpu) return false;
   if (quota.memory >= 0 && usage.memory + job.shape.memory_bytes * count > quota.memory) {
     return false;
@@ -51,6 +51,7 @@ const EngineState::EligibleSet& Cycle::EligibleOf(const JobState& job) {
   if (sets.size() <= id) sets.resize(id + 1);
   if (!sets[id]) {
     auto set = std::make_unique<EngineState::EligibleSet>();
+    set->probe = ConstraintProbe(job);
     set->nodes = EligibleNodes(state_, job);
     set->member.assign(state_.nodes.size(), 0);
     for (int n : set->nodes) set->member[n] = 1;
@@ -114,6 +115,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     admission.waits_for.push_back(victim.name);
     ForgetReclaimable(victim);
     for (const Placed& p : victim.placed) NoteReleased(p.node);
+    state_.stopping.emplace_back(v, victim.placed);
     state_.Requeue(v);
     touched_.insert(v);
   }
@@ -122,6 +124,9 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     state_.changes.structure = true;  // Its room is held for nobody now.
   }
   state_.Admit(job, std::move(placed));
+  // The victims hold what the job did not take until they are gone: nobody else
+  // gets their room meanwhile.
+  state_.HoldVictims();
   std::size_t slot = state_.Slot(j.queue, j.project);
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
   admission.replicas = ExportReplicas(state_, j);
@@ -235,7 +240,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
     for (int n : by_available[k]) {
       if (!member[n] || (domain_of && (*domain_of)[n] != domain)) continue;
       ranked.push_back(n);
-      covered += static_cast<int>(state_.nodes[n].used.size()) / per_replica;
+      covered += EngineState::UsableDevices(state_.nodes[n]) / per_replica;
       if (covered >= count) break;
     }
   }
@@ -243,7 +248,7 @@ MilliGpu Cycle::Reserve(int job, int count) {
   int remaining = count;
   for (int n : ranked) {
     NodeState& node = state_.nodes[n];
-    int fits = static_cast<int>(node.used.size()) / per_replica;
+    int fits = EngineState::UsableDevices(node) / per_replica;
     int replicas = std::min(remaining, fits);
     int hold = std::min(state_.Available(n), replicas * per_replica);
     if (replicas > 0 && node.reserve_target == 0) reserved_nodes_.push_back(n);  // Once each.

@@ -52,18 +52,23 @@ Engine& Engine::operator=(Engine&&) noexcept = default;
 
 void Engine::SetNow(Seconds now) { state_->now = now; }
 
-void Engine::AddPending(PendingJob job) { state_->AddPending(job); }
-
-bool Engine::Finish(std::string_view job) {
-  auto it = state_->job_index.find(std::string(job));
-  if (it == state_->job_index.end()) return false;
-  const std::vector<int>& holders = state_->reservation_holders;
-  if (std::find(holders.begin(), holders.end(), it->second) != holders.end()) {
-    state_->changes.structure = true;  // Room held for it is held for nobody now.
-  }
-  state_->Remove(it->second);
-  return true;
+void Engine::UpsertNode(const Node& node) { state_->UpsertNode(node); }
+bool Engine::RemoveNode(std::string_view node) { return state_->RemoveNode(std::string(node)); }
+void Engine::UpsertQueue(const Queue& queue) { state_->UpsertQueue(queue); }
+bool Engine::RemoveQueue(std::string_view queue) { return state_->RemoveQueue(std::string(queue)); }
+void Engine::UpsertProject(const Project& project) { state_->UpsertProject(project); }
+bool Engine::RemoveProject(std::string_view project) {
+  return state_->RemoveProject(std::string(project));
 }
+
+void Engine::AddPending(const PendingJob& job) { state_->AddPendingReplacing(job); }
+bool Engine::UpsertPending(const PendingJob& job) { return state_->UpsertPending(job); }
+bool Engine::Finish(std::string_view job) { return state_->RemoveJob(std::string(job)); }
+bool Engine::LoseReplica(std::string_view job) { return state_->RequeueRunning(std::string(job)); }
+bool Engine::UndoAdmission(std::string_view job) {
+  return state_->RequeueRunning(std::string(job));
+}
+bool Engine::VictimGone(std::string_view job) { return state_->VictimGone(std::string(job)); }
 
 Decisions Engine::Decide() {
   if (!state_->NeedsFullCycle()) {
@@ -91,6 +96,7 @@ Decisions Engine::DecideAll() {
 Snapshot Engine::ToSnapshot() const { return state_->ToSnapshot(); }
 std::size_t Engine::running_count() const { return state_->running_count; }
 std::size_t Engine::pending_count() const { return state_->pending_count; }
+std::size_t Engine::terminating_count() const { return state_->terminating_count; }
 std::size_t Engine::job_memory_bytes() const { return state_->JobMemoryBytes(); }
 
 }  // namespace gpupool::engine

@@ -38,21 +38,21 @@ Decisions Cycle::RunIncremental() {
     HoldFreedRoom();
     std::vector<std::vector<int>> lists = Candidates(changes);
     bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
-    if (!any) break;
+    if (!any && changes.reclaimable_nodes.empty()) break;
     std::size_t admitted_before = decisions_.admissions.size();
     RunPass(lists, true);
     RunPass(lists, false);
-    ReclaimFromNewOverQuotaWork(admitted_before);
+    ReclaimFromNewOverQuotaWork(admitted_before, std::move(changes.reclaimable_nodes));
   }
   state_.changes.fresh.insert(state_.changes.fresh.end(), requeued.begin(), requeued.end());
   Finish();
   return std::move(decisions_);
 }
 
-// Work admitted over quota in this cycle can be reclaimed: a job below its quota
-// that waited (in an earlier cycle) for room where that work now runs tries again.
-void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since) {
-  std::vector<int> nodes;
+// Work admitted over quota in this cycle can be reclaimed, and so can work of a
+// project whose quota was lowered (on `nodes`): a job below its quota that waited
+// (in an earlier cycle) for room where that work runs tries again.
+void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> nodes) {
   for (std::size_t i = since; i < decisions_.admissions.size(); ++i) {
     const Admission& admission = decisions_.admissions[i];
     if (!admission.over_quota) continue;
@@ -144,8 +144,7 @@ bool Cycle::SkipIncremental(int job) {
 // once preemptible work there that the job may take the place of is gone.
 bool Cycle::Helps(const JobState& job, int node) {
   if (placer_.FitsOne(job, node)) return true;
-  MilliGpu room = 0;
-  for (std::int32_t used : state_.nodes[node].used) room += kMilliPerGpu - used;
+  MilliGpu room = EngineState::FreeMilli(state_.nodes[node]);
   for (int v : state_.jobs_on_node[node]) {
     const JobState& victim = state_.jobs[v];
     if (!IsPreemptible(victim.workload_class) || victim.queue != job.queue) continue;

@@ -36,6 +36,7 @@ class NodeSet {
   };
 
   void Resize(std::size_t nodes) { words_.assign((nodes + 63) / 64, 0); }
+  void Grow(std::size_t nodes) { words_.resize((nodes + 63) / 64, 0); }  // Members stay.
   bool Contains(int node) const { return words_[Word(node)] >> Bit(node) & 1; }
   void Insert(int node) {
     if (Contains(node)) return;

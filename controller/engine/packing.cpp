@@ -80,9 +80,15 @@ double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, Milli
                                 MilliCpu cpu, Bytes memory) const {
   View view;
   for (std::size_t d = 0; d < node.used.size() && d < 64; ++d) {
-    std::int32_t free = kMilliPerGpu - node.used[d];
+    auto free = static_cast<std::int32_t>(DeviceFree(node.used[d]));
     if (mask >> d & 1) free -= static_cast<std::int32_t>(per_device);
     view.free[view.count++] = free;
+  }
+  // Unmanaged whole devices are some of the free ones (which is unknown): counted used.
+  for (int d = 0, left = node.unmanaged_gpus; d < view.count && left > 0; ++d) {
+    if (view.free[d] != kMilliPerGpu) continue;
+    view.free[d] = 0;
+    --left;
   }
   std::sort(view.free, view.free + view.count);
   // Equal states (same free pieces, cpu and memory) waste the same: many nodes of a

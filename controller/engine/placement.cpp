@@ -16,10 +16,27 @@ bool ModelMatches(const JobState& job, const NodeState& node) {
          job.gpu_models.end();
 }
 
+std::uint64_t FreeDevices(const NodeState& node) {
+  std::uint64_t mask = 0;
+  for (std::size_t d = 0; d < node.used.size(); ++d) {
+    if (node.used[d] == 0) mask |= std::uint64_t{1} << d;
+  }
+  return mask;
+}
+
 int DevicesPerReplica(const JobState& job) {
   if (job.shape.gpu_milli <= 0) return 0;
   if (job.shape.gpu_milli < kMilliPerGpu) return 1;
   return static_cast<int>(job.shape.gpu_milli / kMilliPerGpu);
+}
+
+// Every check but pool membership.
+bool NodeFits(const NodeState& node, const JobState& job) {
+  bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
+  if (!node.schedulable || !ModelMatches(job, node)) return false;
+  if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) return false;
+  if (!LabelsMatch(job.node_selector, node.labels)) return false;
+  return !need_domain || node.labels.count(job.topology.key);
 }
 
 }  // namespace
@@ -27,16 +44,17 @@ int DevicesPerReplica(const JobState& job) {
 std::vector<int> EligibleNodes(const EngineState& state, const JobState& job) {
   std::vector<int> out;
   if (job.queue < 0) return out;
-  bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
   for (int n : state.queues[job.queue].nodes) {
-    const NodeState& node = state.nodes[n];
-    if (!node.schedulable || !ModelMatches(job, node)) continue;
-    if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) continue;
-    if (!LabelsMatch(job.node_selector, node.labels)) continue;
-    if (need_domain && !node.labels.count(job.topology.key)) continue;
-    out.push_back(n);
+    if (NodeFits(state.nodes[n], job)) out.push_back(n);
   }
   return out;
+}
+
+bool NodeEligible(const EngineState& state, const JobState& job, int n) {
+  const NodeState& node = state.nodes[n];
+  if (job.queue < 0 || node.removed) return false;
+  bool in_pool = std::find(node.queues.begin(), node.queues.end(), job.queue) != node.queues.end();
+  return in_pool && NodeFits(node, job);
 }
 
 bool Placer::Fraction(const JobState& job) const {
@@ -67,7 +85,7 @@ int Placer::Hostable(const JobState& job, int node, int cap) const {
   if (Fraction(job)) {
     MilliGpu pieces = AvailableFull(node) * (kMilliPerGpu / job.shape.gpu_milli);
     for (std::int32_t used : n.used) {
-      if (used > 0) pieces += (kMilliPerGpu - used) / job.shape.gpu_milli;
+      if (used > 0) pieces += DeviceFree(used) / job.shape.gpu_milli;
     }
     count = static_cast<int>(std::min<MilliGpu>(count, pieces));
   } else if (int g = DevicesPerReplica(job); g > 0) {
@@ -78,11 +96,21 @@ int Placer::Hostable(const JobState& job, int node, int cap) const {
 
 bool Placer::FitsOne(const JobState& job, int node) const { return Hostable(job, node, 1) > 0; }
 
+std::uint64_t Placer::Preferred(int node) const {
+  if (preferred_.empty()) return 0;
+  auto it = preferred_.find(node);
+  return it == preferred_.end() ? 0 : it->second;
+}
+
+// Free devices, preferred ones first, then lowest index first.
 std::uint64_t Placer::LowestFree(int node, int count) const {
   const NodeState& n = state_.nodes[node];
   std::uint64_t mask = 0;
-  for (std::size_t d = 0; d < n.used.size() && count > 0; ++d) {
-    if (n.used[d] == 0) {
+  std::uint64_t preferred = Preferred(node);
+  for (bool only_preferred : {preferred != 0, false}) {
+    for (std::size_t d = 0; d < n.used.size() && count > 0; ++d) {
+      if (n.used[d] != 0 || (mask >> d & 1)) continue;
+      if (only_preferred && !(preferred >> d & 1)) continue;
       mask |= std::uint64_t{1} << d;
       --count;
     }
@@ -230,9 +258,12 @@ bool Placer::BestFractionAmong(const JobState& job, const std::vector<int>& node
     if (!shared && AvailableFull(n) == 0) continue;
     double before = aware ? model_.Waste(node) : 0;
     std::int32_t last_used = -1;
+    // A fresh device: one a victim left, if any.
+    std::uint64_t preferred = shared ? 0 : Preferred(n) & FreeDevices(node);
     for (std::size_t d = 0; d < node.used.size(); ++d) {
       std::int32_t used = node.used[d];
       bool candidate = shared ? used > 0 && used + m <= kMilliPerGpu : used == 0;
+      if (preferred != 0 && !(preferred >> d & 1)) continue;
       if (!candidate || used == last_used) continue;  // Same usage, same outcome.
       last_used = used;
       std::uint64_t mask = std::uint64_t{1} << d;
@@ -295,7 +326,7 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
       if (h == 0) continue;
       room.push_back(h);
       total += h;
-      for (std::int32_t used : state_.nodes[n].used) free += kMilliPerGpu - used;
+      free += EngineState::FreeMilli(state_.nodes[n]);
     }
     if (total < count) continue;
     std::sort(room.rbegin(), room.rend());

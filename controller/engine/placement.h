@@ -2,6 +2,7 @@
 // fewest nodes inside one topology domain, fractions on shared devices first.
 #pragma once
 
+#include <unordered_map>
 #include <vector>
 
 #include "packing.h"
@@ -12,6 +13,8 @@ namespace gpupool::engine::internal {
 // Nodes that could ever host one replica: in the pool, schedulable, right model,
 // matching the selector, with enough devices.
 std::vector<int> EligibleNodes(const EngineState& state, const JobState& job);
+// The same test for one node (after the node changed).
+bool NodeEligible(const EngineState& state, const JobState& job, int node);
 
 enum class PlaceFailure { kNone, kCapacity, kTopology };
 
@@ -37,6 +40,10 @@ class Placer {
   bool FitsOneUnreserved(const JobState& job, int node);
   // How many replicas (at most `cap`) the node can take now.
   int Hostable(const JobState& job, int node, int cap) const;
+  // Devices to take first, by node (bit i = device i): the victims' of a preemption.
+  // A terminating victim holds its devices until it is gone, so its beneficiary
+  // must use them rather than others, or both would count.
+  void Prefer(std::unordered_map<int, std::uint64_t> devices) { preferred_ = std::move(devices); }
 
  private:
   bool Fraction(const JobState& job) const;
@@ -53,6 +60,8 @@ class Placer {
   std::vector<int> NodesWithRoom(const JobState& job, const std::vector<char>& member) const;
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   bool ignore_reservations_ = false;
+  std::unordered_map<int, std::uint64_t> preferred_;
+  std::uint64_t Preferred(int node) const;
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> InOneDomain(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> Anywhere(const JobState& job, int count, const std::vector<int>& nodes);

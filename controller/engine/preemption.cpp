@@ -221,8 +221,7 @@ void Cycle::LowerReclaimable(int node, MilliGpu gpu) {
 bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
   JobsByNode();
   const NodeState& state = state_.nodes[node];
-  MilliGpu potential = reclaimable_on_node_[node];
-  for (std::int32_t used : state.used) potential += kMilliPerGpu - used;
+  MilliGpu potential = reclaimable_on_node_[node] + EngineState::FreeMilli(state);
   potential -= static_cast<MilliGpu>(state.reserved_full) * kMilliPerGpu;
   (void)job;
   return potential >= need;
@@ -342,15 +341,21 @@ void Cycle::NoteReleased(int node) {
 bool Cycle::FinishPreemption(int job, int count, std::vector<int> victims, PreemptionReason reason,
                              bool only_victim_nodes) {
   const JobState& j = state_.jobs[job];
+  std::unordered_map<int, std::uint64_t> victim_devices;
   for (int v : victims) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      state_.Release(state_.jobs[v], p);
+      victim_devices[p.node] |= p.devices;
+    }
   }
+  placer_.Prefer(std::move(victim_devices));
   PlaceResult placed;
   if (only_victim_nodes) {
     placed = placer_.Place(j, count, VictimNodes(j, victims));
   } else {
     placed = placer_.Place(j, count, Eligible(j), Member(j));
   }
+  placer_.Prefer({});
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }

@@ -1,5 +1,6 @@
 #include "reasons.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -16,7 +17,9 @@ const Usage& UsageOf(const EngineState& state, const JobState& job) {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
-MilliGpu FreeGpus(const EngineState& state, int queue) { return state.queues[queue].free; }
+MilliGpu FreeGpus(const EngineState& state, int queue) {
+  return std::max<MilliGpu>(0, state.queues[queue].free);
+}
 
 }  // namespace
 

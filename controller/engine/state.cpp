@@ -39,108 +39,15 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   LoadProjects(snapshot);
   jobs.reserve(snapshot.running.size() + snapshot.pending.size());
   job_index.reserve(snapshot.running.size() + snapshot.pending.size());
-  indexing_ = false;  // Built once below, not once per running replica.
+  // Node indexes and the ordered sets are built once at the end, not per job.
+  indexing_ = false;
+  loading_ = true;
   for (const RunningJob& job : snapshot.running) AddRunning(job);
   indexing_ = true;
   BuildNodeIndexes();
   for (const PendingJob& job : snapshot.pending) AddPending(job);
-}
-
-void EngineState::BuildNodeIndexes() {
-  by_available_.assign(65, {});
-  for (NodeSet& bucket : by_available_) bucket.Resize(nodes.size());
-  shared_nodes_.Resize(nodes.size());
-  stale_nodes_.clear();
-  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-    NodeState& node = nodes[n];
-    node.indexed_available = Available(n);
-    by_available_[node.indexed_available].Insert(n);
-    node.shared = false;
-    node.stale = true;
-    stale_nodes_.push_back(n);
-  }
-  Flush();
-}
-
-void EngineState::LoadNodes(const Snapshot& snapshot) {
-  nodes.reserve(snapshot.nodes.size());
-  node_index.reserve(snapshot.nodes.size());
-  for (const Node& node : snapshot.nodes) {
-    NodeState state;
-    state.name = node.name;
-    state.labels = node.labels;
-    state.model = node.gpu_model;
-    state.used.assign(static_cast<std::size_t>(std::clamp(node.gpus, 0, 64)), 0);
-    for (std::size_t d = 0; d < state.used.size() && d < node.unmanaged_milli.size(); ++d) {
-      state.used[d] =
-          static_cast<std::int32_t>(std::clamp<MilliGpu>(node.unmanaged_milli[d], 0, kMilliPerGpu));
-    }
-    state.full_free = static_cast<int>(std::count(state.used.begin(), state.used.end(), 0));
-    state.cpu_free = node.cpu_milli;
-    state.memory_free = node.memory_bytes;
-    state.schedulable = node.schedulable;
-    node_index.emplace(node.name, static_cast<int>(nodes.size()));
-    nodes.push_back(std::move(state));
-  }
-}
-
-void EngineState::LoadQueues(const Snapshot& snapshot) {
-  for (const Queue& queue : snapshot.queues) {
-    if (queue_index.count(queue.name)) continue;
-    int index = static_cast<int>(queues.size());
-    queue_index.emplace(queue.name, index);
-    QueueState state;
-    state.spec = queue;
-    for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-      NodeState& node = nodes[n];
-      if (!LabelsMatch(queue.node_selector, node.labels)) continue;
-      state.nodes.push_back(n);
-      node.queues.push_back(index);
-      if (!node.schedulable) continue;
-      for (std::int32_t used : node.used) state.capacity += kMilliPerGpu - used;
-    }
-    state.free = state.capacity;
-    queues.push_back(std::move(state));
-  }
-}
-
-void EngineState::LoadProjects(const Snapshot& snapshot) {
-  for (const Project& project : snapshot.projects) {
-    if (project_index.count(project.name)) continue;
-    project_index.emplace(project.name, static_cast<int>(projects.size()));
-    projects.push_back({project.name, project.priority});
-  }
-  // Jobs may name projects that have no object (yet): they get quota 0.
-  for (const RunningJob& job : snapshot.running) ProjectFor(job.project);
-  for (const PendingJob& job : snapshot.pending) ProjectFor(job.project);
-  std::size_t slots = queues.size() * projects.size();
-  quotas.assign(slots, QuotaState{});
-  usage.assign(slots, Usage{});
-  pending.clear();
-  victims.clear();
-  for (std::size_t slot = 0; slot < slots; ++slot) {
-    pending.push_back(NewPendingSet());
-    victims.push_back(NewVictimSet());
-  }
-  for (std::size_t q = 0; q < queues.size(); ++q) {
-    for (std::size_t p = 0; p < projects.size(); ++p) {
-      quotas[Slot(static_cast<int>(q), static_cast<int>(p))].limit = queues[q].capacity;
-    }
-  }
-  for (const Project& project : snapshot.projects) {
-    int p = project_index.at(project.name);
-    for (const ProjectQuota& quota : project.quotas) {
-      auto q = queue_index.find(quota.queue);
-      if (q == queue_index.end()) continue;
-      QuotaState& state = quotas[Slot(q->second, p)];
-      state.gpu = std::max<MilliGpu>(0, quota.gpu);
-      state.limit = quota.limit < 0 ? std::max(state.gpu, queues[q->second].capacity)
-                                    : std::max(state.gpu, quota.limit);
-      state.weight = std::max<std::int64_t>(0, quota.over_quota_weight);
-      state.cpu = quota.cpu_milli;
-      state.memory = quota.memory_bytes;
-    }
-  }
+  loading_ = false;
+  FillOrderedSets();
 }
 
 int EngineState::ProjectFor(const std::string& name) {
@@ -186,19 +93,17 @@ int EngineState::ProjectFor(const std::string& name) {
 }
 
 int EngineState::NewJob(std::string_view name) {
-  if (job_index.count(std::string(name))) return -1;
-  int index;
+  int index = free_jobs_.empty() ? static_cast<int>(jobs.size()) : free_jobs_.back();
+  auto [entry, added] = job_index.try_emplace(std::string(name), index);
+  if (!added) return -1;
   if (!free_jobs_.empty()) {
-    index = free_jobs_.back();
     free_jobs_.pop_back();
     jobs[index] = JobState{};
   } else {
-    index = static_cast<int>(jobs.size());
     jobs.emplace_back();
   }
-  jobs[index].name = std::string(name);
+  jobs[index].name = entry->first;
   jobs[index].alive = true;
-  job_index.emplace(jobs[index].name, index);
   return index;
 }
 
@@ -208,10 +113,10 @@ int EngineState::NewJobFrom(const Spec& spec) {
   int index = NewJob(spec.name);
   if (index < 0) return -1;
   JobState& job = jobs[index];
+  job.uid = spec.uid;
   job.queue_name = spec.queue;
   job.project_name = spec.project;
-  auto q = queue_index.find(spec.queue);
-  job.queue = q == queue_index.end() ? -1 : q->second;
+  job.queue = QueueNamed(spec.queue);
   job.project = project;
   job.workload_class = spec.workload_class;
   job.priority = spec.priority;
@@ -240,10 +145,10 @@ int EngineState::AddRunning(const RunningJob& spec) {
   job.start_time = spec.start_time;
   job.replicas = std::max<int>(spec.max_replicas, static_cast<int>(spec.replicas.size()));
   std::vector<Placed> placed;
+  placed.reserve(spec.replicas.size());
   for (const ReplicaPlacement& replica : spec.replicas) {
-    auto n = node_index.find(replica.node);
     Placed p;
-    p.node = n == node_index.end() ? -1 : n->second;
+    p.node = NodeNamed(replica.node);
     for (int d : replica.devices) {
       if (p.node >= 0 && d >= 0 && d < static_cast<int>(nodes[p.node].used.size())) {
         p.devices |= std::uint64_t{1} << d;
@@ -251,8 +156,31 @@ int EngineState::AddRunning(const RunningJob& spec) {
     }
     placed.push_back(p);
   }
-  Start(index, std::move(placed), spec.start_time);
+  job.start_time = spec.start_time;
+  if (spec.terminating) {
+    StartHeld(index, std::move(placed));
+  } else {
+    Start(index, std::move(placed), spec.start_time);
+  }
   return index;
+}
+
+// Most jobs of a snapshot name the same few queues, often one after another.
+int EngineState::QueueNamed(const std::string& name) {
+  if (last_queue_ >= 0 && name == queues[last_queue_].spec.name) return last_queue_;
+  auto it = queue_index.find(name);
+  if (it == queue_index.end()) return -1;
+  return last_queue_ = it->second;
+}
+
+// Replicas of one node usually come one after another in a snapshot: the last
+// answer is kept.
+int EngineState::NodeNamed(const std::string& name) {
+  if (loading_ && last_node_ >= 0 && name == last_node_name_) return last_node_;
+  auto it = node_index.find(name);
+  last_node_name_ = name;
+  last_node_ = it == node_index.end() ? -1 : it->second;
+  return last_node_;
 }
 
 const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
@@ -304,17 +232,30 @@ void EngineState::Flush() {
   stale_nodes_.clear();
 }
 
+namespace {
+
+// The placement's devices that exist on the node (bit i = device i).
+std::uint64_t DeviceBits(const NodeState& node, const Placed& placed) {
+  std::size_t count = node.used.size();
+  return count >= 64 ? placed.devices : placed.devices & ((std::uint64_t{1} << count) - 1);
+}
+
+}  // namespace
+
 void EngineState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
-  for (std::size_t d = 0; d < node.used.size(); ++d) {
-    if (!(placed.devices >> d & 1)) continue;
+  MilliGpu taken = 0;
+  for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
+    int d = std::countr_zero(bits);
     if (node.used[d] == 0) --node.full_free;
+    taken += DeviceFree(node.used[d]);
     node.used[d] += static_cast<std::int32_t>(per_device);
-    if (node.schedulable) {
-      for (int q : node.queues) queues[q].free -= per_device;
-    }
+    taken -= DeviceFree(node.used[d]);
+  }
+  if (node.schedulable) {
+    for (int q : node.queues) queues[q].free -= taken;
   }
   node.cpu_free -= job.shape.cpu_milli;
   node.memory_free -= job.shape.memory_bytes;
@@ -325,13 +266,16 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
-  for (std::size_t d = 0; d < node.used.size(); ++d) {
-    if (!(placed.devices >> d & 1)) continue;
+  MilliGpu released = 0;
+  for (std::uint64_t bits = DeviceBits(node, placed); bits != 0; bits &= bits - 1) {
+    int d = std::countr_zero(bits);
+    released -= DeviceFree(node.used[d]);
     node.used[d] -= static_cast<std::int32_t>(per_device);
     if (node.used[d] == 0) ++node.full_free;
-    if (node.schedulable) {
-      for (int q : node.queues) queues[q].free += per_device;
-    }
+    released += DeviceFree(node.used[d]);
+  }
+  if (node.schedulable) {
+    for (int q : node.queues) queues[q].free += released;
   }
   node.cpu_free += job.shape.cpu_milli;
   node.memory_free += job.shape.memory_bytes;
@@ -342,6 +286,10 @@ void EngineState::Account(const JobState& job, int sign) {
   if (job.queue < 0) return;
   Usage& u = usage[Slot(job.queue, job.project)];
   auto count = static_cast<std::int64_t>(job.placed.size());
+  if (job.terminating) {
+    u.stopping_gpu += sign * job.shape.gpu_milli * count;
+    return;
+  }
   u.gpu += sign * job.shape.gpu_milli * count;
   u.cpu += sign * job.shape.cpu_milli * count;
   u.memory += sign * job.shape.memory_bytes * count;
@@ -357,7 +305,11 @@ void EngineState::IndexPending(int index, bool insert) {
     }
   } else {
     std::size_t slot = Slot(job.queue, job.project);
-    if (insert) {
+    if (loading_) {
+      loaded_pending_.resize(pending.size());
+      loaded_pending_[slot].push_back(index);
+      usage[slot].pending_gpu += JobGpu(job, job.replicas);
+    } else if (insert) {
       pending[slot].insert(index);
       usage[slot].pending_gpu += JobGpu(job, job.replicas);
     } else {
@@ -376,8 +328,12 @@ void EngineState::IndexPending(int index, bool insert) {
 void EngineState::IndexRunning(int index, bool insert) {
   JobState& job = jobs[index];
   if (job.queue >= 0 && IsPreemptible(job.workload_class)) {
-    auto& set = victims[Slot(job.queue, job.project)];
-    if (insert) {
+    std::size_t slot = Slot(job.queue, job.project);
+    auto& set = victims[slot];
+    if (loading_) {
+      loaded_victims_.resize(victims.size());
+      loaded_victims_[slot].push_back(index);
+    } else if (insert) {
       set.insert(index);
     } else {
       set.erase(index);
@@ -421,7 +377,9 @@ void EngineState::Requeue(int index) {
 void EngineState::Remove(int index) {
   JobState& job = jobs[index];
   if (!job.alive) return;
-  if (job.running) {
+  if (job.terminating) {
+    ReleaseHeld(job);
+  } else if (job.running) {
     NoteRelease(job);
     IndexRunning(index, false);
     Account(job, -1);

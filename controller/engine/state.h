@@ -24,17 +24,25 @@ struct NodeState {
   std::string name;
   Labels labels;
   std::string model;
-  std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged included.
+  std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged_milli included.
+  std::vector<std::int32_t> unmanaged_milli;  // Per device; empty: none.
+  int unmanaged_gpus = 0;  // Whole devices of unmanaged pods, device numbers unknown.
+  MilliGpu capacity = 0;   // What the node adds to its pools while schedulable.
   MilliCpu cpu_free = 0;
   Bytes memory_free = 0;
   bool schedulable = true;
-  int full_free = 0;          // Devices with nothing on them.
+  // Devices with nothing on them, less unmanaged_gpus: whole devices the engine may
+  // take. Negative when unmanaged pods hold more than that (they came after our work).
+  int full_free = 0;
   int reserved_full = 0;      // Whole devices held this cycle for a blocked job.
   int reserve_target = 0;     // Devices those jobs will use here: freed ones are held too.
   std::vector<int> queues;    // Queues whose pool holds this node.
   bool shared = false;        // In the shared-node index.
   int indexed_available = 0;  // Its bucket in the best-fit index.
   bool stale = false;         // Changed since the indexes were last brought up to date.
+  MilliCpu cpu_total = 0;     // Allocatable, as given.
+  Bytes memory_total = 0;
+  bool removed = false;  // Deleted: its index waits for reuse.
 };
 
 // One replica's place: a node and the devices it uses (bit i = device i).
@@ -45,6 +53,7 @@ struct Placed {
 
 struct JobState {
   std::string name;
+  std::string uid;
   std::string queue_name;
   std::string project_name;
   int queue = -1;  // -1: the queue does not exist.
@@ -61,6 +70,7 @@ struct JobState {
   std::vector<std::string> gpu_models;
   bool alive = false;
   bool running = false;
+  bool terminating = false;    // Preempted, still stopping: holds `placed`, not running.
   std::vector<Placed> placed;  // Running replicas.
   // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
   mutable int constraint_id = -1;
@@ -70,7 +80,8 @@ struct JobState {
 
 struct QuotaState {
   MilliGpu gpu = 0;
-  MilliGpu limit = 0;  // Resolved: never below gpu; the pool's size when unset.
+  MilliGpu limit = 0;        // Resolved: never below gpu; the pool's size when unset.
+  MilliGpu limit_spec = -1;  // As given: -1 means the pool.
   std::int64_t weight = 1;
   MilliCpu cpu = -1;
   Bytes memory = -1;
@@ -79,6 +90,9 @@ struct QuotaState {
 
 struct Usage {
   MilliGpu gpu = 0;
+  // Terminating victims: their project's own admissions count them (quota, limit),
+  // reclaim does not (they are no longer work it could take).
+  MilliGpu stopping_gpu = 0;
   MilliCpu cpu = 0;
   Bytes memory = 0;
   MilliGpu pending_gpu = 0;
@@ -89,11 +103,13 @@ struct QueueState {
   std::vector<int> nodes;  // The pool.
   MilliGpu capacity = 0;   // Schedulable GPU milli of the pool, unmanaged use excluded.
   MilliGpu free = 0;       // Of that capacity, not used now.
+  bool removed = false;    // Deleted: no nodes, no jobs; kept so slot numbers stay.
 };
 
 struct ProjectState {
   std::string name;
   int priority = 0;
+  std::vector<ProjectQuota> quotas;  // As given; applied to queues created later too.
 };
 
 class EngineState;
@@ -144,6 +160,7 @@ class EngineState {
   // Nodes a job of one constraint id may use (labels, models and sizes do not
   // change): computed on first use, kept for later cycles.
   struct EligibleSet {
+    JobState probe;  // The constraint's fields: to test nodes that change later.
     std::vector<int> nodes;
     std::vector<char> member;  // By node index.
   };
@@ -177,6 +194,12 @@ class EngineState {
   int Available(int node) const {
     return std::max(0, nodes[node].full_free - nodes[node].reserved_full);
   }
+  // Devices the engine may ever use on the node: all but the unmanaged whole ones.
+  static int UsableDevices(const NodeState& node) {
+    return std::max(0, static_cast<int>(node.used.size()) - node.unmanaged_gpus);
+  }
+  // Milli-GPUs free on the node now, unmanaged whole devices excluded.
+  static MilliGpu FreeMilli(const NodeState& node);
   void SetReserved(int node, int reserved);
   void Reindex(int node);
 
@@ -199,6 +222,8 @@ class EngineState {
     std::vector<int> fresh;
     std::vector<int> released_nodes;
     std::vector<std::size_t> dropped_slots;
+    // Nodes where work became reclaimable (its project's quota was lowered).
+    std::vector<int> reclaimable_nodes;
     bool structure = false;  // Something an incremental cycle cannot follow.
   };
   Changes changes;
@@ -227,6 +252,31 @@ class EngineState {
   void EnableTracking();
   bool tracking() const { return tracking_; }
 
+  // Following a live cluster (live_nodes.cpp, live_specs.cpp, live_jobs.cpp). Each
+  // change records what an incremental cycle must look at again, or, where it
+  // cannot follow, asks for a full cycle (changes.structure).
+  void UpsertNode(const Node& spec);
+  bool RemoveNode(const std::string& name);
+  void UpsertQueue(const Queue& spec);
+  bool RemoveQueue(const std::string& name);
+  void UpsertProject(const Project& spec);
+  bool RemoveProject(const std::string& name);
+  // A pending job's new spec (or a new job); false if the job runs or is stopping.
+  bool UpsertPending(const PendingJob& spec);
+  // A job of this name and another uid is replaced: it is a new job.
+  int AddPendingReplacing(const PendingJob& spec);
+  bool RequeueRunning(const std::string& name);  // Running -> pending, devices freed.
+  bool VictimGone(const std::string& name);      // Stopping -> pending.
+  bool RemoveJob(const std::string& name);       // Deleted, whatever its state.
+  // Victims keep their devices, and count against their project's own admissions,
+  // until they are gone (VictimGone): the cycle requeues a victim so that its
+  // beneficiary can take its room, then HoldVictims() holds the rest.
+  std::vector<std::pair<int, std::vector<Placed>>> stopping;  // Victims not held yet.
+  void HoldVictims();
+  std::size_t terminating_count = 0;
+  // Slots with a job that waited on its limit: a larger pool may let it start.
+  std::vector<std::size_t> limited_slots;
+
   std::size_t running_count = 0;
   std::size_t pending_count = 0;
   Snapshot ToSnapshot() const;
@@ -243,6 +293,23 @@ class EngineState {
   void IndexRunning(int job, bool insert);
   void Start(int job, std::vector<Placed> placed, Seconds start_time);
   void LoadNodes(const Snapshot& snapshot);
+  void SetQuotas(int project);
+  void ResolveLimits();
+  void RequeueHeld(int job);  // A stopping victim is gone.
+  void HoldVictim(int job, std::vector<Placed> placed);
+  void StartHeld(int job, std::vector<Placed> placed);
+  void ReleaseHeld(const JobState& job);
+  int NewNode(const std::string& name);
+  void DetachNode(int node);
+  void AttachNode(int node);
+  void RefreshNodeCaches(int node);
+  std::vector<int> JobsOnNode(int node) const;
+  void SetQueuePool(int queue);
+  void RebindJobs(const std::string& queue_name);
+  void DropQueueFromJobs(int queue);
+  void Rebind(int job, int queue);
+  std::vector<int> free_nodes_;
+  static void SetDevices(NodeState& state, const Node& node);
   void LoadQueues(const Snapshot& snapshot);
   void LoadProjects(const Snapshot& snapshot);
   void ExportProjects(Snapshot& snapshot) const;
@@ -250,6 +317,14 @@ class EngineState {
   std::vector<int> free_jobs_;
   std::unordered_map<std::string, Domains> domains_;
   bool indexing_ = true;  // Node indexes kept up to date on every change.
+  bool loading_ = false;  // Building from a snapshot: ordered sets filled at the end.
+  std::vector<std::vector<int>> loaded_pending_, loaded_victims_;  // By slot, while loading.
+  void FillOrderedSets();
+  int NodeNamed(const std::string& name);
+  int QueueNamed(const std::string& name);
+  int last_queue_ = -1;
+  std::string last_node_name_;
+  int last_node_ = -1;
   bool tracking_ = false;
   void Track(int job, bool running, bool insert);
   void NoteRelease(const JobState& job);
@@ -261,6 +336,14 @@ class EngineState {
 };
 
 std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);
+// A job holding only what decides where it may run (queue, size, selector, models,
+// topology).
+JobState ConstraintProbe(const JobState& job);
+// Milli-GPUs free on one device, and on a node less its unmanaged whole devices
+// (negative only if unmanaged pods hold more than is free): what it adds to the free
+// GPUs of its pools.
+MilliGpu DeviceFree(std::int32_t used);
+MilliGpu NodeFree(const NodeState& node);
 bool LabelsMatch(const Labels& selector, const Labels& labels);
 int DeviceCount(std::uint64_t devices);
 

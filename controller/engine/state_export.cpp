@@ -41,7 +41,11 @@ std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const Job
 Snapshot EngineState::ToSnapshot() const {
   Snapshot snapshot;
   snapshot.now = now;
-  for (const NodeState& node : nodes) {
+  std::vector<int> exported(nodes.size(), -1);  // Removed nodes are left out.
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const NodeState& node = nodes[n];
+    if (node.removed) continue;
+    exported[n] = static_cast<int>(snapshot.nodes.size());
     Node out;
     out.name = node.name;
     out.labels = node.labels;
@@ -51,29 +55,22 @@ Snapshot EngineState::ToSnapshot() const {
     // Free capacity is what the snapshot carries; add back what our jobs hold.
     out.cpu_milli = node.cpu_free;
     out.memory_bytes = node.memory_free;
-    out.unmanaged_milli.assign(node.used.begin(), node.used.end());
+    out.unmanaged_milli.assign(node.unmanaged_milli.begin(), node.unmanaged_milli.end());
+    out.unmanaged_gpus = node.unmanaged_gpus;
     snapshot.nodes.push_back(std::move(out));
   }
   for (const JobState& job : jobs) {
-    if (!job.alive || !job.running) continue;
+    if (!job.alive || (!job.running && !job.terminating)) continue;
     for (const Placed& placed : job.placed) {
-      if (placed.node < 0) continue;
-      Node& node = snapshot.nodes[placed.node];
+      if (placed.node < 0 || exported[placed.node] < 0) continue;
+      Node& node = snapshot.nodes[exported[placed.node]];
       node.cpu_milli += job.shape.cpu_milli;
       node.memory_bytes += job.shape.memory_bytes;
-      MilliGpu per_device = std::min(job.shape.gpu_milli, kMilliPerGpu);
-      for (int d = 0; d < node.gpus; ++d) {
-        if (placed.devices >> d & 1) node.unmanaged_milli[d] -= per_device;
-      }
     }
   }
-  for (Node& node : snapshot.nodes) {
-    if (std::all_of(node.unmanaged_milli.begin(), node.unmanaged_milli.end(),
-                    [](MilliGpu m) { return m == 0; })) {
-      node.unmanaged_milli.clear();
-    }
+  for (const QueueState& queue : queues) {
+    if (!queue.removed) snapshot.queues.push_back(queue.spec);
   }
-  for (const QueueState& queue : queues) snapshot.queues.push_back(queue.spec);
   ExportProjects(snapshot);
   ExportJobs(snapshot);
   return snapshot;
@@ -83,9 +80,10 @@ void EngineState::ExportProjects(Snapshot& snapshot) const {
   for (std::size_t p = 0; p < projects.size(); ++p) {
     Project project{projects[p].name, projects[p].priority, {}};
     for (std::size_t q = 0; q < queues.size(); ++q) {
+      if (queues[q].removed) continue;
       const QuotaState& quota = quotas[Slot(static_cast<int>(q), static_cast<int>(p))];
-      project.quotas.push_back(
-          {queues[q].spec.name, quota.gpu, quota.limit, quota.weight, quota.cpu, quota.memory});
+      project.quotas.push_back({queues[q].spec.name, quota.gpu, quota.limit_spec, quota.weight,
+                                quota.cpu, quota.memory});
     }
     snapshot.projects.push_back(std::move(project));
   }
@@ -94,9 +92,11 @@ void EngineState::ExportProjects(Snapshot& snapshot) const {
 void EngineState::ExportJobs(Snapshot& snapshot) const {
   for (const JobState& job : jobs) {
     if (!job.alive) continue;
-    if (job.running) {
+    if (job.running || job.terminating) {
       RunningJob out;
       out.name = job.name;
+      out.uid = job.uid;
+      out.terminating = job.terminating;
       out.queue = job.queue_name;
       out.project = job.project_name;
       out.workload_class = job.workload_class;
@@ -112,6 +112,7 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
     }
     PendingJob out;
     out.name = job.name;
+    out.uid = job.uid;
     out.queue = job.queue_name;
     out.project = job.project_name;
     out.workload_class = job.workload_class;
@@ -130,8 +131,8 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
 std::size_t EngineState::JobMemoryBytes() const {
   std::size_t bytes = jobs.capacity() * sizeof(JobState);
   for (const JobState& job : jobs) {
-    bytes += StringBytes(job.name) + StringBytes(job.queue_name) + StringBytes(job.project_name) +
-             StringBytes(job.topology.key);
+    bytes += StringBytes(job.name) + StringBytes(job.uid) + StringBytes(job.queue_name) +
+             StringBytes(job.project_name) + StringBytes(job.topology.key);
     bytes += LabelBytes(job.node_selector);
     bytes += job.gpu_models.capacity() * sizeof(std::string);
     for (const std::string& model : job.gpu_models) bytes += StringBytes(model);

@@ -90,6 +90,8 @@ CycleDecisions EngineScheduler::Decide(const ClusterView& view) {
   CycleDecisions result;
   for (const auto& preemption : decisions.preemptions) {
     result.preempt.push_back(IndexOf(preemption.victim, "victim"));
+    // The simulation stops a victim at once: it waits again from the next cycle.
+    engine_.VictimGone(preemption.victim);
   }
   preemptions_ += decisions.preemptions.size();
   for (const auto& admission : decisions.admissions) {

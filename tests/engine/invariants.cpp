@@ -22,9 +22,17 @@ std::map<Key, Quota> Quotas(const Snapshot& s) {
   return out;
 }
 
-std::map<Key, MilliGpu> Usage(const Snapshot& s, bool non_preemptible_only) {
+// GPUs used per project and queue. Terminating victims count against their
+// project's own admissions, except this cycle's (`d`'s), which were admitted over;
+// with `d` null, terminating victims are left out (reclaim does not count them).
+std::map<Key, MilliGpu> Usage(const Snapshot& s, bool non_preemptible_only, const Decisions* d) {
+  std::set<std::string> victims;
+  if (d) {
+    for (const Preemption& p : d->preemptions) victims.insert(p.victim);
+  }
   std::map<Key, MilliGpu> out;
   for (const RunningJob& j : s.running) {
+    if (j.terminating && (!d || victims.count(j.name))) continue;
     if (non_preemptible_only && IsPreemptible(j.workload_class)) continue;
     out[{j.project, j.queue}] += j.shape.gpu_milli * static_cast<MilliGpu>(j.replicas.size());
   }
@@ -43,6 +51,7 @@ void CheckDevices(const Snapshot& s, std::vector<std::string>& errors) {
   for (const Node& n : s.nodes) nodes[n.name] = &n;
   std::map<std::pair<std::string, int>, DeviceUse> use;
   std::map<std::string, MilliCpu> cpu;
+  std::map<std::string, std::set<int>> in_use;
   for (const RunningJob& j : s.running) {
     for (const ReplicaPlacement& r : j.replicas) {
       auto node = nodes.find(r.node);
@@ -50,6 +59,9 @@ void CheckDevices(const Snapshot& s, std::vector<std::string>& errors) {
         errors.push_back("job " + j.name + " on unknown node " + r.node);
         continue;
       }
+      in_use[r.node].insert(r.devices.begin(), r.devices.end());
+      // A terminating victim shares its devices with its beneficiary (CheckHeldRoom).
+      if (j.terminating) continue;
       cpu[r.node] += j.shape.cpu_milli;
       std::size_t expected = j.shape.gpu_milli == 0 ? 0
                              : j.shape.gpu_milli < kMilliPerGpu
@@ -78,6 +90,17 @@ void CheckDevices(const Snapshot& s, std::vector<std::string>& errors) {
   }
   for (const auto& [name, used] : cpu) {
     if (used > nodes[name]->cpu_milli) errors.push_back("node cpu over-allocated: " + name);
+  }
+  // Unmanaged whole devices are a count: with every device in use (ours or
+  // unmanaged_milli) they must fit in the node.
+  for (const Node& node : s.nodes) {
+    std::set<int>& devices = in_use[node.name];
+    for (std::size_t d = 0; d < node.unmanaged_milli.size(); ++d) {
+      if (node.unmanaged_milli[d] > 0) devices.insert(static_cast<int>(d));
+    }
+    if (static_cast<int>(devices.size()) + node.unmanaged_gpus > node.gpus) {
+      errors.push_back("devices in use plus unmanaged GPUs exceed the node: " + node.name);
+    }
   }
 }
 
@@ -108,7 +131,7 @@ void CheckPreemptions(const Snapshot& before, const Decisions& d, const Snapshot
   std::map<std::string, const PendingJob*> pending;
   for (const PendingJob& j : before.pending) pending[j.name] = &j;
   std::map<Key, Quota> quotas = Quotas(before);
-  std::map<Key, MilliGpu> usage = Usage(after, false);
+  std::map<Key, MilliGpu> usage = Usage(after, false, nullptr);
   // The beneficiary's project may also have taken free room over quota later in the
   // same cycle: those admissions are not what the reclaim was for.
   std::map<Key, MilliGpu> over_quota_admitted;
@@ -155,11 +178,21 @@ void CheckPreemptions(const Snapshot& before, const Decisions& d, const Snapshot
   }
 }
 
-void CheckQuotas(const Snapshot& after, std::vector<std::string>& errors) {
+// Checked where this cycle admitted work: a quota lowered by the cluster leaves the
+// work above it running, but nothing more is admitted there.
+void CheckQuotas(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                 std::vector<std::string>& errors) {
   std::map<Key, Quota> quotas = Quotas(after);
   std::map<std::string, Sharing> sharing;
   for (const Queue& q : after.queues) sharing[q.name] = q.sharing;
-  for (const auto& [key, used] : Usage(after, false)) {
+  std::map<Key, bool> admitted;  // Whether non-preemptible work was among it.
+  for (const Admission& a : d.admissions) {
+    for (const PendingJob& p : before.pending) {
+      if (p.name == a.job) admitted[{p.project, p.queue}] |= !IsPreemptible(p.workload_class);
+    }
+  }
+  for (const auto& [key, used] : Usage(after, false, &d)) {
+    if (!admitted.count(key)) continue;
     if (sharing[key.second] == Sharing::kFixed && used > quotas[key].gpu) {
       errors.push_back("fixed quota exceeded: " + key.first);
     }
@@ -167,8 +200,54 @@ void CheckQuotas(const Snapshot& after, std::vector<std::string>& errors) {
       errors.push_back("limit exceeded: " + key.first);
     }
   }
-  for (const auto& [key, used] : Usage(after, true)) {
-    if (used > quotas[key].gpu) errors.push_back("non-preemptible work over quota: " + key.first);
+  for (const auto& [key, used] : Usage(after, true, &d)) {
+    if (admitted[key] && used > quotas[key].gpu)
+      errors.push_back("non-preemptible work over quota: " + key.first);
+  }
+}
+
+// Room held before the cycle — by running work, terminating victims, unmanaged pods —
+// is not given to this cycle's admissions; only a victim's own beneficiary may use
+// the victim's room (the victim holds it until it is gone).
+void CheckHeldRoom(const Snapshot& before, const Decisions& d, std::vector<std::string>& errors) {
+  std::map<std::string, std::string> beneficiary_of;
+  for (const Preemption& p : d.preemptions) beneficiary_of[p.victim] = p.beneficiary;
+  std::map<std::pair<std::string, int>, MilliGpu> held, added;
+  std::map<std::pair<std::string, int>, bool> whole;
+  std::map<std::pair<std::string, int>, std::set<std::string>> allowed;
+  for (const Node& n : before.nodes) {
+    for (std::size_t i = 0; i < n.unmanaged_milli.size(); ++i) {
+      held[{n.name, static_cast<int>(i)}] += n.unmanaged_milli[i];
+    }
+  }
+  for (const RunningJob& j : before.running) {
+    auto beneficiary = beneficiary_of.find(j.name);
+    for (const ReplicaPlacement& r : j.replicas) {
+      for (int dev : r.devices) {
+        held[{r.node, dev}] += std::min(j.shape.gpu_milli, kMilliPerGpu);
+        if (beneficiary != beneficiary_of.end()) allowed[{r.node, dev}].insert(beneficiary->second);
+      }
+    }
+  }
+  std::map<std::string, const PendingJob*> pending;
+  for (const PendingJob& p : before.pending) pending[p.name] = &p;
+  for (const Admission& a : d.admissions) {
+    auto job = pending.find(a.job);
+    if (job == pending.end()) continue;
+    MilliGpu milli = job->second->shape.gpu_milli;
+    for (const ReplicaPlacement& r : a.replicas) {
+      for (int dev : r.devices) {
+        if (allowed[{r.node, dev}].count(a.job)) continue;  // Its victim's room.
+        added[{r.node, dev}] += std::min(milli, kMilliPerGpu);
+        whole[{r.node, dev}] = whole[{r.node, dev}] || milli >= kMilliPerGpu;
+      }
+    }
+  }
+  for (const auto& [where, milli] : added) {
+    MilliGpu kept = held[where];
+    if (kept + milli > kMilliPerGpu || (whole[where] && kept > 0)) {
+      errors.push_back("held room given away: " + where.first + "/" + std::to_string(where.second));
+    }
   }
 }
 
@@ -183,7 +262,8 @@ std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions
   CheckDevices(after, errors);
   CheckCoverage(before, decisions, errors);
   CheckPreemptions(before, decisions, after, errors);
-  CheckQuotas(after, errors);
+  CheckQuotas(before, decisions, after, errors);
+  CheckHeldRoom(before, decisions, errors);
   if (check_reclaim_progress) CheckReclaimProgress(before, decisions, after, errors);
   return errors;
 }

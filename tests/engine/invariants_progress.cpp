@@ -36,11 +36,12 @@ bool FitsWithout(const Snapshot& s, const Node& node, const PendingJob& job,
   }
   if (cpu + job.shape.cpu_milli > node.cpu_milli) return false;
   MilliGpu m = job.shape.gpu_milli;
-  if (m >= kMilliPerGpu) {
-    return std::count(used.begin(), used.end(), 0) >= m / kMilliPerGpu;
-  }
+  // Unmanaged pods hold node.unmanaged_gpus of the devices that look free.
+  MilliGpu whole_free = std::count(used.begin(), used.end(), 0) - node.unmanaged_gpus;
+  if (m >= kMilliPerGpu) return whole_free >= m / kMilliPerGpu;
+  if (whole_free > 0) return true;
   for (MilliGpu u : used) {
-    if (u + m <= kMilliPerGpu) return true;
+    if (u > 0 && u + m <= kMilliPerGpu) return true;
   }
   return false;
 }
@@ -49,12 +50,16 @@ bool FitsWithout(const Snapshot& s, const Node& node, const PendingJob& job,
 
 void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snapshot& after,
                           std::vector<std::string>& errors) {
-  std::map<std::pair<std::string, std::string>, MilliGpu> quota, usage;
+  // Its own project counts its terminating victims; reclaim does not count the
+  // victim project's.
+  std::map<std::pair<std::string, std::string>, MilliGpu> quota, usage, running;
   for (const Project& p : before.projects) {
     for (const ProjectQuota& q : p.quotas) quota[{p.name, q.queue}] = q.gpu;
   }
   for (const RunningJob& r : after.running) {
-    usage[{r.project, r.queue}] += r.shape.gpu_milli * static_cast<MilliGpu>(r.replicas.size());
+    MilliGpu gpu = r.shape.gpu_milli * static_cast<MilliGpu>(r.replicas.size());
+    usage[{r.project, r.queue}] += gpu;
+    if (!r.terminating) running[{r.project, r.queue}] += gpu;
   }
   std::set<std::string> admitted;
   for (const Admission& a : d.admissions) admitted.insert(a.job);
@@ -77,9 +82,9 @@ void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snap
     for (const RunningJob& v : after.running) {
       std::pair<std::string, std::string> theirs{v.project, v.queue};
       MilliGpu size = v.shape.gpu_milli * static_cast<MilliGpu>(v.replicas.size());
-      if (v.queue != job->queue || v.project == job->project || !IsPreemptible(v.workload_class) ||
-          admitted.count(v.name) || usage[theirs] <= quota[theirs] ||
-          usage[theirs] - size < quota[theirs] ||
+      if (v.terminating || v.queue != job->queue || v.project == job->project ||
+          !IsPreemptible(v.workload_class) || admitted.count(v.name) ||
+          running[theirs] <= quota[theirs] || running[theirs] - size < quota[theirs] ||
           after.now - v.start_time < queue.min_runtime_seconds) {
         continue;
       }

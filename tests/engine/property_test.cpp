@@ -10,6 +10,7 @@
 
 #include "cluster_builder.h"
 #include "invariants.h"
+#include "random_updates.h"
 
 namespace gpupool::engine::testing {
 namespace {
@@ -44,6 +45,8 @@ class RandomCluster {
       n.memory_bytes = Bytes{1} << 40;
       if (Chance(0.15)) n.unmanaged_milli.assign(static_cast<std::size_t>(n.gpus), 0);
       if (!n.unmanaged_milli.empty()) n.unmanaged_milli[0] = 250 * Uniform(1, 4);
+      int spare = n.gpus - (n.unmanaged_milli.empty() ? 0 : 1);
+      if (Chance(0.3)) n.unmanaged_gpus = Uniform(0, spare);
       n.schedulable = !Chance(0.05);
       if (n.labels["pool"] == "train") capacity += n.gpus * kGpu;
       s.nodes.push_back(std::move(n));
@@ -99,7 +102,12 @@ std::string Describe(const Snapshot& before, const Decisions& d) {
   for (const RunningJob& r : before.running) {
     out += "\n  " + r.name + " " + r.project + "/" + r.queue + " " +
            std::to_string(r.shape.gpu_milli) + "x" + std::to_string(r.replicas.size()) + " prio " +
-           std::to_string(r.priority) + " start " + std::to_string(r.start_time);
+           std::to_string(r.priority) + " start " + std::to_string(r.start_time) +
+           (r.terminating ? " terminating" : "");
+    for (const ReplicaPlacement& p : r.replicas) {
+      out += " " + p.node + ":";
+      for (int d : p.devices) out += std::to_string(d);
+    }
   }
   out += "\npending before:";
   for (const PendingJob& p : before.pending) {
@@ -112,13 +120,16 @@ std::string Describe(const Snapshot& before, const Decisions& d) {
   }
   for (const Admission& a : d.admissions) {
     out += "\nadmit " + a.job + (a.over_quota ? " over quota" : "");
-    for (const ReplicaPlacement& r : a.replicas) out += " " + r.node;
+    for (const ReplicaPlacement& r : a.replicas) {
+      out += " " + r.node + ":";
+      for (int d : r.devices) out += std::to_string(d);
+    }
   }
   for (const Waiting& w : d.waiting) out += "\nwait " + w.job + ": " + w.message;
   for (const Node& n : before.nodes) {
-    out += "\nnode " + n.name + " gpus " + std::to_string(n.gpus) + " cpu " +
-           std::to_string(n.cpu_milli) + " " + n.labels.at("pool") +
-           (n.schedulable ? "" : " cordoned");
+    out += "\nnode " + n.name + " gpus " + std::to_string(n.gpus) + " unmanaged " +
+           std::to_string(n.unmanaged_gpus) + " cpu " + std::to_string(n.cpu_milli) + " " +
+           n.labels.at("pool") + (n.schedulable ? "" : " cordoned");
   }
   for (const ProjectShare& s : d.shares) {
     out += "\nshare " + s.project + "/" + s.queue + " quota " + std::to_string(s.quota) +
@@ -157,15 +168,28 @@ std::string DecidedTwice(const Decisions& d) {
   return "";
 }
 
+std::map<std::string, int> UnmanagedOf(const Snapshot& s) {
+  std::map<std::string, int> out;
+  for (const Node& n : s.nodes) out[n.name] = n.unmanaged_gpus;
+  return out;
+}
+
 // `interval`: Options::full_cycle_interval_seconds; 0 compares every cycle with the
 // pure entry point, above 0 most cycles are incremental.
-void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval) {
+// `live`: random cluster updates (random_updates.h) between cycles; otherwise every
+// victim is gone before the next cycle.
+void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval,
+             bool live = false) {
   RandomCluster random(seed);
+  RandomUpdates updates(seed);
   Options options;
   options.reserve_for_blocked_jobs = reserve;
   options.packing = packing;
   options.full_cycle_interval_seconds = interval;
-  Engine engine(random.Cluster(), options);
+  Snapshot cluster = random.Cluster();
+  std::map<std::string, int> unmanaged;  // As the cluster says: checked against it.
+  for (const Node& n : cluster.nodes) unmanaged[n.name] = n.unmanaged_gpus;
+  Engine engine(cluster, options);
   std::map<std::string, Waiting> last_reason;
   Seconds now = 0;
   for (int cycle = 0; cycle < kCyclesPerSeed; ++cycle) {
@@ -173,9 +197,12 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
     engine.SetNow(now);
     for (int i = random.Uniform(0, 5); i > 0; --i) engine.AddPending(random.Job(now));
     for (const RunningJob& r : engine.ToSnapshot().running) {
+      if (!live && r.terminating) engine.VictimGone(r.name);
       if (random.Chance(0.15)) engine.Finish(r.name);
     }
+    if (live) updates.Apply(engine, unmanaged);
     Snapshot before = engine.ToSnapshot();
+    ASSERT_EQ(UnmanagedOf(before), unmanaged) << "seed " << seed << " cycle " << cycle;
     Decisions decisions = engine.Decide();
     ASSERT_EQ(DecidedTwice(decisions), "") << "seed " << seed << " cycle " << cycle;
     Decisions checked = decisions;
@@ -209,6 +236,23 @@ TEST(Properties, InvariantsHoldOverTenThousandRandomCycles) {
 TEST(Properties, IncrementalCyclesKeepEveryInvariant) {
   for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
     RunSeed(seed, seed % 2 == 0, PackingFor(seed), seed % 4 == 0 ? 100000 : 120);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A live cluster: nodes, quotas, queues, projects and jobs change between cycles,
+// victims stop when they stop. Full cycles are also compared with the pure entry
+// point on the same snapshot (terminating victims included).
+TEST(Properties, LiveUpdatesKeepEveryInvariant) {
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    RunSeed(seed, seed % 2 == 0, PackingFor(seed), 0, true);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Properties, LiveUpdatesKeepEveryInvariantInIncrementalCycles) {
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    RunSeed(seed, seed % 2 == 0, PackingFor(seed), seed % 4 == 0 ? 100000 : 120, true);
     if (HasFatalFailure()) return;
   }
 }

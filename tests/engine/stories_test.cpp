@@ -35,6 +35,10 @@ TEST(Stories, SusanJoeJemmaShareEightGpus) {
     EXPECT_EQ(p.reason, PreemptionReason::kReclaim);
     EXPECT_THAT(p.message, HasSubstr("project joe"));
   }
+  // Until their pods have stopped, Susan's two jobs hold their GPUs and count as hers.
+  EXPECT_EQ(engine.terminating_count(), 2u);
+  EXPECT_EQ(Allocated(engine, "susan", "train"), 8 * kGpu);
+  for (const Preemption& p : second.preemptions) ASSERT_TRUE(engine.VictimGone(p.victim));
   EXPECT_EQ(Allocated(engine, "susan", "train"), 6 * kGpu);
   EXPECT_EQ(engine.pending_count(), 2u);  // Susan's two stopped jobs wait in the queue.
 
@@ -70,6 +74,7 @@ TEST(Stories, BobAndPattyKeepEveryGpuBusy) {
   Decisions reclaim = engine.Decide();
   EXPECT_THAT(Admitted(reclaim), ElementsAre("patty-0", "patty-1"));
   EXPECT_THAT(reclaim.preemptions, SizeIs(2));
+  for (const Preemption& p : reclaim.preemptions) ASSERT_TRUE(engine.VictimGone(p.victim));
   EXPECT_EQ(Allocated(engine, "bob", "train") + Allocated(engine, "patty", "train"), 6 * kGpu);
 
   engine.SetNow(120);

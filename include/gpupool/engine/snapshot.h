@@ -35,9 +35,13 @@ struct Node {
   std::vector<MilliGpu> unmanaged_milli;  // Per device, used by pods gpupool does not
                                           // manage; empty means none. A device with any
                                           // unmanaged use only takes fractions.
-  MilliCpu cpu_milli = 0;                 // Allocatable; unmanaged use already subtracted.
-  Bytes memory_bytes = 0;                 // Allocatable; unmanaged use already subtracted.
-  bool schedulable = true;                // False: cordoned or not ready; running work stays.
+  // Whole devices held by pods gpupool does not manage, device numbers unknown (the
+  // Kubernetes API counts nvidia.com/gpu, it does not say which). Devices with use
+  // of ours or in unmanaged_milli, plus this, never exceed `gpus`.
+  int unmanaged_gpus = 0;
+  MilliCpu cpu_milli = 0;   // Allocatable; unmanaged use already subtracted.
+  Bytes memory_bytes = 0;   // Allocatable; unmanaged use already subtracted.
+  bool schedulable = true;  // False: cordoned or not ready; running work stays.
 };
 
 struct Queue {
@@ -82,7 +86,8 @@ struct ReplicaShape {
 };
 
 struct RunningJob {
-  std::string name;
+  std::string name;  // namespace/name: unique among running and pending jobs.
+  std::string uid;   // Tells apart a job deleted and created again under its name.
   std::string queue;
   std::string project;
   WorkloadClass workload_class = WorkloadClass::kTrain;
@@ -93,6 +98,9 @@ struct RunningJob {
   std::vector<ReplicaPlacement> replicas;  // Size is the replicas actually running.
   int min_replicas = 1;                    // Needed to requeue it as a pending job.
   int max_replicas = 1;
+  // Preempted, its pods still stopping: it holds its devices and counts against its
+  // project, but is no victim and no candidate. Pending again once gone.
+  bool terminating = false;
 };
 
 enum class TopologyMode { kNone, kPreferred, kRequired };
@@ -104,6 +112,7 @@ struct TopologyRequest {
 
 struct PendingJob {
   std::string name;
+  std::string uid;
   std::string queue;
   std::string project;
   WorkloadClass workload_class = WorkloadClass::kTrain;

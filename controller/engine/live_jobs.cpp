@@ -1,0 +1,109 @@
+// Jobs of a live cluster: specs that change, jobs recreated under their name,
+// admissions the operator could not carry out, replicas lost, and victims that hold
+// their devices until their pods have stopped.
+#include <algorithm>
+
+#include "state.h"
+
+namespace gpupool::engine::internal {
+
+JobState ConstraintProbe(const JobState& job) {
+  JobState probe;
+  probe.queue = job.queue;
+  probe.shape = job.shape;
+  probe.node_selector = job.node_selector;
+  probe.gpu_models = job.gpu_models;
+  probe.topology = job.topology;
+  return probe;
+}
+
+// A job deleted and created again under its name is another job: the old one goes.
+int EngineState::AddPendingReplacing(const PendingJob& spec) {
+  auto it = job_index.find(spec.name);
+  if (it != job_index.end()) {
+    if (jobs[it->second].uid == spec.uid) return -1;
+    RemoveJob(spec.name);
+  }
+  return AddPending(spec);
+}
+
+bool EngineState::RemoveJob(const std::string& name) {
+  auto it = job_index.find(name);
+  if (it == job_index.end()) return false;
+  int index = it->second;
+  if (std::find(reservation_holders.begin(), reservation_holders.end(), index) !=
+      reservation_holders.end()) {
+    changes.structure = true;  // Room held for it is held for nobody now.
+  }
+  Remove(index);
+  return true;
+}
+
+bool EngineState::UpsertPending(const PendingJob& spec) {
+  auto it = job_index.find(spec.name);
+  if (it == job_index.end() || jobs[it->second].uid != spec.uid) {
+    return AddPendingReplacing(spec) >= 0;
+  }
+  int index = it->second;
+  if (jobs[index].running || jobs[index].terminating) return false;
+  // Simplest faithful update: the old spec leaves every index, the new one enters
+  // them as a job that just became pending (the next cycle looks at it).
+  RemoveJob(spec.name);
+  return AddPending(spec) >= 0;
+}
+
+bool EngineState::RequeueRunning(const std::string& name) {
+  auto it = job_index.find(name);
+  if (it == job_index.end() || !jobs[it->second].running) return false;
+  Requeue(it->second);
+  return true;
+}
+
+bool EngineState::VictimGone(const std::string& name) {
+  auto it = job_index.find(name);
+  if (it == job_index.end() || !jobs[it->second].terminating) return false;
+  RequeueHeld(it->second);
+  return true;
+}
+
+// Each victim, requeued so that its beneficiary could take its room, holds that
+// room again until it is gone. Devices it shares with its beneficiary then count
+// twice, so nobody else can take them.
+void EngineState::HoldVictims() {
+  for (auto& [index, placed] : stopping) HoldVictim(index, std::move(placed));
+  stopping.clear();
+  std::erase_if(changes.fresh, [&](int j) { return jobs[j].terminating; });
+}
+
+void EngineState::HoldVictim(int index, std::vector<Placed> placed) {
+  JobState& job = jobs[index];
+  if (!job.alive || job.running || job.terminating) return;
+  IndexPending(index, false);
+  StartHeld(index, std::move(placed));
+}
+
+void EngineState::StartHeld(int index, std::vector<Placed> placed) {
+  JobState& job = jobs[index];
+  job.placed = std::move(placed);
+  job.terminating = true;
+  for (const Placed& p : job.placed) Take(job, p);
+  Account(job, +1);
+  ++terminating_count;
+}
+
+void EngineState::ReleaseHeld(const JobState& job) {
+  NoteRelease(job);
+  Account(job, -1);
+  for (const Placed& p : job.placed) Release(job, p);
+  --terminating_count;
+}
+
+void EngineState::RequeueHeld(int index) {
+  JobState& job = jobs[index];
+  ReleaseHeld(job);
+  job.placed.clear();
+  job.terminating = false;
+  IndexPending(index, true);
+}
+
+}  // namespace gpupool::engine::internal
