@@ -70,5 +70,4 @@ api::Pod DecodeApiPod(const nlohmann::json& object) {
   return api::DecodePod(object, errors);
 }
 
-
 }  // namespace gpupool::kube::bench

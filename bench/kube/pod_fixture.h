@@ -16,5 +16,4 @@ std::string MakeWatchStream(int count, int distinct_pods);
 // The api module's typed Pod view (every field gpupool reads), from JSON.
 api::Pod DecodeApiPod(const nlohmann::json& object);
 
-
 }  // namespace gpupool::kube::bench

@@ -92,6 +92,7 @@ engine::RunningJob RunningFrom(const JobRecord& job) {
   const auto& spec = job.job().spec;
   engine::RunningJob out;
   out.name = job.key;
+  out.uid = job.job().metadata.uid;
   out.queue = spec.queue;
   out.project = job.project;
   out.workload_class = ClassOf(spec.workload_class);
@@ -141,6 +142,7 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
   const auto& spec = job.job().spec;
   engine::PendingJob out;
   out.name = job.key;
+  out.uid = job.job().metadata.uid;
   out.queue = spec.queue;
   out.project = job.project;
   out.workload_class = ClassOf(spec.workload_class);
@@ -165,8 +167,10 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
   return out;
 }
 
-// Unmanaged use is a count per node; it is laid on devices no holding job uses,
-// which is all the engine may assume about it.
+// Unmanaged use is a count per node: the API does not say which devices those
+// pods hold, and the engine needs only how many. It never covers devices holding
+// jobs are recorded on (those pods were there first; the scheduler binds no pod
+// to a device that is taken).
 void AddNodes(const CycleState& state, engine::Snapshot& snapshot, const DeviceUse& use) {
   for (const auto& [name, node] : state.nodes) {
     engine::Node out;
@@ -178,18 +182,13 @@ void AddNodes(const CycleState& state, engine::Snapshot& snapshot, const DeviceU
     out.memory_bytes = node->memory_bytes;
     out.schedulable = node->ready && !node->unschedulable;
     auto physical = state.node_use.find(name);
-    std::int64_t unmanaged =
-        physical == state.node_use.end()
-            ? 0
-            : (physical->second.unmanaged_milli + kMilliPerGpu - 1) / kMilliPerGpu;
-    if (unmanaged > 0) {
-      out.unmanaged_milli.assign(static_cast<std::size_t>(out.gpus), 0);
+    if (physical != state.node_use.end()) {
+      const std::int64_t whole =
+          (physical->second.unmanaged_milli + kMilliPerGpu - 1) / kMilliPerGpu;
       const auto& devices = use.at(name);
-      for (std::size_t d = 0; d < out.unmanaged_milli.size() && unmanaged > 0; ++d) {
-        if (devices[d] != 0) continue;
-        out.unmanaged_milli[d] = kMilliPerGpu;
-        --unmanaged;
-      }
+      const auto taken = std::count_if(devices.begin(), devices.end(),
+                                       [](std::int64_t milli) { return milli > 0; });
+      out.unmanaged_gpus = static_cast<int>(std::min<std::int64_t>(whole, out.gpus - taken));
     }
     snapshot.nodes.push_back(std::move(out));
   }
