@@ -1,9 +1,10 @@
 #include "gpupool/operator/pod_view.h"
 
+#include <algorithm>
 #include <charconv>
 
-#include "gpupool/api/json_reader.h"
 #include "gpupool/api/pod.h"
+#include "gpupool/api/quantity.h"
 
 namespace gpupool::op {
 namespace {
@@ -35,6 +36,33 @@ PodPhase ParsePhase(const std::string& phase) {
   return PodPhase::kPending;
 }
 
+// One container's GPUs: its request, or its limit when it has no request (as
+// the API server defaults requests from limits).
+std::int64_t ContainerGpus(const json& container) {
+  const json* resources = Field(container, "resources");
+  if (!resources) return 0;
+  for (const char* kind : {"requests", "limits"}) {
+    const json* list = Field(*resources, kind);
+    const json* amount = list ? Field(*list, api::kGpuResource) : nullptr;
+    if (!amount) continue;
+    std::string error;
+    const std::string text = amount->is_string() ? amount->get<std::string>() : amount->dump();
+    return api::ParseMilli(text, &error).value_or(0);
+  }
+  return 0;
+}
+
+// The pod's GPUs as the scheduler counts them: the sum over its containers, or
+// the largest init container's when that is more.
+std::int64_t GpuRequest(const json& spec) {
+  std::int64_t sum = 0, init = 0;
+  if (const json* containers = Field(spec, "containers"); containers && containers->is_array())
+    for (const json& container : *containers) sum += ContainerGpus(container);
+  if (const json* containers = Field(spec, "initContainers"); containers && containers->is_array())
+    for (const json& container : *containers) init = std::max(init, ContainerGpus(container));
+  return std::max(sum, init);
+}
+
 void ReadMetadata(const json& metadata, PodView& pod) {
   pod.ns = StringField(metadata, "namespace");
   pod.name = StringField(metadata, "name");
@@ -54,7 +82,7 @@ void ReadMetadata(const json& metadata, PodView& pod) {
   }
 }
 
-void ReadSpec(const json& object, const json& spec, PodView& pod) {
+void ReadSpec(const json& spec, PodView& pod) {
   pod.node = StringField(spec, "nodeName");
   if (const json* selector = Field(spec, "nodeSelector"); selector && selector->is_object()) {
     pod.pinned = StringField(*selector, kHostnameLabel);
@@ -67,9 +95,7 @@ void ReadSpec(const json& object, const json& spec, PodView& pod) {
         pod.gate_index = static_cast<std::int32_t>(i);
     }
   }
-  api::FieldErrors ignored;
-  api::Pod typed = api::DecodePod(object, ignored);
-  pod.gpu_milli = typed.requests.gpu_milli;
+  pod.gpu_milli = GpuRequest(spec);
 }
 
 void ReadStatus(const json& status, PodView& pod) {
@@ -87,7 +113,7 @@ void ReadStatus(const json& status, PodView& pod) {
 PodView DecodePodView(const json& object) {
   PodView pod;
   if (const json* metadata = Field(object, "metadata")) ReadMetadata(*metadata, pod);
-  if (const json* spec = Field(object, "spec")) ReadSpec(object, *spec, pod);
+  if (const json* spec = Field(object, "spec")) ReadSpec(*spec, pod);
   if (const json* status = Field(object, "status")) ReadStatus(*status, pod);
   return pod;
 }
