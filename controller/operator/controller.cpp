@@ -207,8 +207,9 @@ void Controller::Run(const std::atomic<bool>& stop) {
     WaitForWork(stop);
     if (stop) break;
     if (options_.is_leader && !options_.is_leader()) {
-      std::lock_guard lock(mutex_);
-      dirty_ = false;
+      // A standby writes nothing; it stays dirty so that it acts the moment it leads.
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      Notify();
       continue;
     }
     try {

@@ -88,19 +88,27 @@ void TakeDevices(DeviceUse& use, const api::TrainingJobStatus& status, std::int6
     for (int device : placed.devices) use[placed.node][static_cast<std::size_t>(device)] += each;
 }
 
-engine::RunningJob RunningFrom(const JobRecord& job) {
+// The fields running and pending jobs share: who the job is, whose, and its shape.
+template <typename EngineJob>
+EngineJob WithIdentity(const JobRecord& job) {
   const auto& spec = job.job().spec;
-  engine::RunningJob out;
+  EngineJob out;
   out.name = job.key;
   out.uid = job.job().metadata.uid;
   out.queue = spec.queue;
   out.project = job.project;
   out.workload_class = ClassOf(spec.workload_class);
   out.priority = spec.priority;
-  out.start_time = ParseTime(job.status.admitted_time.value_or("")).value_or(0);
-  out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
   out.shape = {spec.gpus_per_replica.milli, job.source->requests.cpu_milli,
                job.source->requests.memory_bytes};
+  return out;
+}
+
+engine::RunningJob RunningFrom(const JobRecord& job) {
+  const auto& spec = job.job().spec;
+  auto out = WithIdentity<engine::RunningJob>(job);
+  out.start_time = ParseTime(job.status.admitted_time.value_or("")).value_or(0);
+  out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
   for (const auto& placed : job.status.placement)
     out.replicas.push_back({placed.node, {placed.devices.begin(), placed.devices.end()}});
   out.min_replicas = spec.EffectiveMinReplicas();
@@ -140,17 +148,9 @@ void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
 
 engine::PendingJob PendingFrom(const JobRecord& job) {
   const auto& spec = job.job().spec;
-  engine::PendingJob out;
-  out.name = job.key;
-  out.uid = job.job().metadata.uid;
-  out.queue = spec.queue;
-  out.project = job.project;
-  out.workload_class = ClassOf(spec.workload_class);
-  out.priority = spec.priority;
+  auto out = WithIdentity<engine::PendingJob>(job);
   out.replicas = spec.replicas;
   out.min_replicas = spec.EffectiveMinReplicas();
-  out.shape = {spec.gpus_per_replica.milli, job.source->requests.cpu_milli,
-               job.source->requests.memory_bytes};
   if (spec.topology) {
     out.topology.key = spec.topology->key;
     out.topology.mode = spec.topology->mode == api::TopologyMode::kRequired
