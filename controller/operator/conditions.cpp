@@ -18,13 +18,6 @@ void SetCondition(std::vector<api::Condition>& conditions, const std::string& ty
   conditions.push_back({type, status, reason, message, FormatTime(now), generation});
 }
 
-const char* ConditionStatus(const std::vector<api::Condition>& conditions,
-                            const std::string& type) {
-  const api::Condition* condition = api::FindCondition(conditions, type);
-  if (!condition) return "";
-  return condition->status == "True" ? "True" : condition->status == "False" ? "False" : "Unknown";
-}
-
 namespace {
 
 void ReleasePlacement(JobRecord& job) {

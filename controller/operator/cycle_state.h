@@ -97,7 +97,6 @@ std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& met
 void SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
                   const std::string& status, const std::string& reason, const std::string& message,
                   EpochSeconds now, std::int64_t generation);
-const char* ConditionStatus(const std::vector<api::Condition>& conditions, const std::string& type);
 
 // A job back in its queue: placement released, pods stopped, its place in line kept.
 void Requeue(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,

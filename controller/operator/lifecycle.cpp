@@ -21,13 +21,12 @@ void InitStatus(CycleState& state, JobRecord& job) {
 }
 
 // Why nothing may happen to the job, or "" when something may.
-std::pair<std::string, std::string> IgnoredBecause(const CycleState& state, const JobRecord& job) {
+std::pair<std::string, std::string> IgnoredBecause(const JobRecord& job) {
   if (!job.source->errors.empty())
     return {"InvalidSpec", "invalid spec: " + api::JoinErrors(job.source->errors)};
   if (job.project.empty())
     return {"NoProject", "no Project owns namespace \"" + job.ns() +
                              "\": add it to a Project's spec.namespaces"};
-  (void)state;
   return {};
 }
 
@@ -185,7 +184,7 @@ void AdvanceLifecycles(CycleState& state) {
   for (JobRecord& job : state.jobs) {
     if (job.stage == Stage::kFinished) continue;
     InitStatus(state, job);
-    auto [reason, message] = IgnoredBecause(state, job);
+    auto [reason, message] = IgnoredBecause(job);
     if (!reason.empty()) {
       if (job.stage == Stage::kHolding) Requeue(state, job, JobPhase::kQueued, reason, message);
       job.stage = Stage::kIgnored;

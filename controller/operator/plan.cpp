@@ -4,12 +4,6 @@
 
 namespace gpupool::op {
 
-std::size_t Plan::WriteCount() const {
-  return releasing_statuses.size() + pod_deletes.size() + admission_statuses.size() +
-         services.size() + pod_creates.size() + pod_releases.size() + other_statuses.size() +
-         events.size();
-}
-
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options) {
   internal::CycleState state(view, options);
   internal::IndexCluster(state);

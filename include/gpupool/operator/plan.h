@@ -22,7 +22,7 @@ struct PlanOptions {
   // with every restart, up to max_backoff_seconds.
   EpochSeconds backoff_seconds = 10;
   EpochSeconds max_backoff_seconds = 600;
-  // The namespace whose PriorityClass names the pods use (cluster-scoped; fixed).
+  // Prefix of the PriorityClasses the pods name: gpupool-train, -build, -inference.
   std::string priority_class_prefix = "gpupool-";
   int master_port = 29500;
   engine::Options engine;
@@ -83,8 +83,6 @@ struct Plan {
   // timeout, a deadline, a backoff ending); 0: no such moment.
   EpochSeconds wake_at = 0;
   engine::Decisions decisions;  // What the engine decided, for logs and tests.
-
-  std::size_t WriteCount() const;
 };
 
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
