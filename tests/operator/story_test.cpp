@@ -123,6 +123,22 @@ TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
   EXPECT_EQ(jobs.size(), 10u);  // No job lost.
 }
 
+// Story 2 exactly as examples/ writes it: while jobs wait, every GPU is used.
+TEST(Story, BobAndPattyKeepEveryGpuBusy) {
+  ClusterHarness cluster("1x6:pool=train,gpu=A100;1x2:pool=build,gpu=T4");
+  const std::string examples = sandbox::testing::SourcePath("examples/");
+  ASSERT_EQ(cluster.Kubectl("apply -f " + examples + "story2-bob-patty.yaml").exit_code, 0);
+  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
+    return CountPhase(jobs, "bob", "Running") == 6 && CountPhase(jobs, "bob", "Queued") == 2;
+  })) << cluster.ControllerLog();
+  ASSERT_EQ(cluster.Kubectl("apply -f " + examples + "story2-patty-submits.yaml").exit_code, 0);
+  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
+    return CountPhase(jobs, "patty", "Running") == 2 && CountPhase(jobs, "bob", "Running") == 4;
+  })) << cluster.ControllerLog();
+  EXPECT_EQ(PreemptedOnce(cluster.Get("trainingjobs"), "bob"), 2);
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
 TEST(Story, StoriesHoldUnderInjectedFaults) {
   ClusterHarness cluster(kStoryNodes, {"--fault-error-rate", "0.05", "--fault-watch-cut", "10",
                                        "--fault-compact", "10"});
