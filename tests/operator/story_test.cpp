@@ -61,12 +61,14 @@ int PreemptedOnce(const Json& jobs, const std::string& ns) {
 
 // Story 1 up to Joe's jobs finishing and Susan's resuming; `between` runs while
 // waiting (the restart test kills the controller there).
+// `slack`: seconds each step may take beyond the simulated run times (the issue's
+// loose bound is 10 s; kills and injected faults get more).
 void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
-                int joe_run_seconds = 60) {
+                int joe_run_seconds = 60, double slack = 10) {
   cluster.Apply(kStory1Projects);
   cluster.Apply(SusanJobs(8, 900));
   // Susan alone: every GPU runs her work, 6 of 8 over quota.
-  ASSERT_TRUE(cluster.WaitFor(30, [&](const Json& jobs) {
+  ASSERT_TRUE(cluster.WaitFor(slack, [&](const Json& jobs) {
     between();
     return CountPhase(jobs, "susan", "Running") == 8;
   })) << cluster.ControllerLog();
@@ -74,7 +76,7 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
   cluster.Apply(TrainJobYaml("joe", "bert-1", joe_run_seconds) +
                 TrainJobYaml("joe", "bert-2", joe_run_seconds));
   // Joe is within his guarantee: two of Susan's over-quota jobs make room.
-  ASSERT_TRUE(cluster.WaitFor(30, [&](const Json& jobs) {
+  ASSERT_TRUE(cluster.WaitFor(slack, [&](const Json& jobs) {
     between();
     return CountPhase(jobs, "joe", "Running") + CountPhase(jobs, "joe", "Succeeded") == 2;
   })) << cluster.ControllerLog();
@@ -82,7 +84,7 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
   EXPECT_EQ(PreemptedOnce(jobs, "susan"), 2);
   EXPECT_EQ(cluster.CheckDevices(), "");
   // Joe's finish; Susan's preempted jobs resume by themselves.
-  ASSERT_TRUE(cluster.WaitFor(40 + joe_run_seconds / 10, [&](const Json& jobs) {
+  ASSERT_TRUE(cluster.WaitFor(slack + joe_run_seconds / 10.0, [&](const Json& jobs) {
     between();
     return CountPhase(jobs, "joe", "Succeeded") == 2 && CountPhase(jobs, "susan", "Running") == 8;
   })) << cluster.ControllerLog();
@@ -106,21 +108,27 @@ TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
   ClusterHarness cluster(kStoryNodes);
   std::srand(42);
   int kills = 0;
+  auto kill_and_restart = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 300));
+    cluster.controller().Kill(SIGKILL);
+    ++kills;
+    EXPECT_EQ(cluster.CheckDevices(), "") << "after kill " << kills;
+    cluster.controller().Start();
+  };
   PlayStory1(
       cluster,
       [&] {
-        if (kills >= 20) return;
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 300));
-        cluster.controller().Kill(SIGKILL);
-        ++kills;
-        const std::string problem = cluster.CheckDevices();
-        EXPECT_EQ(problem, "") << "after kill " << kills;
-        cluster.controller().Start();
+        if (kills < 20) kill_and_restart();
       },
-      250);
-  EXPECT_EQ(kills, 20);
-  const Json jobs = cluster.Get("trainingjobs");
-  EXPECT_EQ(jobs.size(), 10u);  // No job lost.
+      300, 40);
+  // A slow machine may finish the story before the 20th kill: the rest come
+  // after it, and the settled story must stay as it is.
+  while (kills < 20) kill_and_restart();
+  ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
+    return CountPhase(jobs, "joe", "Succeeded") == 2 && CountPhase(jobs, "susan", "Running") == 8;
+  })) << cluster.ControllerLog();
+  EXPECT_EQ(cluster.CheckDevices(), "");
+  EXPECT_EQ(cluster.Get("trainingjobs").size(), 10u);  // No job lost.
 }
 
 // Story 2 exactly as examples/ writes it: while jobs wait, every GPU is used.
@@ -142,7 +150,8 @@ TEST(Story, BobAndPattyKeepEveryGpuBusy) {
 TEST(Story, StoriesHoldUnderInjectedFaults) {
   ClusterHarness cluster(kStoryNodes, {"--fault-error-rate", "0.05", "--fault-watch-cut", "10",
                                        "--fault-compact", "10"});
-  PlayStory1(cluster, [] {});
+  PlayStory1(
+      cluster, [] {}, 60, 30);
 }
 
 TEST(Story, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
