@@ -23,6 +23,13 @@ std::vector<Shared<T>> ListOf(const kube::Informer<T>& informer) {
   return informer.cache().List();
 }
 
+// Wall-clock seconds since the epoch: the time the API's timestamps are in.
+EpochSeconds WallSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -92,9 +99,7 @@ void Controller::Notify() {
 
 ClusterView Controller::View() const {
   ClusterView view;
-  view.now = std::chrono::duration_cast<std::chrono::seconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
+  view.now = WallSeconds();
   view.queues = ListOf(*queues_);
   view.projects = ListOf(*projects_);
   view.jobs = ListOf(*jobs_);
@@ -134,7 +139,7 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
     const Plan& plan) const {
   std::map<std::pair<Kind, std::string>, std::string> versions;
   auto add = [&](Kind kind, const std::string& ns, const std::string& name) {
-    const std::string key = ns.empty() ? name : ns + "/" + name;
+    const std::string key = kube::ObjectKey(ns, name);
     versions[{kind, key}] = CachedVersion(kind, key);
   };
   for (const auto* writes :
@@ -194,10 +199,7 @@ void Controller::WaitForWork(const std::atomic<bool>& stop) {
         (now - last_event_ >= options_.quiet || now - first_event_ >= options_.batch_window))
       return;
     if (now >= resync_at) return;
-    const EpochSeconds wall = std::chrono::duration_cast<std::chrono::seconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count();
-    if (wake_at_ != 0 && wall >= wake_at_) return;
+    if (wake_at_ != 0 && WallSeconds() >= wake_at_) return;
     wake_.wait_for(lock, dirty_ ? options_.quiet : std::chrono::milliseconds(100));
   }
 }

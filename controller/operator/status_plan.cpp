@@ -36,7 +36,6 @@ std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& met
   write.kind = kind;
   write.ns = meta.namespace_;
   write.name = meta.name;
-  write.resource_version = meta.resource_version;
   write.patch = {{"metadata", {{"resourceVersion", meta.resource_version}}}, {"status", status}};
   return write;
 }

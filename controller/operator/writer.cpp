@@ -2,15 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "gpupool/kube/cache.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/leader_election.h"
 
 namespace gpupool::op {
 namespace {
-
-std::string Key(const std::string& ns, const std::string& name) {
-  return ns.empty() ? name : ns + "/" + name;
-}
 
 std::string Describe(const kube::ApiError& error) {
   std::string text = error.what();
@@ -58,7 +55,7 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   for (const auto& write : plan.releasing_statuses) WriteStatus(write, stats);
   for (const auto& remove : plan.pod_deletes) DeletePod(remove, stats);
   for (const auto& write : plan.admission_statuses) {
-    if (!WriteStatus(write, stats)) failed_jobs_.insert(Key(write.ns, write.name));
+    if (!WriteStatus(write, stats)) failed_jobs_.insert(kube::ObjectKey(write.ns, write.name));
   }
   for (const auto& service : plan.services) CreateService(service, stats);
   for (const auto& create : plan.pod_creates) CreatePod(create, stats);
@@ -75,14 +72,14 @@ bool PlanWriter::WriteStatus(const StatusWrite& write, WriteStats& stats) {
   try {
     client_.Patch(ResourceOf(write.kind), write.ns, write.name, kube::PatchType::kMerge,
                   write.patch, options);
-    stats.changed.emplace_back(write.kind, Key(write.ns, write.name));
+    stats.changed.emplace_back(write.kind, kube::ObjectKey(write.ns, write.name));
     return true;
   } catch (const kube::ApiError& error) {
     ++stats.failed;
     // A conflict means the object moved on since the cycle read it: the next
     // cycle decides again from the newer version.
     auto level = kube::IsConflict(error) ? spdlog::level::debug : spdlog::level::warn;
-    spdlog::log(level, "status of {}: {}", Key(write.ns, write.name), Describe(error));
+    spdlog::log(level, "status of {}: {}", kube::ObjectKey(write.ns, write.name), Describe(error));
     return false;
   }
 }
@@ -98,12 +95,12 @@ void PlanWriter::DeletePod(const PodDelete& remove, WriteStats& stats) {
     } else {
       client_.Delete(kube::resources::kPods, remove.ns, remove.name, options);
     }
-    stats.changed.emplace_back(Kind::kPod, Key(remove.ns, remove.name));
+    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(remove.ns, remove.name));
   } catch (const kube::ApiError& error) {
     if (kube::IsNotFound(error)) return;
     ++stats.failed;
-    spdlog::warn("{} pod {}: {}", remove.evict ? "evict" : "delete", Key(remove.ns, remove.name),
-                 Describe(error));
+    spdlog::warn("{} pod {}: {}", remove.evict ? "evict" : "delete",
+                 kube::ObjectKey(remove.ns, remove.name), Describe(error));
   }
 }
 
@@ -113,12 +110,12 @@ void PlanWriter::CreatePod(const PodCreate& create, WriteStats& stats) {
   const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
   try {
     client_.Create(kube::resources::kPods, ns, create.pod);
-    stats.changed.emplace_back(Kind::kPod, Key(ns, name));
+    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(ns, name));
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.
     ++stats.failed;
     failed_jobs_.insert(create.job_key);
-    spdlog::warn("create pod {}: {}", Key(ns, name), Describe(error));
+    spdlog::warn("create pod {}: {}", kube::ObjectKey(ns, name), Describe(error));
     if (Refused(error)) RejectTemplate(create, Describe(error));
   }
 }
@@ -159,11 +156,11 @@ void PlanWriter::ReleasePod(const PodRelease& release, WriteStats& stats) {
   try {
     client_.Patch(kube::resources::kPods, release.ns, release.name, kube::PatchType::kJson,
                   release.patch);
-    stats.changed.emplace_back(Kind::kPod, Key(release.ns, release.name));
+    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(release.ns, release.name));
   } catch (const kube::ApiError& error) {
     ++stats.failed;
     // A failed test (422) means the pod was replaced or already released.
-    spdlog::info("release pod {}: {}", Key(release.ns, release.name), Describe(error));
+    spdlog::info("release pod {}: {}", kube::ObjectKey(release.ns, release.name), Describe(error));
   }
 }
 

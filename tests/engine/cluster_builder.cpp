@@ -125,4 +125,10 @@ MilliGpu Allocated(const Engine& engine, const std::string& project, const std::
   return total;
 }
 
+Options Incremental() {
+  Options options;
+  options.full_cycle_interval_seconds = 3600;
+  return options;
+}
+
 }  // namespace gpupool::engine::testing

@@ -47,6 +47,9 @@ std::vector<std::string> Victims(const Decisions& decisions);
 std::vector<std::string> Admitted(const Decisions& decisions);
 const ProjectShare* FindShare(const Decisions& decisions, const std::string& project,
                               const std::string& queue);
+// Engine options under which Decide() after the first cycle is incremental, so a
+// test sees that the engine follows each change itself.
+Options Incremental();
 // GPUs in use by a project in a queue, from the engine's state.
 MilliGpu Allocated(const Engine& engine, const std::string& project, const std::string& queue);
 

@@ -12,13 +12,6 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-// Decide() after the first cycle is incremental: it must see each change itself.
-Options Incremental() {
-  Options options;
-  options.full_cycle_interval_seconds = 3600;
-  return options;
-}
-
 Node NodeNamed(const Snapshot& s, const std::string& name) {
   for (const Node& n : s.nodes) {
     if (n.name == name) return n;

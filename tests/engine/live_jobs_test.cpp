@@ -12,12 +12,6 @@ using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
-Options Incremental() {
-  Options options;
-  options.full_cycle_interval_seconds = 3600;
-  return options;
-}
-
 const RunningJob* FindRunning(const Snapshot& s, const std::string& name) {
   for (const RunningJob& r : s.running) {
     if (r.name == name) return &r;

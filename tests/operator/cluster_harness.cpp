@@ -156,10 +156,11 @@ std::string ClusterHarness::ControllerLog() const {
 }
 
 std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
-                         const std::string& queue, const std::string& extra_spec) {
+                         const std::string& queue, const std::string& extra_spec,
+                         const std::string& gpus) {
   return "apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: " + name +
-         ", namespace: " + ns + "}\nspec:\n  queue: " + queue + "\n  gpusPerReplica: 1\n" +
-         extra_spec +
+         ", namespace: " + ns + "}\nspec:\n  queue: " + queue + "\n  gpusPerReplica: " + gpus +
+         "\n" + extra_spec +
          "  template:\n    metadata:\n      annotations: {sandbox.gpupool.dev/run-seconds: \"" +
          std::to_string(run_seconds) +
          "\"}\n    spec:\n      containers: [{name: main, image: trainer}]\n---\n";

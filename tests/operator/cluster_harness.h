@@ -61,9 +61,11 @@ class ClusterHarness {
   int applied_ = 0;
 };
 
-// A one-replica, one-GPU Train job of `ns` that runs `run_seconds` (simulated).
+// A one-replica job of `ns` asking for `gpus` per replica (a YAML value) that runs
+// `run_seconds` (simulated); `extra_spec` adds indented spec lines.
 std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
-                         const std::string& queue = "train", const std::string& extra_spec = "");
+                         const std::string& queue = "train", const std::string& extra_spec = "",
+                         const std::string& gpus = "1");
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name);
 int CountPhase(const Json& jobs, const std::string& ns, const std::string& phase);
 

@@ -50,6 +50,14 @@ std::string SusanJobs(int count, int run_seconds) {
   return yaml;
 }
 
+// Ana's namespace and Project, with `quotas` as the flow-style YAML list.
+std::string AnaProject(const std::string& quotas) {
+  return "apiVersion: v1\nkind: Namespace\nmetadata: {name: ana}\n---\n"
+         "apiVersion: gpupool.dev/v1alpha1\nkind: Project\nmetadata: {name: ana}\n"
+         "spec: {namespaces: [ana], quotas: " +
+         quotas + "}\n";
+}
+
 int PreemptedOnce(const Json& jobs, const std::string& ns) {
   int count = 0;
   for (const Json& job : jobs)
@@ -157,16 +165,7 @@ TEST(Story, StoriesHoldUnderInjectedFaults) {
 TEST(Story, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
   ClusterHarness cluster(kStoryNodes);
   cluster.Apply(kStory1Projects);
-  cluster.Apply(R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ana}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: ana}
-spec: {namespaces: [ana], quotas: [{queue: build, gpu: 1}, {queue: train, gpu: 0}]}
-)");
+  cluster.Apply(AnaProject("[{queue: build, gpu: 1}, {queue: train, gpu: 0}]"));
   cluster.Apply(SusanJobs(8, 900));
   const std::string notebook = "  workloadClass: Build\n";
   cluster.Apply(TrainJobYaml("ana", "notebook-1", 900, "build", notebook) +
@@ -218,23 +217,10 @@ spec:
 
 TEST(Story, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
   ClusterHarness cluster(kStoryNodes);
-  cluster.Apply(R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: ana}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: ana}
-spec: {namespaces: [ana], quotas: [{queue: build, gpu: 1}]}
-)");
+  cluster.Apply(AnaProject("[{queue: build, gpu: 1}]"));
   const std::string half = "  workloadClass: Build\n";
-  std::string yaml = TrainJobYaml("ana", "nb-1", 900, "build", half) +
-                     TrainJobYaml("ana", "nb-2", 900, "build", half);
-  for (std::size_t at = yaml.find("gpusPerReplica: 1"); at != std::string::npos;
-       at = yaml.find("gpusPerReplica: 1", at))
-    yaml.replace(at, 17, "gpusPerReplica: \"0.5\"");
-  cluster.Apply(yaml);
+  cluster.Apply(TrainJobYaml("ana", "nb-1", 900, "build", half, "\"0.5\"") +
+                TrainJobYaml("ana", "nb-2", 900, "build", half, "\"0.5\""));
   ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
     return CountPhase(jobs, "ana", "Running") == 2;
   })) << cluster.ControllerLog();

@@ -5,30 +5,13 @@
 
 #include <thread>
 
+#include "fidelity_util.h"
 #include "sandbox_process.h"
 
 namespace gpupool::sandbox::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Reads watch events until `stop` accepts one or the stream ends.
-std::vector<Json> ReadWatch(httplib::Client& client, const std::string& path,
-                            const std::function<bool(const Json&)>& stop = nullptr) {
-  std::vector<Json> events;
-  std::string buffer;
-  client.Get(path.c_str(), [&](const char* data, size_t size) {
-    buffer.append(data, size);
-    size_t newline;
-    while ((newline = buffer.find('\n')) != std::string::npos) {
-      events.push_back(Json::parse(buffer.substr(0, newline)));
-      buffer.erase(0, newline + 1);
-      if (stop && stop(events.back())) return false;
-    }
-    return true;
-  });
-  return events;
-}
 
 Json Post(httplib::Client& client, const std::string& path, const Json& body, int expect = 201) {
   auto response = client.Post(path.c_str(), body.dump(), "application/json");
@@ -126,8 +109,8 @@ TEST(HttpTest, WatchSendsBookmarksAndResumes) {
   Post(*client, path, ConfigMap("b"));
   // Resume after "a": only "b" is new; then a bookmark arrives.
   auto events =
-      ReadWatch(*client, path + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv,
-                [](const Json& event) { return event["type"] == "BOOKMARK"; });
+      ReadWatchEvents(*client, path + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv,
+                      [](const Json& event) { return event["type"] == "BOOKMARK"; });
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0]["type"], "ADDED");
   EXPECT_EQ(events[0]["object"]["metadata"]["name"], "b");
@@ -143,7 +126,7 @@ TEST(HttpTest, WatchOfAnExpiredVersionGets410) {
   const std::string path = "/api/v1/namespaces/default/configmaps";
   const std::string rv = Post(*client, path, ConfigMap("first"))["metadata"]["resourceVersion"];
   for (int i = 0; i < 5; ++i) Post(*client, path, ConfigMap("later-" + std::to_string(i)));
-  auto events = ReadWatch(*client, path + "?watch=true&resourceVersion=" + rv);
+  auto events = ReadWatchEvents(*client, path + "?watch=true&resourceVersion=" + rv);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["type"], "ERROR");
   EXPECT_EQ(events[0]["object"]["code"], 410);
@@ -157,7 +140,7 @@ TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
   const std::string rv = Post(*client, path, ConfigMap("gone"))["metadata"]["resourceVersion"];
   EXPECT_EQ(client->Delete((path + "/gone").c_str())->status, 200);
   const auto start = std::chrono::steady_clock::now();
-  auto events = ReadWatch(*client, path + "?watch=1&timeoutSeconds=1&resourceVersion=" + rv);
+  auto events = ReadWatchEvents(*client, path + "?watch=1&timeoutSeconds=1&resourceVersion=" + rv);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(seconds, 0.9);
@@ -180,11 +163,11 @@ TEST(HttpTest, WatchListAndSelectorTransitions) {
                   "application/merge-patch+json");
   });
   auto watcher = sandbox.Http();
-  auto events = ReadWatch(*watcher,
-                          path +
-                              "?watch=1&labelSelector=x%3D1&sendInitialEvents=true"
-                              "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
-                          [](const Json& event) { return event["type"] == "DELETED"; });
+  auto events = ReadWatchEvents(*watcher,
+                                path +
+                                    "?watch=1&labelSelector=x%3D1&sendInitialEvents=true"
+                                    "&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
+                                [](const Json& event) { return event["type"] == "DELETED"; });
   patcher.join();
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0]["type"], "ADDED");

@@ -36,7 +36,7 @@ enum class Kind { kQueue, kProject, kTrainingJob, kPod };
 // cycle read it is not overwritten, and the next cycle decides again.
 struct StatusWrite {
   Kind kind = Kind::kTrainingJob;
-  std::string ns, name, resource_version;
+  std::string ns, name;
   Json patch;  // {"metadata": {"resourceVersion": ...}, "status": {...}}
 };
 
