@@ -30,7 +30,10 @@ constexpr char kUsage[] =
     "  --identity ID              this replica's name in the Lease (default: hostname)\n"
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
-    "  --resync-seconds S         a full cycle at least every S seconds (default 30)\n"
+    "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
+    "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
+    "                             seconds; between, only what changes could start\n"
+    "                             (default 30; 0: every cycle looks at every job)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
     "  --log-format F             text or json (default text)\n";
 
@@ -43,6 +46,7 @@ struct Flags {
   int lease_seconds = 15;
   int start_timeout = 300;
   int resync = 30;
+  int full_cycle = 30;
   std::string log_level = "info", log_format = "text";
 };
 
@@ -76,6 +80,8 @@ Flags ParseFlags(Args args) {
       flags.start_timeout = IntFlag(flag, value(), 1, 86400);
     else if (flag == "--resync-seconds")
       flags.resync = IntFlag(flag, value(), 1, 86400);
+    else if (flag == "--full-cycle-seconds")
+      flags.full_cycle = IntFlag(flag, value(), 0, 86400);
     else if (flag == "--log-level")
       flags.log_level = value();
     else if (flag == "--log-format")
@@ -109,6 +115,7 @@ int RunWith(const Flags& flags) {
   op::ControllerOptions options;
   options.plan.start_timeout_seconds = flags.start_timeout;
   options.resync = std::chrono::seconds(flags.resync);
+  options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
   if (flags.leader_elect) {
     kube::LeaderElectionConfig config;
     config.lease_namespace =

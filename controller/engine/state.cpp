@@ -56,9 +56,11 @@ int EngineState::ProjectFor(const std::string& name) {
   int index = static_cast<int>(projects.size());
   project_index.emplace(name, index);
   projects.push_back({name, 0});
-  if (quotas.empty()) return index;  // Still loading: slots are sized afterwards.
-  // A project first seen after loading: re-lay the per-slot tables out.
+  // Still loading (the tables are sized afterwards) while they do not match the
+  // projects there were; an engine that had no project at all has matching, empty ones.
   std::size_t old_projects = projects.size() - 1;
+  if (quotas.size() != queues.size() * old_projects) return index;
+  // A project first seen after loading: re-lay the per-slot tables out.
   std::vector<QuotaState> new_quotas(queues.size() * projects.size());
   std::vector<Usage> new_usage(new_quotas.size());
   std::vector<PendingSet> new_pending;

@@ -37,7 +37,10 @@ double MillisSince(Clock::time_point start) {
 }  // namespace
 
 Controller::Controller(kube::Client& client, kube::EventRecorder* events, ControllerOptions options)
-    : client_(client), options_(std::move(options)), writer_(client, events, options_.is_leader) {
+    : client_(client),
+      options_(std::move(options)),
+      writer_(client, events, options_.is_leader),
+      engine_(options_.plan.engine) {
   namespace r = kube::resources;
   queues_ =
       std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject);
@@ -167,7 +170,9 @@ CycleReport Controller::RunCycle() {
     last_event = last_event_;
   }
   const ClusterView view = View();
-  const Plan plan = PlanCycle(view, options_.plan);
+  const auto rebuilds = engine_.stats().rebuilds;
+  const Plan plan = PlanCycle(view, options_.plan, engine_);
+  report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);
   report.jobs = view.jobs.size();
   report.admitted = plan.decisions.admissions.size();
@@ -220,9 +225,9 @@ void Controller::Run(const std::atomic<bool>& stop) {
       if (report.writes > 0)
         spdlog::info(
             "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "
-            "{:.1f} ms, writes {:.1f} ms",
+            "{:.1f} ms{}, writes {:.1f} ms",
             report.jobs, report.admitted, report.preempted, report.writes, report.failed,
-            report.plan_ms, report.write_ms);
+            report.plan_ms, report.engine_rebuilt ? " (engine rebuilt)" : "", report.write_ms);
     } catch (const std::exception& error) {
       spdlog::error("cycle failed: {}", error.what());
     }

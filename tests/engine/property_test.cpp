@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cluster_builder.h"
+#include "gpupool/engine/live_engine.h"
 #include "invariants.h"
 #include "random_updates.h"
 
@@ -216,6 +217,59 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
     Decisions pure = Decide(before, options);
     ASSERT_EQ(Admitted(pure), Admitted(decisions)) << "seed " << seed << " cycle " << cycle;
     ASSERT_EQ(Victims(pure), Victims(decisions)) << "seed " << seed << " cycle " << cycle;
+  }
+}
+
+// An operator's engine: each cycle a LiveEngine is given the cluster as the API
+// would say it (its own last decisions carried out, then random arrivals,
+// completions, departed victims and live updates), and follows it in place, never
+// rebuilt. Every cycle full (`interval` 0): it decides as the pure entry point
+// does on the same snapshot. Incremental cycles: its decisions keep every invariant.
+void RunFollowerSeed(std::uint64_t seed, Seconds interval) {
+  RandomCluster random(seed);
+  RandomUpdates updates(seed);
+  Options options;
+  options.full_cycle_interval_seconds = interval;
+  Snapshot cluster = random.Cluster();
+  std::map<std::string, int> unmanaged;
+  for (const Node& n : cluster.nodes) unmanaged[n.name] = n.unmanaged_gpus;
+  LiveEngine follower(options);
+  if (seed % 5 == 0) follower.Decide(Snapshot{});  // Started before the cluster existed.
+  std::map<std::string, Waiting> last_reason;
+  Seconds now = 0;
+  for (int cycle = 0; cycle < kCyclesPerSeed; ++cycle) {
+    Engine api(cluster, options);  // What the API server says, changed by the cluster.
+    now += random.Uniform(0, 90);
+    api.SetNow(now);
+    for (int i = random.Uniform(0, 5); i > 0; --i) api.AddPending(random.Job(now));
+    for (const RunningJob& r : cluster.running) {
+      if (r.terminating && random.Chance(0.5)) api.VictimGone(r.name);
+      if (random.Chance(0.15)) api.Finish(r.name);
+    }
+    updates.Apply(api, unmanaged);
+    const Snapshot before = api.ToSnapshot();
+    const Decisions decisions = follower.Decide(before);
+    const std::string where = "seed " + std::to_string(seed) + " cycle " + std::to_string(cycle);
+    ASSERT_EQ(follower.stats().rebuilds, 1u) << where;
+    ASSERT_EQ(DecidedTwice(decisions), "") << where;
+    Decisions checked = decisions;
+    if (interval > 0) {
+      checked = WithCarriedReasons(before, decisions, last_reason);
+    } else {
+      const Decisions pure = Decide(before, options);
+      ASSERT_EQ(Admitted(pure), Admitted(decisions)) << where;
+      ASSERT_EQ(Victims(pure), Victims(decisions)) << where;
+    }
+    cluster = follower.State();
+    std::vector<std::string> errors = CheckInvariants(before, checked, cluster, false);
+    ASSERT_TRUE(errors.empty()) << where << ": " << errors[0] << Describe(before, checked);
+  }
+}
+
+TEST(Properties, LiveEngineFollowsEveryClusterInPlace) {
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    RunFollowerSeed(seed, seed % 2 == 0 ? 0 : 120);
+    if (HasFatalFailure()) return;
   }
 }
 

@@ -64,6 +64,46 @@ TEST(PlanCycle, NewJobGetsGatedPodsOfThePodContractAndIsAdmittedBeforeAnyPodMove
   EXPECT_TRUE(plan.pod_releases.empty());
 }
 
+// The status a write leaves on the API server (keys it removes are null in the patch).
+Json WrittenStatus(const StatusWrite& write) {
+  Json status = write.patch["status"];
+  for (auto it = status.begin(); it != status.end();) it = it->is_null() ? status.erase(it) : ++it;
+  return status;
+}
+
+// The controller's engine, kept across cycles, follows what its own writes made of
+// the cluster without being rebuilt, and decides as a fresh engine would.
+TEST(PlanCycle, AKeptEngineFollowsItsOwnWritesAndDecidesAsAFreshOne) {
+  PlanOptions options;
+  options.engine.full_cycle_interval_seconds = 30;
+  engine::LiveEngine live(options.engine);
+  auto first = Cluster();
+  for (int i = 0; i < 4; ++i) first.Job("susan", "s" + std::to_string(i), 1, 1);
+  const Plan admitted = PlanCycle(first.view(), options, live);
+  ASSERT_EQ(admitted.admission_statuses.size(), 4u);
+  ViewBuilder next(kNow + 10);
+  next.Node("node-0", 4, "train").Queue("train", "train");
+  next.Project("susan", "susan", 2).Project("joe", "joe", 2);
+  for (const StatusWrite& write : admitted.admission_statuses) {
+    const Json status = WrittenStatus(write);
+    next.Job("susan", write.name, 1, 1, status);
+    next.JobPod("susan", write.name, 0, "node-0", "Running", false);
+  }
+  next.Job("joe", "j0", 1, 1);
+  next.JobPod("joe", "j0", 0, "", "Pending", true);
+  const Plan kept = PlanCycle(next.view(), options, live);
+  const Plan fresh = PlanCycle(next.view(), options);
+  EXPECT_EQ(live.stats().rebuilds, 1u);
+  EXPECT_EQ(live.stats().synced, 1u);
+  ASSERT_EQ(kept.decisions.preemptions.size(), 1u);
+  ASSERT_EQ(fresh.decisions.preemptions.size(), 1u);
+  EXPECT_EQ(kept.decisions.preemptions[0].victim, fresh.decisions.preemptions[0].victim);
+  ASSERT_EQ(kept.decisions.admissions.size(), 1u);
+  EXPECT_EQ(kept.decisions.admissions[0].job, "joe/j0");
+  EXPECT_EQ(kept.decisions.admissions[0].replicas[0].devices,
+            fresh.decisions.admissions[0].replicas[0].devices);
+}
+
 TEST(PlanCycle, AdmittedJobsGatedPodsArePinnedAndReleasedTogether) {
   auto b = Cluster();
   b.Job("susan", "train-a", 2, 1, HoldingStatus("Admitted", "node-0", {0}, kNow, "susan"));

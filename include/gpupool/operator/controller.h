@@ -26,6 +26,7 @@ namespace gpupool::op {
 struct CycleReport {
   std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
   double plan_ms = 0, write_ms = 0;
+  bool engine_rebuilt = false;  // The engine was built from the snapshot, not followed.
   // From the last informer event before the cycle to the end of its writes.
   double event_to_done_ms = 0;
 };
@@ -68,6 +69,7 @@ class Controller {
   kube::Client& client_;
   ControllerOptions options_;
   PlanWriter writer_;
+  engine::LiveEngine engine_;
   std::unique_ptr<kube::Informer<QueueObject>> queues_;
   std::unique_ptr<kube::Informer<ProjectObject>> projects_;
   std::unique_ptr<kube::Informer<JobObject>> jobs_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpupool/engine/engine.h"
+#include "gpupool/engine/live_engine.h"
 #include "gpupool/operator/cluster_view.h"
 
 namespace gpupool::op {
@@ -86,5 +87,10 @@ struct Plan {
 };
 
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
+
+// The same cycle deciding with an engine kept across cycles (the controller's way):
+// the snapshot's differences from the last cycle are applied to it, not rebuilt.
+// `live` must have been made with `options.engine`.
+Plan PlanCycle(const ClusterView& view, const PlanOptions& options, engine::LiveEngine& live);
 
 }  // namespace gpupool::op
