@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpupool/engine/engine.h"
+#include "gpupool/engine/live_engine.h"
 #include "synthetic_cluster.h"
 
 namespace gpupool::engine::bench {
@@ -222,6 +223,37 @@ BENCHMARK(BM_IncrementalNodeChange)->Iterations(400)->Unit(benchmark::kMicroseco
 
 void BM_IncrementalNodeRemoval(benchmark::State& state) { RunNodeChanges(state, true); }
 BENCHMARK(BM_IncrementalNodeRemoval)->Iterations(400)->Unit(benchmark::kMicrosecond);
+
+// The operator's way: each cycle hands LiveEngine a whole snapshot (built from API
+// state) in which one node was cordoned or uncordoned since the last; it finds
+// that difference, applies it, and runs an incremental cycle. The snapshot carries
+// the engine's last decisions (as the API would once they are written), so the
+// engine is never rebuilt. Building the snapshot itself is the operator's cost, not
+// counted here.
+void BM_LiveEngineFollowsNodeChange(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = 5000;
+  spec.skewed = true;
+  Options options;
+  options.full_cycle_interval_seconds = 60;
+  LiveEngine live(options);
+  Snapshot cluster = SettledEngine(spec, options).ToSnapshot();
+  live.Decide(cluster);
+  std::size_t changes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    cluster = live.State();  // Its decisions written (victims still stopping).
+    Node& node = cluster.nodes[(changes / 2 * 37) % cluster.nodes.size()];
+    node.schedulable = changes++ % 2 != 0;
+    state.ResumeTiming();
+    Decisions d = live.Decide(cluster);
+    benchmark::DoNotOptimize(d);
+  }
+  state.counters["rebuilds"] = static_cast<double>(live.stats().rebuilds);
+  state.counters["running"] = static_cast<double>(cluster.running.size());
+  state.counters["pending"] = static_cast<double>(cluster.pending.size());
+}
+BENCHMARK(BM_LiveEngineFollowsNodeChange)->Iterations(100)->Unit(benchmark::kMillisecond);
 
 // The same cluster: one project's guarantee is raised by 8 GPUs, then lowered back
 // (its work above it becomes reclaimable), a project after another; each change is
