@@ -70,6 +70,17 @@ bool Engine::UndoAdmission(std::string_view job) {
 }
 bool Engine::VictimGone(std::string_view job) { return state_->VictimGone(std::string(job)); }
 
+void Engine::ForEachJob(const std::function<void(const HeldJob&)>& visit) const {
+  for (const internal::JobState& job : state_->jobs) {
+    if (!job.alive) continue;
+    const Held held =
+        job.terminating ? Held::kTerminating : (job.running ? Held::kRunning : Held::kPending);
+    visit({job.name, job.uid, held});
+  }
+}
+bool Engine::HoldsExactly(const RunningJob& job) const { return state_->HoldsExactly(job); }
+bool Engine::HoldsExactly(const PendingJob& job) const { return state_->HoldsExactly(job); }
+
 Decisions Engine::Decide() {
   if (!state_->NeedsFullCycle()) {
     return internal::Cycle(*state_, state_->Model()).RunIncremental();

@@ -37,41 +37,6 @@ bool Same(const Project& a, const Project& b) {
                     [](const auto& x, const auto& y) { return QuotaFields(x) == QuotaFields(y); });
 }
 
-auto ShapeFields(const ReplicaShape& s) {
-  return std::tie(s.gpu_milli, s.cpu_milli, s.memory_bytes);
-}
-
-bool Same(const PendingJob& a, const PendingJob& b) {
-  return std::tie(a.uid, a.queue, a.project, a.workload_class, a.priority, a.replicas,
-                  a.min_replicas, a.topology.mode, a.topology.key, a.node_selector, a.gpu_models,
-                  a.arrival_time) == std::tie(b.uid, b.queue, b.project, b.workload_class,
-                                              b.priority, b.replicas, b.min_replicas,
-                                              b.topology.mode, b.topology.key, b.node_selector,
-                                              b.gpu_models, b.arrival_time) &&
-         ShapeFields(a.shape) == ShapeFields(b.shape);
-}
-
-bool SamePlacement(const ReplicaPlacement& a, const ReplicaPlacement& b) {
-  if (a.node != b.node || a.devices.size() != b.devices.size()) return false;
-  std::vector<int> x = a.devices, y = b.devices;
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  return x == y;
-}
-
-// Whether the engine holds `held` exactly as the snapshot says the job runs.
-bool Same(const RunningJob& held, const RunningJob& next) {
-  return std::tie(held.uid, held.queue, held.project, held.workload_class, held.priority,
-                  held.start_time, held.arrival_time, held.min_replicas, held.max_replicas,
-                  held.terminating) == std::tie(next.uid, next.queue, next.project,
-                                                next.workload_class, next.priority, next.start_time,
-                                                next.arrival_time, next.min_replicas,
-                                                next.max_replicas, next.terminating) &&
-         ShapeFields(held.shape) == ShapeFields(next.shape) &&
-         std::equal(held.replicas.begin(), held.replicas.end(), next.replicas.begin(),
-                    next.replicas.end(), SamePlacement);
-}
-
 template <typename T>
 std::unordered_map<std::string_view, const T*> ByName(const std::vector<T>& items) {
   std::unordered_map<std::string_view, const T*> index;
@@ -135,51 +100,57 @@ Decisions LiveEngine::Decide(const Snapshot& snapshot) {
   return engine_->Decide();
 }
 
+// What leaves the engine before anything else changes: jobs the snapshot no longer
+// has (finished, deleted), and held jobs it says wait again (an admission whose
+// write failed, a requeue, a victim whose pods are gone). Returns the latter.
+std::unordered_set<std::string> LiveEngine::LeaveFinished(const Snapshot& next) {
+  const auto next_running = ByName(next.running);
+  const auto next_pending = ByName(next.pending);
+  enum class Exit { kFinish, kUndo, kVictimGone };
+  std::vector<std::pair<std::string, Exit>> exits;
+  engine_->ForEachJob([&](const Engine::HeldJob& job) {
+    if (job.held == Engine::Held::kPending) {
+      if (!Find(next_pending, job.name)) exits.emplace_back(job.name, Exit::kFinish);
+      return;
+    }
+    if (Find(next_running, job.name)) return;
+    const PendingJob* waits = Find(next_pending, job.name);
+    if (!waits || waits->uid != job.uid) {
+      exits.emplace_back(job.name, Exit::kFinish);
+    } else {
+      exits.emplace_back(job.name,
+                         job.held == Engine::Held::kTerminating ? Exit::kVictimGone : Exit::kUndo);
+    }
+  });
+  std::unordered_set<std::string> requeued;
+  for (const auto& [name, exit] : exits) {
+    if (exit == Exit::kFinish) {
+      engine_->Finish(name);
+      continue;
+    }
+    exit == Exit::kVictimGone ? engine_->VictimGone(name) : engine_->UndoAdmission(name);
+    requeued.insert(name);
+  }
+  stats_.updates += exits.size();
+  return requeued;
+}
+
 bool LiveEngine::Follow(const Snapshot& next) {
   Engine& engine = *engine_;
   engine.SetNow(next.now);
-  const Snapshot held = engine.ToSnapshot();
-  const auto held_running = ByName(held.running);
-  const auto held_pending = ByName(held.pending);
-  const auto next_running = ByName(next.running);
-  const auto next_pending = ByName(next.pending);
   // What runs must already run exactly so: the engine cannot start a job itself.
-  for (const auto& job : next.running) {
-    const RunningJob* was = Find(held_running, job.name);
-    if (!was || !Same(*was, job)) return false;
-  }
+  for (const auto& job : next.running)
+    if (!engine.HoldsExactly(job)) return false;
+  const std::unordered_set<std::string> requeued = LeaveFinished(next);
   std::uint64_t updates = 0;
-  std::unordered_set<std::string_view> requeued;  // Held running, waiting again.
-  for (const auto& job : held.running) {
-    if (Find(next_running, job.name)) continue;
-    const PendingJob* waits = Find(next_pending, job.name);
-    if (waits && waits->uid == job.uid) {
-      job.terminating ? engine.VictimGone(job.name) : engine.UndoAdmission(job.name);
-      requeued.insert(job.name);
-    } else {
-      engine.Finish(job.name);
-    }
-    ++updates;
-  }
-  for (const auto& job : held.pending) {
-    if (Find(next_pending, job.name)) continue;
-    engine.Finish(job.name);
-    ++updates;
-  }
   updates +=
       UpsertChanged(config_.queues, next.queues, [&](const auto& q) { engine.UpsertQueue(q); });
   updates += UpsertChanged(config_.projects, next.projects,
                            [&](const auto& p) { engine.UpsertProject(p); });
   updates += UpsertChanged(config_.nodes, next.nodes, [&](const auto& n) { engine.UpsertNode(n); });
   for (const auto& job : next.pending) {
-    const PendingJob* was = Find(held_pending, job.name);
-    const bool again = requeued.count(job.name) > 0;
-    if (was && !again && Same(*was, job)) continue;
-    if (was && was->uid != job.uid) {
-      engine.AddPending(job);  // Another job under the old name replaces it.
-    } else {
-      engine.UpsertPending(job);
-    }
+    if (!requeued.count(job.name) && engine.HoldsExactly(job)) continue;
+    engine.UpsertPending(job);  // New, changed, or another job under the old name.
     ++updates;
   }
   updates += RemoveGone(config_.nodes, next.nodes, [&](const auto& n) { engine.RemoveNode(n); });

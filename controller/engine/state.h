@@ -267,7 +267,10 @@ class EngineState {
   int AddPendingReplacing(const PendingJob& spec);
   bool RequeueRunning(const std::string& name);  // Running -> pending, devices freed.
   bool VictimGone(const std::string& name);      // Stopping -> pending.
-  bool RemoveJob(const std::string& name);       // Deleted, whatever its state.
+  // Whether a job is held exactly as the spec says (held_jobs.cpp).
+  bool HoldsExactly(const RunningJob& spec) const;
+  bool HoldsExactly(const PendingJob& spec) const;
+  bool RemoveJob(const std::string& name);  // Deleted, whatever its state.
   // Victims keep their devices, and count against their project's own admissions,
   // until they are gone (VictimGone): the cycle requeues a victim so that its
   // beneficiary can take its room, then HoldVictims() holds the rest.

@@ -10,6 +10,7 @@
 // their original arrival time). docs/scheduling.md, "Following a live cluster".
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -89,6 +90,19 @@ class Engine {
   bool UndoAdmission(std::string_view job);
   // A terminating victim's pods have stopped: its devices are free, it waits again.
   bool VictimGone(std::string_view job);
+
+  // Jobs as the engine holds them, for a caller that compares them with the cluster
+  // (LiveEngine) without exporting the whole state.
+  enum class Held { kPending, kRunning, kTerminating };
+  struct HeldJob {
+    std::string_view name, uid;
+    Held held;
+  };
+  void ForEachJob(const std::function<void(const HeldJob&)>& visit) const;
+  // True if the job is held in that state with exactly these fields (a running
+  // job: on exactly these devices; a pending one: with exactly this spec).
+  bool HoldsExactly(const RunningJob& job) const;
+  bool HoldsExactly(const PendingJob& job) const;
   // Runs one cycle and applies its decisions to the state. An incremental cycle
   // (see Options::full_cycle_interval_seconds) lists in `waiting` only the jobs it
   // re-examined; every other pending job keeps the reason it was last given.

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <unordered_set>
 
 #include "gpupool/engine/engine.h"
 
@@ -37,6 +39,7 @@ class LiveEngine {
 
  private:
   bool Follow(const Snapshot& snapshot);
+  std::unordered_set<std::string> LeaveFinished(const Snapshot& snapshot);
 
   Options options_;
   std::optional<Engine> engine_;
