@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 
 #include "install_files.h"
 
@@ -43,6 +44,9 @@ struct BadValue {
   std::string set;       // helm --set argument
   std::string expected;  // what the error must say, naming the value
 };
+
+// Test names show the --set argument, not the struct's bytes.
+void PrintTo(const BadValue& bad, std::ostream* out) { *out << bad.set; }
 
 class ChartBadValues : public ::testing::TestWithParam<BadValue> {};
 
