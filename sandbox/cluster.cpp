@@ -109,8 +109,10 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   }
   auto& metadata = object["metadata"];
   if (resource.namespaced) {
-    const std::string body_ns = metadata.value("namespace", ns);
-    if (body_ns != ns) {
+    // An empty namespace is an unset one (protobuf bodies always carry the
+    // field): the request's namespace fills it, as a real server does.
+    const std::string body_ns = metadata.value("namespace", "");
+    if (!body_ns.empty() && body_ns != ns) {
       throw BadRequest(
           "the namespace of the provided object does not match the namespace "
           "sent on the request");
@@ -263,7 +265,8 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
     throw BadRequest("the name of the object (" + metadata.value("name", "") +
                      ") does not match the name on the URL (" + name + ")");
   }
-  if (resource.namespaced && metadata.value("namespace", ns) != ns) {
+  const std::string body_ns = metadata.value("namespace", "");
+  if (resource.namespaced && !body_ns.empty() && body_ns != ns) {
     throw BadRequest(
         "the namespace of the provided object does not match the namespace "
         "sent on the request");

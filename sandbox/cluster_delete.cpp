@@ -192,7 +192,8 @@ Json Cluster::Evict(const std::string& ns, const std::string& name, const Json& 
   if (metadata.value("name", "") != name) {
     throw BadRequest("name in URL does not match name in Eviction object");
   }
-  if (metadata.value("namespace", ns) != ns) {
+  if (const std::string body_ns = metadata.value("namespace", "");
+      !body_ns.empty() && body_ns != ns) {
     throw BadRequest(
         "the namespace of the provided object does not match the namespace sent on the request");
   }

@@ -76,7 +76,19 @@ const char* const kShapes = R"({
     "scope": "", "versions": [{"name": "", "served": "", "storage": "", "deprecated": "",
       "deprecationWarning": "", "schema": "", "subresources": "",
       "additionalPrinterColumns": "", "selectableFields": ""}], "conversion": "",
-    "preserveUnknownFields": ""}, "status": ""}
+    "preserveUnknownFields": ""}, "status": ""},
+  "@policyRule": {"verbs": "", "apiGroups": "", "resources": "", "resourceNames": "",
+    "nonResourceURLs": ""},
+  "@binding": {"subjects": [{"kind": "", "apiGroup": "", "name": "", "namespace": ""}],
+    "roleRef": {"apiGroup": "", "kind": "", "name": ""}},
+  "ServiceAccount": {"secrets": "", "imagePullSecrets": "", "automountServiceAccountToken": ""},
+  "Role.rbac.authorization.k8s.io": {"rules": ["@policyRule"]},
+  "ClusterRole.rbac.authorization.k8s.io": {"rules": ["@policyRule"], "aggregationRule": ""},
+  "RoleBinding.rbac.authorization.k8s.io": "@binding",
+  "ClusterRoleBinding.rbac.authorization.k8s.io": "@binding",
+  "Deployment.apps": {"spec": {"replicas": "", "selector": "", "template": {"metadata": "@meta",
+      "spec": "@podSpec"}, "strategy": "", "minReadySeconds": "", "revisionHistoryLimit": "",
+    "paused": "", "progressDeadlineSeconds": ""}, "status": ""}
 })";
 
 const Json& Shapes() {
@@ -119,7 +131,7 @@ std::vector<std::string> DropUnknownFields(const ResourceType& resource, Json& o
   const std::string name =
       resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
   if (!Shapes().contains(name)) return dropped;
-  Json shape = Shapes().at(name);
+  Json shape = Resolve(Shapes().at(name));
   shape["apiVersion"] = "";
   shape["kind"] = "";
   shape["metadata"] = "@meta";

@@ -2,29 +2,14 @@
 
 #include <algorithm>
 
+#include "sandbox/install_resources.h"
+
 namespace gpupool::sandbox {
 namespace {
 
 std::string PathKey(const std::string& group, const std::string& version,
                     const std::string& plural) {
   return group + "/" + version + "/" + plural;
-}
-
-ResourcePtr Builtin(std::string group, std::string version, std::string plural,
-                    std::string singular, std::string kind, bool namespaced,
-                    std::vector<std::string> short_names, bool status,
-                    std::vector<std::string> fields = {}) {
-  auto resource = std::make_shared<ResourceType>();
-  resource->group = std::move(group);
-  resource->version = std::move(version);
-  resource->plural = std::move(plural);
-  resource->singular = std::move(singular);
-  resource->kind = std::move(kind);
-  resource->namespaced = namespaced;
-  resource->short_names = std::move(short_names);
-  resource->status_subresource = status;
-  resource->selectable_fields = std::move(fields);
-  return resource;
 }
 
 std::vector<ResourcePtr> Builtins() {
@@ -40,33 +25,53 @@ std::vector<ResourcePtr> Builtins() {
                                                  "source",
                                                  "type"};
   return {
-      Builtin("", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, true,
-              {"status.phase"}),
-      Builtin("", "v1", "nodes", "node", "Node", false, {"no"}, true, {"spec.unschedulable"}),
-      Builtin(
+      BuiltinResource("", "v1", "namespaces", "namespace", "Namespace", false, {"ns"}, true,
+                      {"status.phase"}),
+      BuiltinResource("", "v1", "nodes", "node", "Node", false, {"no"}, true,
+                      {"spec.unschedulable"}),
+      BuiltinResource(
           "", "v1", "pods", "pod", "Pod", true, {"po"}, true,
           {"spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
            "status.phase", "status.podIP", "status.nominatedNodeName"}),
-      Builtin("", "v1", "services", "service", "Service", true, {"svc"}, true),
-      Builtin("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}, false),
-      Builtin("", "v1", "events", "event", "Event", true, {"ev"}, false, event_fields),
-      Builtin("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, false,
-              {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason",
-               "type", "reportingController"}),
-      Builtin("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, false),
-      Builtin("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false,
-              {"pc"}, false),
-      Builtin("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
-              true, {"pdb"}, true),
-      Builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition",
-              "CustomResourceDefinition", false, {"crd", "crds"}, true),
+      BuiltinResource("", "v1", "services", "service", "Service", true, {"svc"}, true),
+      BuiltinResource("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}, false),
+      BuiltinResource("", "v1", "events", "event", "Event", true, {"ev"}, false, event_fields),
+      BuiltinResource("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, false,
+                      {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+                       "reason", "type", "reportingController"}),
+      BuiltinResource("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}, false),
+      BuiltinResource("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass",
+                      "PriorityClass", false, {"pc"}, false),
+      BuiltinResource("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget",
+                      "PodDisruptionBudget", true, {"pdb"}, true),
+      BuiltinResource("apiextensions.k8s.io", "v1", "customresourcedefinitions",
+                      "customresourcedefinition", "CustomResourceDefinition", false,
+                      {"crd", "crds"}, true),
   };
 }
 
 }  // namespace
 
+ResourcePtr BuiltinResource(std::string group, std::string version, std::string plural,
+                            std::string singular, std::string kind, bool namespaced,
+                            std::vector<std::string> short_names, bool status,
+                            std::vector<std::string> fields) {
+  auto resource = std::make_shared<ResourceType>();
+  resource->group = std::move(group);
+  resource->version = std::move(version);
+  resource->plural = std::move(plural);
+  resource->singular = std::move(singular);
+  resource->kind = std::move(kind);
+  resource->namespaced = namespaced;
+  resource->short_names = std::move(short_names);
+  resource->status_subresource = status;
+  resource->selectable_fields = std::move(fields);
+  return resource;
+}
+
 ResourceRegistry::ResourceRegistry() {
   for (auto& resource : Builtins()) Add(resource);
+  for (auto& resource : InstallResources()) Add(resource);
 }
 
 ResourcePtr ResourceRegistry::Find(const std::string& group, const std::string& version,

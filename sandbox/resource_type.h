@@ -39,6 +39,13 @@ struct ResourceType {
 
 using ResourcePtr = std::shared_ptr<const ResourceType>;
 
+// A built-in resource; `fields` are its selectable fields beyond
+// metadata.name and metadata.namespace.
+ResourcePtr BuiltinResource(std::string group, std::string version, std::string plural,
+                            std::string singular, std::string kind, bool namespaced,
+                            std::vector<std::string> short_names, bool status,
+                            std::vector<std::string> fields = {});
+
 // The resources served, by group/version/plural. Built-ins are fixed; custom
 // resources come and go with their CustomResourceDefinitions.
 class ResourceRegistry {

@@ -1,0 +1,16 @@
+// The kinds an install of gpupool itself applies (its Helm chart, manifests/)
+// beyond those the cluster simulation uses: ServiceAccounts, RBAC and
+// Deployments. The sandbox stores, lists, watches, patches and deletes them
+// like any built-in, checks their fields (known_fields.cpp), and does nothing
+// more: no RBAC is enforced, and no Deployment starts pods.
+#pragma once
+
+#include <vector>
+
+#include "sandbox/resource_type.h"
+
+namespace gpupool::sandbox {
+
+std::vector<ResourcePtr> InstallResources();
+
+}  // namespace gpupool::sandbox

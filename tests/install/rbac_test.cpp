@@ -1,0 +1,188 @@
+// The controller's RBAC in manifests/ (rendered from the chart): no wildcard,
+// every call the controller makes is granted, and nothing else is.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "install_files.h"
+
+namespace gpupool::install::testing {
+namespace {
+
+struct Permission {
+  std::string group, resource, verb;
+  std::string source;  // the code that makes the call
+  auto Key() const { return std::tie(group, resource, verb); }
+};
+
+// Every API call of `gpupool controller`, by source. Informers list and
+// watch; nothing reads single objects except the leader elector.
+const std::vector<Permission>& ClusterCalls() {
+  static const std::vector<Permission> calls = {
+      {"gpupool.dev", "queues", "list", "operator/controller.cpp informer"},
+      {"gpupool.dev", "queues", "watch", "operator/controller.cpp informer"},
+      {"gpupool.dev", "projects", "list", "operator/controller.cpp informer"},
+      {"gpupool.dev", "projects", "watch", "operator/controller.cpp informer"},
+      {"gpupool.dev", "trainingjobs", "list", "operator/controller.cpp informer"},
+      {"gpupool.dev", "trainingjobs", "watch", "operator/controller.cpp informer"},
+      {"gpupool.dev", "queues/status", "patch", "operator/writer.cpp WriteStatus"},
+      {"gpupool.dev", "projects/status", "patch", "operator/writer.cpp WriteStatus"},
+      {"gpupool.dev", "trainingjobs/status", "patch",
+       "operator/writer.cpp WriteStatus, RejectTemplate"},
+      {"", "nodes", "list", "operator/controller.cpp informer"},
+      {"", "nodes", "watch", "operator/controller.cpp informer"},
+      {"", "pods", "list", "operator/controller.cpp informer"},
+      {"", "pods", "watch", "operator/controller.cpp informer"},
+      {"", "pods", "create", "operator/writer.cpp CreatePod"},
+      {"", "pods", "patch", "operator/writer.cpp release (JSON patch)"},
+      {"", "pods", "delete", "operator/writer.cpp DeletePod"},
+      {"", "pods/eviction", "create", "operator/writer.cpp DeletePod, kube/client.cpp Evict"},
+      {"", "services", "list", "operator/controller.cpp gang Service informer"},
+      {"", "services", "watch", "operator/controller.cpp gang Service informer"},
+      {"", "services", "create", "operator/writer.cpp CreateService"},
+      {"scheduling.k8s.io", "priorityclasses", "create",
+       "operator/priority_classes.cpp EnsurePriorityClasses"},
+      {"events.k8s.io", "events", "create", "kube/event_recorder.cpp Create"},
+      {"events.k8s.io", "events", "patch", "kube/event_recorder.cpp Aggregate"},
+  };
+  return calls;
+}
+
+// Granted without a call: pods and gang Services carry a blockOwnerDeletion
+// owner reference to their TrainingJob (operator/pod_template.cpp), which the
+// OwnerReferencesPermissionEnforcement admission plugin checks as this.
+const std::vector<Permission>& ClusterExtras() {
+  static const std::vector<Permission> extras = {
+      {"gpupool.dev", "trainingjobs/finalizers", "update", "operator/pod_template.cpp"}};
+  return extras;
+}
+
+// The leader elector, in the release namespace only.
+const std::vector<Permission>& LeaseCalls() {
+  static const std::vector<Permission> calls = {
+      {"coordination.k8s.io", "leases", "get", "kube/leader_election.cpp TryAcquireOrRenew"},
+      {"coordination.k8s.io", "leases", "create", "kube/leader_election.cpp TryAcquireOrRenew"},
+      {"coordination.k8s.io", "leases", "update",
+       "kube/leader_election.cpp TryAcquireOrRenew, Release"},
+  };
+  return calls;
+}
+
+std::vector<std::string> Strings(const YAML::Node& list) {
+  std::vector<std::string> values;
+  if (list.IsDefined() && list.IsSequence()) {
+    for (const auto& item : list) values.push_back(item.as<std::string>());
+  }
+  return values;
+}
+
+using Grant = std::tuple<std::string, std::string, std::string>;
+
+// Every (group, resource, verb) the role's rules grant.
+std::set<Grant> Grants(const YAML::Node& role) {
+  std::set<Grant> grants;
+  for (const auto& rule : role["rules"]) {
+    for (const auto& group : Strings(rule["apiGroups"]))
+      for (const auto& resource : Strings(rule["resources"]))
+        for (const auto& verb : Strings(rule["verbs"])) grants.insert({group, resource, verb});
+  }
+  return grants;
+}
+
+class Rbac : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    objects_ = LoadManifests();
+    cluster_role_ = FindObject(objects_, "ClusterRole");
+    lease_role_ = FindObject(objects_, "Role");
+    ASSERT_TRUE(cluster_role_.IsMap()) << "no ClusterRole in manifests/";
+    ASSERT_TRUE(lease_role_.IsMap()) << "no Role in manifests/";
+  }
+  std::vector<YAML::Node> objects_;
+  YAML::Node cluster_role_, lease_role_;
+};
+
+TEST_F(Rbac, HasNoWildcard) {
+  for (const auto& role : {cluster_role_, lease_role_}) {
+    for (const auto& rule : role["rules"]) {
+      for (const char* field :
+           {"apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"}) {
+        for (const auto& value : Strings(rule[field])) {
+          EXPECT_EQ(value.find('*'), std::string::npos)
+              << role["kind"].as<std::string>() << " " << field << ": " << value;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Rbac, GrantsEveryCallTheControllerMakes) {
+  const auto cluster = Grants(cluster_role_);
+  for (const auto& call : ClusterCalls()) {
+    EXPECT_TRUE(cluster.count({call.group, call.resource, call.verb}))
+        << "ClusterRole lacks " << call.verb << " " << call.resource << " (" << call.group
+        << "), called by " << call.source;
+  }
+  const auto lease = Grants(lease_role_);
+  for (const auto& call : LeaseCalls()) {
+    EXPECT_TRUE(lease.count({call.group, call.resource, call.verb}))
+        << "Role lacks " << call.verb << " " << call.resource << ", called by " << call.source;
+  }
+}
+
+TEST_F(Rbac, GrantsNothingTheControllerDoesNotCall) {
+  std::set<Grant> allowed;
+  for (const auto* table : {&ClusterCalls(), &ClusterExtras()})
+    for (const auto& permission : *table)
+      allowed.insert({permission.group, permission.resource, permission.verb});
+  for (const auto& [group, resource, verb] : Grants(cluster_role_)) {
+    EXPECT_TRUE(allowed.count({group, resource, verb}))
+        << "ClusterRole grants " << verb << " " << resource << " (" << group
+        << ") that no code calls";
+  }
+  std::set<Grant> lease_allowed;
+  for (const auto& call : LeaseCalls())
+    lease_allowed.insert({call.group, call.resource, call.verb});
+  EXPECT_EQ(Grants(lease_role_), lease_allowed);
+}
+
+TEST_F(Rbac, LimitsLeaseReadsAndUpdatesToTheControllersLease) {
+  const YAML::Node deployment = FindObject(objects_, "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
+  auto flag = std::find(args.begin(), args.end(), "--leader-elect-name");
+  ASSERT_NE(flag, args.end());
+  ASSERT_NE(flag + 1, args.end());
+  for (const auto& rule : lease_role_["rules"]) {
+    const auto verbs = Strings(rule["verbs"]);
+    if (verbs == std::vector<std::string>{"create"}) continue;  // RBAC cannot name a create
+    EXPECT_EQ(Strings(rule["resourceNames"]), std::vector<std::string>{*(flag + 1)});
+  }
+}
+
+TEST_F(Rbac, BindsBothRolesToTheControllersServiceAccountOnly) {
+  const YAML::Node account = FindObject(objects_, "ServiceAccount");
+  const YAML::Node deployment = FindObject(objects_, "Deployment");
+  ASSERT_TRUE(account.IsMap());
+  ASSERT_TRUE(deployment.IsMap());
+  const auto name = account["metadata"]["name"].as<std::string>();
+  EXPECT_EQ(deployment["spec"]["template"]["spec"]["serviceAccountName"].as<std::string>(), name);
+  for (const auto& [binding_kind, role] :
+       {std::pair{"ClusterRoleBinding", cluster_role_}, std::pair{"RoleBinding", lease_role_}}) {
+    const YAML::Node binding = FindObject(objects_, binding_kind);
+    ASSERT_TRUE(binding.IsMap()) << binding_kind;
+    EXPECT_EQ(binding["roleRef"]["kind"].as<std::string>(), role["kind"].as<std::string>());
+    EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(),
+              role["metadata"]["name"].as<std::string>());
+    ASSERT_EQ(binding["subjects"].size(), 1u) << binding_kind;
+    EXPECT_EQ(binding["subjects"][0]["kind"].as<std::string>(), "ServiceAccount");
+    EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), name);
+    EXPECT_EQ(binding["subjects"][0]["namespace"].as<std::string>(), kNamespace);
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::install::testing
