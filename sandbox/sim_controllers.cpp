@@ -153,7 +153,7 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
           SetCondition(object, "PodScheduled", "False", "Unschedulable", message.str());
           return true;
         },
-        "status");
+        "status", "kube-scheduler");
     pod->unschedulable_reported = true;  // retried when the cluster changes
     RecordFailedScheduling(*pod, message.str());
     return;
@@ -260,7 +260,7 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
           MarkRunning(object, key);
           return true;
         },
-        "status");
+        "status", "kubelet");
     return false;
   }
   if (pod.phase == "Running" && pod.run_seconds >= 0 &&
@@ -271,7 +271,7 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
           MarkFinished(object, pod.exit_code);
           return true;
         },
-        "status");
+        "status", "kubelet");
     return true;
   }
   return false;
