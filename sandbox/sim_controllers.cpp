@@ -189,6 +189,7 @@ void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message
       {"reportingComponent", "default-scheduler"},
       {"reportingInstance", "default-scheduler-gpupool-sandbox"}};
   WriteOptions options;
+  options.field_manager = "kube-scheduler";
   try {
     cluster_.Create(*cluster_.Resource("", "v1", "events"), pod.ns, event, options);
   } catch (const ApiError&) {

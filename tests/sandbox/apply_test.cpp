@@ -148,6 +148,24 @@ TEST_F(ApplyTest, RespectsDryRun) {
   EXPECT_EQ(Get("dry").json["data"]["a"], "1");
 }
 
+TEST_F(ApplyTest, AResourceVersionIsAPrecondition) {
+  const std::string path = configmaps_ + "/versioned";
+  const auto with_version = [](const std::string& rv) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: versioned, resourceVersion: \"" + rv +
+           "\"}\ndata: {a: '1'}\n";
+  };
+  EXPECT_EQ(ApplyYaml(*client_, path, with_version("1")).status, 409);
+  const Reply created = ApplyYaml(*client_, path, ConfigMapYaml("versioned", "{a: '0'}"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string rv = created.json["metadata"]["resourceVersion"];
+  Reply reply = ApplyYaml(*client_, path, with_version(rv + "0"));
+  EXPECT_EQ(reply.status, 409) << reply.body;
+  EXPECT_THAT(reply.body, HasSubstr("the object has been modified"));
+  reply = ApplyYaml(*client_, path, with_version(rv));
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.json["data"]["a"], "1");
+}
+
 TEST_F(ApplyTest, TheBodyMustNameTheObjectOfTheUrl) {
   const std::string path = configmaps_ + "/target";
   Reply reply = ApplyYaml(*client_, path, ConfigMapYaml("other", "{a: '1'}"));
