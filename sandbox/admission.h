@@ -19,6 +19,9 @@ struct WriteOptions {
   bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
   bool ignore_fields = false;         // fieldValidation=Ignore: dropped without a warning
   bool via_events_api = false;        // an Event written through events.k8s.io
+  std::string field_manager;          // who the write's managedFields entry names
+  bool force = false;                 // an apply takes over conflicting fields
+  bool applied = false;               // the object carries the managedFields an apply made
   std::vector<std::string> warnings;  // returned as Warning headers
 };
 

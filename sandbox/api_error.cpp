@@ -100,7 +100,7 @@ ApiError UnsupportedMediaType(const std::string& content_type) {
       "the body of the request was in an unknown format - accepted media types "
       "include: application/json, application/yaml, application/vnd.kubernetes.protobuf, "
       "application/json-patch+json, application/merge-patch+json, "
-      "application/strategic-merge-patch+json (got \"" +
+      "application/apply-patch+yaml, application/strategic-merge-patch+json (got \"" +
           content_type + "\")");
 }
 

@@ -6,6 +6,7 @@
 #include "sandbox/body_limits.h"
 #include "sandbox/encoding.h"
 #include "sandbox/events.h"
+#include "sandbox/managed_fields.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -50,6 +51,15 @@ bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
 // How Invalid errors name a kind: "Pod", "Queue.gpupool.dev".
 std::string QualifiedKind(const ResourceType& resource) {
   return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
+}
+
+// An apply through /status keeps the managedFields it computed.
+void CarryManagedFields(const Json& from, Json& to) {
+  if (from.contains("managedFields")) {
+    to["managedFields"] = from["managedFields"];
+  } else {
+    to.erase("managedFields");
+  }
 }
 
 bool SameIgnoringVersion(Json old, Json object) {
@@ -107,6 +117,12 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
     options.via_events_api = true;
     return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
   }
+  auto lock = store_.Lock();
+  return CreateLocked(resource, ns, std::move(object), options);
+}
+
+Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
+                           WriteOptions& options) {
   auto& metadata = object["metadata"];
   if (resource.namespaced) {
     // An empty namespace is an unset one (protobuf bodies always carry the
@@ -121,7 +137,6 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   } else {
     metadata.erase("namespace");
   }
-  auto lock = store_.Lock();
   CheckNamespace(resource, ns);
   if (metadata.value("name", "").empty() && !metadata.value("generateName", "").empty()) {
     metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
@@ -137,14 +152,15 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
   }
   metadata["uid"] = NewUid();
   metadata["creationTimestamp"] = NowString();
-  for (const char* field : {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
-                            "managedFields", "selfLink"}) {
+  for (const char* field :
+       {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     metadata.erase(field);
   }
   if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
   if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object);
   admission_.OnCreate(resource, object, options);
+  if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
   return Commit(resource, std::move(object), options.dry_run);
 }
 
@@ -285,6 +301,8 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
 Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const std::string& name,
                     PatchType type, const std::string& body, const std::string& subresource,
                     WriteOptions& options) {
+  if (type == PatchType::kApply)
+    return Apply(resource, ns, name, body, subresource, options).object;
   if (type == PatchType::kStrategic && resource.IsCustom()) {
     throw UnsupportedMediaType(
         "application/strategic-merge-patch+json (not served for "
@@ -322,6 +340,7 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
     } else {
       updated.erase("status");
     }
+    if (options.applied) CarryManagedFields(object["metadata"], updated["metadata"]);
     object = std::move(updated);
   } else if (resource.status_subresource) {
     if (old.contains("status")) {
@@ -344,6 +363,7 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   if (old["metadata"].contains("generation") && SpecChanged(old, object, status_counts)) {
     object["metadata"]["generation"] = old["metadata"].value("generation", 1) + 1;
   }
+  if (!options.applied) TrackUpdate(resource, &old, object, options.field_manager, subresource);
   if (SameIgnoringVersion(old, object)) return old;
   const auto& metadata = object["metadata"];
   bool finalizers_done = !metadata.contains("finalizers") || metadata["finalizers"].empty();
@@ -359,7 +379,8 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
 }
 
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
-                     const std::function<bool(Json&)>& change, const std::string& subresource) {
+                     const std::function<bool(Json&)>& change, const std::string& subresource,
+                     const std::string& manager) {
   auto lock = store_.Lock();
   auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
   if (!stored) return false;
@@ -367,6 +388,7 @@ bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const 
   Json object = old;
   if (!change(object)) return true;
   WriteOptions options;
+  options.field_manager = manager;
   UpdateLocked(resource, old, std::move(object), subresource, options);
   return true;
 }

@@ -63,6 +63,14 @@ class Cluster {
   Json Patch(const ResourceType& resource, const std::string& ns, const std::string& name,
              PatchType type, const std::string& body, const std::string& subresource,
              WriteOptions& options);
+  // Server-side apply of an apply-patch body: creates the object when it is
+  // missing (not through a subresource), else updates it.
+  struct Applied {
+    Json object;
+    bool created = false;
+  };
+  Applied Apply(const ResourceType& resource, const std::string& ns, const std::string& name,
+                const std::string& body, const std::string& subresource, WriteOptions& options);
   Json Delete(const ResourceType& resource, const std::string& ns, const std::string& name,
               const DeleteOptions& options);
   // pods/binding and pods/eviction.
@@ -72,10 +80,16 @@ class Cluster {
   // Read-modify-write for the simulated controllers: `change` edits the
   // object and returns false to skip the write. Returns false when the object
   // is gone. Conflicts cannot happen: the store lock is held throughout.
+  // `manager` names the simulated component in managedFields.
   bool Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
-              const std::function<bool(Json&)>& change, const std::string& subresource = "");
+              const std::function<bool(Json&)>& change, const std::string& subresource = "",
+              const std::string& manager = "kube-controller-manager");
 
  private:
+  Json CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
+                    WriteOptions& options);
+  Applied ApplyConfig(const ResourceType& resource, const std::string& ns, const std::string& name,
+                      Json config, const std::string& subresource, WriteOptions& options);
   Json UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                     const std::string& subresource, WriteOptions& options);
   Json DeleteLocked(const ResourceType& resource, const Json& old, const DeleteOptions& options);

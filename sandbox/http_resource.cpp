@@ -118,8 +118,16 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
                              options);
   } else if (method == "PATCH") {
     const auto type = ParsePatchType(request.get_header_value("Content-Type"));
-    result = cluster_.Patch(*resource, path.ns, path.name, type, request.body, path.subresource,
-                            options);
+    CheckPatchOptions(request, type);
+    if (type == PatchType::kApply) {
+      auto applied =
+          cluster_.Apply(*resource, path.ns, path.name, request.body, path.subresource, options);
+      result = std::move(applied.object);
+      status = applied.created ? 201 : 200;
+    } else {
+      result = cluster_.Patch(*resource, path.ns, path.name, type, request.body, path.subresource,
+                              options);
+    }
   } else if (method == "DELETE" && !path.name.empty()) {
     result = cluster_.Delete(*resource, path.ns, path.name, DeleteOptionsOf(request));
     if (!ReturnsDeletedObject(*resource) && !result["metadata"].contains("deletionTimestamp")) {

@@ -39,6 +39,32 @@ bool DryRun(const httplib::Request& request, const std::string& options_kind) {
   return true;
 }
 
+// The manager a write is recorded under: the fieldManager parameter
+// (validated as a real server validates it), else the client's User-Agent
+// up to its first "/", as "kubectl" for "kubectl/v1.30.0 (linux/amd64)".
+std::string FieldManagerOf(const httplib::Request& request, const std::string& options_kind) {
+  constexpr size_t kMaxLength = 128;
+  if (!request.has_param("fieldManager")) {
+    const std::string agent = request.get_header_value("User-Agent");
+    return agent.substr(0, std::min(agent.find('/'), kMaxLength));
+  }
+  const std::string manager = request.get_param_value("fieldManager");
+  const auto invalid = [&](const std::string& why) {
+    return Invalid(options_kind + ".meta.k8s.io", "", {{"fieldManager", why}});
+  };
+  if (manager.size() > kMaxLength) {
+    throw invalid("Too long: may not be more than " + std::to_string(kMaxLength) + " bytes");
+  }
+  for (size_t i = 0; i < manager.size(); ++i) {
+    const auto c = static_cast<unsigned char>(manager[i]);
+    if (c < 0x20 || c == 0x7f) {
+      throw invalid("Invalid value: " + Json(manager).dump() + ": invalid character at position " +
+                    std::to_string(i));
+    }
+  }
+  return manager;
+}
+
 }  // namespace
 
 void WriteJson(httplib::Response& response, int status, const std::string& body) {
@@ -118,9 +144,22 @@ WriteOptions WriteOptionsOf(const httplib::Request& request) {
     throw BadRequest("invalid fieldValidation \"" + validation +
                      "\": must be one of Ignore, Warn or Strict");
   }
+  options.field_manager = FieldManagerOf(request, kind);
+  options.force = BoolParam(request, "force");
   options.strict_fields = validation == "Strict";
   options.ignore_fields = validation == "Ignore";
   return options;
+}
+
+void CheckPatchOptions(const httplib::Request& request, PatchType type) {
+  if (type != PatchType::kApply && request.has_param("force")) {
+    throw Invalid("PatchOptions.meta.k8s.io", "",
+                  {{"force", "Forbidden: may not be specified for non-apply patch"}});
+  }
+  if (type == PatchType::kApply && request.get_param_value("fieldManager").empty()) {
+    throw Invalid("PatchOptions.meta.k8s.io", "",
+                  {{"fieldManager", "Required value: is required for apply patch"}});
+  }
 }
 
 DeleteOptions DeleteOptionsOf(const httplib::Request& request) {

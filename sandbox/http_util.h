@@ -23,7 +23,11 @@ bool WantsTable(const httplib::Request& request);
 // A boolean query parameter as the server parses it (1, t, true, True, TRUE, ...);
 // false when absent, 400 BadRequest naming the parameter when malformed.
 bool BoolParam(const httplib::Request& request, const std::string& name);
+// dryRun, fieldValidation, fieldManager (else from the User-Agent) and force.
 WriteOptions WriteOptionsOf(const httplib::Request& request);
+// 422 as PatchOptions are refused: an apply needs a fieldManager, and only an
+// apply may carry force.
+void CheckPatchOptions(const httplib::Request& request, PatchType type);
 DeleteOptions DeleteOptionsOf(const httplib::Request& request);
 ListOptions ListOptionsOf(const httplib::Request& request);
 

@@ -8,35 +8,6 @@
 namespace gpupool::sandbox {
 namespace {
 
-// List merge keys of the built-in kinds (patchMergeKey in their Go types).
-// Lists not named here are replaced, as for atomic lists.
-const char* MergeKeyFor(const std::string& field, const Json& sample) {
-  static const std::pair<const char*, const char*> kKeys[] = {
-      {"containers", "name"},
-      {"initContainers", "name"},
-      {"ephemeralContainers", "name"},
-      {"volumes", "name"},
-      {"env", "name"},
-      {"volumeMounts", "mountPath"},
-      {"volumeDevices", "devicePath"},
-      {"imagePullSecrets", "name"},
-      {"conditions", "type"},
-      {"ownerReferences", "uid"},
-      {"schedulingGates", "name"},
-      {"resourceClaims", "name"},
-      {"hostAliases", "ip"},
-      {"topologySpreadConstraints", "topologyKey"},
-      {"addresses", "type"},
-  };
-  if (field == "ports") {
-    return sample.is_object() && sample.contains("containerPort") ? "containerPort" : "port";
-  }
-  for (const auto& [name, key] : kKeys) {
-    if (field == name) return key;
-  }
-  return nullptr;
-}
-
 // Primitive lists with patchStrategy "merge": union instead of replace.
 bool IsMergedPrimitiveList(const std::string& field) { return field == "finalizers"; }
 
@@ -100,7 +71,7 @@ Json MergeList(const std::string& field, const Json& target, const Json& patch) 
     }
     return result;
   }
-  const char* merge_key = patch.empty() ? nullptr : MergeKeyFor(field, patch.front());
+  const char* merge_key = patch.empty() ? nullptr : ListMergeKey(field, patch.front());
   if (!merge_key || !target.is_array()) {
     Json result = Json::array();
     for (const auto& item : patch) {
@@ -135,6 +106,35 @@ Json ParseBody(const std::string& body) {
 }
 
 }  // namespace
+
+// List merge keys of the built-in kinds (patchMergeKey in their Go types).
+// Lists not named here are replaced, as for atomic lists.
+const char* ListMergeKey(const std::string& field, const Json& sample) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"containers", "name"},
+      {"initContainers", "name"},
+      {"ephemeralContainers", "name"},
+      {"volumes", "name"},
+      {"env", "name"},
+      {"volumeMounts", "mountPath"},
+      {"volumeDevices", "devicePath"},
+      {"imagePullSecrets", "name"},
+      {"conditions", "type"},
+      {"ownerReferences", "uid"},
+      {"schedulingGates", "name"},
+      {"resourceClaims", "name"},
+      {"hostAliases", "ip"},
+      {"topologySpreadConstraints", "topologyKey"},
+      {"addresses", "type"},
+  };
+  if (field == "ports") {
+    return sample.is_object() && sample.contains("containerPort") ? "containerPort" : "port";
+  }
+  for (const auto& [name, key] : kKeys) {
+    if (field == name) return key;
+  }
+  return nullptr;
+}
 
 PatchType ParsePatchType(const std::string& content_type) {
   const std::string type = content_type.substr(0, content_type.find(';'));
@@ -172,7 +172,7 @@ Json ApplyPatch(PatchType type, const Json& target, const std::string& patch_bod
     case PatchType::kApply:
       break;
   }
-  throw UnsupportedMediaType("application/apply-patch+yaml (server-side apply is not served)");
+  throw std::logic_error("an apply patch is applied by ServerSideApply, not ApplyPatch");
 }
 
 }  // namespace gpupool::sandbox

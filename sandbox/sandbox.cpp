@@ -45,11 +45,13 @@ void WriteKubeconfig(const std::string& path, const std::string& server, const s
 
 void CreateInitialObjects(Cluster& cluster, const Options& options) {
   WriteOptions write;
+  write.field_manager = "kube-apiserver";
   const auto namespaces = cluster.Resource("", "v1", "namespaces");
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     cluster.Create(*namespaces, "", Json{{"metadata", {{"name", name}}}}, write);
   }
   if (options.nodes.empty()) return;
+  write.field_manager = "kubelet";
   const auto nodes = cluster.Resource("", "v1", "nodes");
   for (const auto& spec : ParseNodes(options.nodes)) {
     cluster.Create(*nodes, "", NodeObject(spec), write);

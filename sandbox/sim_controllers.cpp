@@ -153,7 +153,7 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
           SetCondition(object, "PodScheduled", "False", "Unschedulable", message.str());
           return true;
         },
-        "status");
+        "status", "kube-scheduler");
     pod->unschedulable_reported = true;  // retried when the cluster changes
     RecordFailedScheduling(*pod, message.str());
     return;
@@ -189,6 +189,7 @@ void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message
       {"reportingComponent", "default-scheduler"},
       {"reportingInstance", "default-scheduler-gpupool-sandbox"}};
   WriteOptions options;
+  options.field_manager = "kube-scheduler";
   try {
     cluster_.Create(*cluster_.Resource("", "v1", "events"), pod.ns, event, options);
   } catch (const ApiError&) {
@@ -260,7 +261,7 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
           MarkRunning(object, key);
           return true;
         },
-        "status");
+        "status", "kubelet");
     return false;
   }
   if (pod.phase == "Running" && pod.run_seconds >= 0 &&
@@ -271,7 +272,7 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
           MarkFinished(object, pod.exit_code);
           return true;
         },
-        "status");
+        "status", "kubelet");
     return true;
   }
   return false;

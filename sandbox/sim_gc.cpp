@@ -124,7 +124,7 @@ void Simulator::SyncNodeReadiness() {
             }
             return true;
           },
-          "status");
+          "status", "kubelet");
       cluster_.Mutate(*nodes, "", name, [&](Json& object) {
         auto& taints = object["spec"]["taints"];
         if (!taints.is_array()) taints = Json::array();

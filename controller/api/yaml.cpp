@@ -32,7 +32,20 @@ Json PlainScalar(const std::string& text) {
   return text;
 }
 
-Json Convert(const YAML::Node& node) {
+// Aliases let a short text stand for a huge document ("billion laughs"):
+// conversion stops once it has made more values than the text could spell
+// out without them.
+struct ValueBudget {
+  const std::string& source;
+  size_t left;
+  void Spend() {
+    if (left == 0) throw YamlError(source + ": aliases expand to too many values");
+    --left;
+  }
+};
+
+Json Convert(const YAML::Node& node, ValueBudget& budget) {
+  budget.Spend();
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -42,12 +55,13 @@ Json Convert(const YAML::Node& node) {
       return PlainScalar(node.Scalar());
     case YAML::NodeType::Sequence: {
       Json list = Json::array();
-      for (const auto& item : node) list.push_back(Convert(item));
+      for (const auto& item : node) list.push_back(Convert(item, budget));
       return list;
     }
     case YAML::NodeType::Map: {
       Json object = Json::object();
-      for (const auto& entry : node) object[entry.first.as<std::string>()] = Convert(entry.second);
+      for (const auto& entry : node)
+        object[entry.first.as<std::string>()] = Convert(entry.second, budget);
       return object;
     }
   }
@@ -58,9 +72,10 @@ Json Convert(const YAML::Node& node) {
 
 std::vector<Json> YamlToJson(const std::string& text, const std::string& source) {
   std::vector<Json> documents;
+  ValueBudget budget{source, text.size() + 1024};
   try {
     for (const auto& node : YAML::LoadAll(text)) {
-      Json document = Convert(node);
+      Json document = Convert(node, budget);
       if (!document.is_null()) documents.push_back(std::move(document));
     }
   } catch (const YAML::Exception& error) {

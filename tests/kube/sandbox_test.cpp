@@ -91,12 +91,25 @@ TEST(Sandbox, BuiltInPatchBindEvictDelete) {
   EXPECT_EQ(patched["metadata"]["labels"]["merge"], "yes");
   EXPECT_EQ(patched["metadata"]["labels"]["json"], "yes");
   EXPECT_EQ(patched["metadata"]["labels"]["strategic"], "yes");
-  try {  // The sandbox does not serve server-side apply: a typed, clear error.
-    client.Apply(resources::kPods, kNs, Pod("p1", "web"), "gpupool");
+  // Server-side apply: the field manager owns what it applied; another
+  // manager changing it conflicts unless it forces.
+  const Json applied_labels = {{"apiVersion", "v1"},
+                               {"kind", "Pod"},
+                               {"metadata", {{"name", "p1"}, {"labels", {{"applied", "yes"}}}}}};
+  EXPECT_EQ(client.Apply(resources::kPods, kNs, applied_labels,
+                         "gpupool")["metadata"]["labels"]["applied"],
+            "yes");
+  Json changed_labels = applied_labels;
+  changed_labels["metadata"]["labels"]["applied"] = "no";
+  try {
+    client.Apply(resources::kPods, kNs, changed_labels, "someone-else");
     ADD_FAILURE();
   } catch (const ApiError& e) {
-    EXPECT_EQ(e.reason(), Reason::kUnsupportedMediaType) << e.what();
+    EXPECT_TRUE(IsConflict(e)) << e.what();
   }
+  EXPECT_EQ(client.Apply(resources::kPods, kNs, changed_labels, "someone-else",
+                         true)["metadata"]["labels"]["applied"],
+            "no");
 
   std::string node = NameOf(client.List(resources::kNodes, "").items.at(0));
   client.Bind(kNs, "p2", node);

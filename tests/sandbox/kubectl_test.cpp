@@ -121,6 +121,80 @@ TEST(KubectlTest, PatchesWithMergeAndJsonPatch) {
   EXPECT_NE(result.exit_code, 0);
 }
 
+// The managers of `name`'s managedFields entries and the ConfigMap's data.
+std::pair<std::vector<std::string>, Json> ManagersAndData(const SandboxProcess& sandbox,
+                                                          const std::string& name) {
+  const auto result = sandbox.Kubectl("get configmap " + name + " -o json --show-managed-fields");
+  const Json object = Json::parse(result.output, nullptr, false);
+  std::vector<std::string> managers;
+  if (object.is_discarded()) return {managers, nullptr};
+  for (const auto& entry : object["metadata"].value("managedFields", Json::array())) {
+    managers.push_back(entry.value("manager", ""));
+  }
+  return {managers, object.value("data", Json())};
+}
+
+TEST(KubectlTest, ServerSideApplyCreatesReappliesAndChanges) {
+  SandboxProcess sandbox;
+  const auto config = [&](const std::string& a) {
+    return sandbox.WriteFile("ssa.yaml",
+                             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n"
+                             "  a: \"" +
+                                 a + "\"\n  b: \"1\"\n");
+  };
+  auto result = sandbox.Kubectl("apply --server-side -f " + config("1"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("configmap/ssa serverside-applied"));
+  const auto version = [&] {
+    return sandbox.Kubectl("get configmap ssa -o jsonpath={.metadata.resourceVersion}").output;
+  };
+  const std::string created = version();
+  result = sandbox.Kubectl("apply --server-side -f " + config("1"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(version(), created);
+  result = sandbox.Kubectl("apply --server-side -f " + config("2"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(version(), created);
+  const auto [managers, data] = ManagersAndData(sandbox, "ssa");
+  EXPECT_EQ(managers, std::vector<std::string>{"kubectl"});
+  EXPECT_EQ(data, Json::parse(R"({"a": "2", "b": "1"})"));
+}
+
+TEST(KubectlTest, ServerSideApplyConflictsUnlessForced) {
+  SandboxProcess sandbox;
+  const auto config = [&](const std::string& name, const std::string& a) {
+    return sandbox.WriteFile(name + "-" + a + ".yaml",
+                             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name +
+                                 "\ndata:\n  a: \"" + a + "\"\n");
+  };
+  // Owned by another applier.
+  ASSERT_EQ(sandbox.Kubectl("apply --server-side -f " + config("shared", "1")).exit_code, 0);
+  auto result =
+      sandbox.Kubectl("apply --server-side --field-manager=ops -f " + config("shared", "2"));
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output,
+              HasSubstr("Apply failed with 1 conflict: conflict with \"kubectl\": .data.a"));
+  EXPECT_EQ(ManagersAndData(sandbox, "shared").second["a"], "1");
+  result = sandbox.Kubectl("apply --server-side --field-manager=ops --force-conflicts -f " +
+                           config("shared", "2"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto [managers, data] = ManagersAndData(sandbox, "shared");
+  EXPECT_EQ(data["a"], "2");
+  EXPECT_EQ(managers, std::vector<std::string>{"ops"});
+
+  // Owned by a client-side `kubectl apply`.
+  ASSERT_EQ(sandbox.Kubectl("apply -f " + config("legacy", "1")).exit_code, 0);
+  result = sandbox.Kubectl("apply --server-side -f " + config("legacy", "2"));
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output,
+              HasSubstr("conflict with \"kubectl-client-side-apply\" using v1: .data.a"));
+  result = sandbox.Kubectl("apply --server-side --force-conflicts -f " + config("legacy", "2"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::tie(managers, data) = ManagersAndData(sandbox, "legacy");
+  EXPECT_EQ(data["a"], "2");
+  EXPECT_THAT(managers, ::testing::Contains("kubectl"));
+}
+
 TEST(KubectlTest, DeletesWithCascade) {
   SandboxProcess sandbox;
   ASSERT_EQ(ApplyConfigMap(sandbox, "owner").exit_code, 0);

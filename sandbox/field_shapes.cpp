@@ -1,0 +1,105 @@
+#include "sandbox/field_shapes.h"
+
+#include <set>
+
+#include "sandbox/field_set.h"
+#include "sandbox/patch.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+const Json* Member(const Json* node, const char* name) {
+  if (!node || !node->is_object()) return nullptr;
+  const auto found = node->find(name);
+  return found == node->end() ? nullptr : &*found;
+}
+
+bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
+
+ListShape SchemaListShape(const Json* schema) {
+  const Json* type = Member(schema, "x-kubernetes-list-type");
+  if (!type || !type->is_string()) return {};
+  if (*type == "set") return {ListShape::Kind::kSet, {}};
+  const Json* keys = Member(schema, "x-kubernetes-list-map-keys");
+  if (*type != "map" || !keys || !keys->is_array() || keys->empty()) return {};
+  ListShape shape{ListShape::Kind::kMap, {}};
+  for (const auto& key : *keys) {
+    if (!key.is_string()) return {};
+    shape.keys.push_back(key.get<std::string>());
+  }
+  return shape;
+}
+
+bool Fits(const ListShape& shape, const Json& items) {
+  if (shape.kind == ListShape::Kind::kAtomic) return true;
+  std::set<std::string> seen;
+  for (const auto& item : items) {
+    if (shape.kind == ListShape::Kind::kSet && !IsScalar(item)) return false;
+    if (shape.kind == ListShape::Kind::kMap) {
+      if (!item.is_object()) return false;
+      for (const auto& key : shape.keys) {
+        if (!item.contains(key) || !IsScalar(item[key])) return false;
+      }
+    }
+    if (!seen.insert(ItemStep(shape, item)).second) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+FieldShapes FieldShapes::Of(const ResourceType& resource) {
+  FieldShapes shapes;
+  shapes.root_ = true;
+  shapes.custom_ = resource.IsCustom();
+  if (shapes.custom_) {
+    shapes.schema_ = Member(Member(&resource.crd_version, "schema"), "openAPIV3Schema");
+  }
+  return shapes;
+}
+
+FieldShapes FieldShapes::Field(const std::string& name) const {
+  FieldShapes child;
+  child.custom_ = custom_ && !(root_ && name == "metadata");  // metadata is ObjectMeta
+  child.always_present_ =
+      root_ && (name == "metadata" || (!custom_ && (name == "spec" || name == "status")));
+  if (!child.custom_) {
+    child.field_ = name;
+    return child;
+  }
+  const Json* properties = Member(schema_, "properties");
+  child.schema_ = Member(properties, name.c_str());
+  const Json* additional = Member(schema_, "additionalProperties");
+  if (!child.schema_ && additional && additional->is_object()) child.schema_ = additional;
+  return child;
+}
+
+FieldShapes FieldShapes::Item() const {
+  FieldShapes item;
+  item.custom_ = custom_;
+  item.schema_ = Member(schema_, "items");
+  return item;
+}
+
+ListShape FieldShapes::Declared(const Json& sample) const {
+  if (custom_) return SchemaListShape(schema_);
+  if (field_ == "finalizers") return {ListShape::Kind::kSet, {}};
+  const char* key = ListMergeKey(field_, sample);
+  if (!key) return {};
+  return {ListShape::Kind::kMap, {key}};
+}
+
+ListShape FieldShapes::List(const Json& items) const {
+  if (!items.is_array()) return {};
+  const ListShape shape = Declared(items.empty() ? Json() : items.front());
+  return Fits(shape, items) ? shape : ListShape{};
+}
+
+std::string ItemStep(const ListShape& shape, const Json& item) {
+  if (shape.kind == ListShape::Kind::kSet) return ValueStep(item);
+  Json key_fields = Json::object();
+  for (const auto& key : shape.keys) key_fields[key] = item.value(key, Json());
+  return KeyStep(key_fields);
+}
+
+}  // namespace gpupool::sandbox

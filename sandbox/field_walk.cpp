@@ -1,0 +1,202 @@
+#include "sandbox/field_walk.h"
+
+#include <map>
+
+namespace gpupool::sandbox {
+namespace {
+
+bool IsKeyed(const ListShape& shape) { return shape.kind != ListShape::Kind::kAtomic; }
+
+bool SameShape(const ListShape& a, const ListShape& b) {
+  return a.kind == b.kind && a.keys == b.keys;
+}
+
+// `whole`: the value appeared or went as a whole, and each object or keyed
+// list in it is a field too (as a real server compares objects), except the
+// top-level structs a typed object always has.
+void AddValue(const Json& value, const FieldShapes& shapes, FieldSet& node, bool whole);
+
+void AddObject(const Json& object, const FieldShapes& shapes, FieldSet& node, bool whole) {
+  for (const auto& [name, value] : object.items()) {
+    AddValue(value, shapes.Field(name), node.Child(FieldStep(name)), whole);
+  }
+}
+
+void AddItem(const Json& item, const ListShape& shape, const FieldShapes& shapes, FieldSet& node,
+             bool whole) {
+  FieldSet& child = node.Child(ItemStep(shape, item));
+  child.Mark();
+  if (shape.kind == ListShape::Kind::kMap) AddObject(item, shapes.Item(), child, whole);
+}
+
+void AddValue(const Json& value, const FieldShapes& shapes, FieldSet& node, bool whole) {
+  const bool mark_container = whole && !shapes.AlwaysPresent();
+  if (value.is_object() && !value.empty()) {
+    if (mark_container) node.Mark();
+    return AddObject(value, shapes, node, whole);
+  }
+  if (value.is_array()) {
+    const ListShape shape = shapes.List(value);
+    if (IsKeyed(shape) && !value.empty()) {
+      if (mark_container) node.Mark();
+      for (const auto& item : value) AddItem(item, shape, shapes, node, whole);
+      return;
+    }
+    if (IsKeyed(shape)) return;  // an empty keyed list sets nothing
+  }
+  node.Mark();
+}
+
+// An object with fields or a keyed list: its parts are fields, not itself.
+bool IsContainer(const Json& value, const FieldShapes& shapes) {
+  if (value.is_object()) return !value.empty();
+  return value.is_array() && !value.empty() && IsKeyed(shapes.List(value));
+}
+
+// The parts of a container, without the container itself.
+void AddObjectOrItems(const Json& value, const FieldShapes& shapes, FieldSet& node) {
+  if (value.is_object()) return AddObject(value, shapes, node, true);
+  const ListShape shape = shapes.List(value);
+  for (const auto& item : value) AddItem(item, shape, shapes, node, true);
+}
+
+// The three sets at one path.
+struct ChangeNodes {
+  FieldSet& added;
+  FieldSet& modified;
+  FieldSet& removed;
+
+  ChangeNodes Child(const std::string& step) {
+    return {added.Child(step), modified.Child(step), removed.Child(step)};
+  }
+};
+
+void CompareValues(const Json* before, const Json* after, const FieldShapes& shapes,
+                   ChangeNodes at);
+
+void CompareObjects(const Json& before, const Json& after, const FieldShapes& shapes,
+                    ChangeNodes at) {
+  for (const auto& [name, value] : before.items()) {
+    const auto found = after.find(name);
+    CompareValues(&value, found == after.end() ? nullptr : &*found, shapes.Field(name),
+                  at.Child(FieldStep(name)));
+  }
+  for (const auto& [name, value] : after.items()) {
+    if (!before.contains(name)) {
+      CompareValues(nullptr, &value, shapes.Field(name), at.Child(FieldStep(name)));
+    }
+  }
+}
+
+std::map<std::string, const Json*> ItemsByStep(const Json& items, const ListShape& shape) {
+  std::map<std::string, const Json*> by_step;
+  for (const auto& item : items) by_step[ItemStep(shape, item)] = &item;
+  return by_step;
+}
+
+void CompareItems(const Json& before, const Json& after, const ListShape& shape,
+                  const FieldShapes& shapes, ChangeNodes at) {
+  const auto old_items = ItemsByStep(before, shape);
+  const auto new_items = ItemsByStep(after, shape);
+  for (const auto& [step, item] : old_items) {
+    const auto found = new_items.find(step);
+    if (found == new_items.end()) {
+      AddItem(*item, shape, shapes, at.removed, true);
+    } else if (shape.kind == ListShape::Kind::kMap) {
+      CompareObjects(*item, *found->second, shapes.Item(), at.Child(step));
+    }
+  }
+  for (const auto& [step, item] : new_items) {
+    if (!old_items.count(step)) AddItem(*item, shape, shapes, at.added, true);
+  }
+}
+
+void CompareValues(const Json* before, const Json* after, const FieldShapes& shapes,
+                   ChangeNodes at) {
+  if (!before || !after) {
+    if (before) AddValue(*before, shapes, at.removed, true);
+    if (after) AddValue(*after, shapes, at.added, true);
+    return;
+  }
+  if (before->is_object() && after->is_object()) return CompareObjects(*before, *after, shapes, at);
+  if (before->is_array() && after->is_array()) {
+    const ListShape old_shape = shapes.List(*before);
+    const ListShape new_shape = shapes.List(*after);
+    if (IsKeyed(old_shape) && SameShape(old_shape, new_shape)) {
+      return CompareItems(*before, *after, new_shape, shapes, at);
+    }
+  }
+  if (*before == *after) return;
+  // A changed leaf, or a value that changed its type: the old parts are gone.
+  at.modified.Mark();
+  if (IsContainer(*before, shapes)) AddObjectOrItems(*before, shapes, at.removed);
+  if (IsContainer(*after, shapes)) AddObjectOrItems(*after, shapes, at.added);
+}
+
+void RemoveFromObject(Json& object, const FieldSet& fields, const FieldSet* kept,
+                      const FieldShapes& shapes);
+
+void RemoveFromList(Json& items, const FieldSet& fields, const FieldSet* kept,
+                    const FieldShapes& shapes) {
+  const ListShape shape = shapes.List(items);
+  if (!IsKeyed(shape)) return;  // atomic: its items are not fields
+  Json remaining = Json::array();
+  for (auto& item : items) {
+    const std::string step = ItemStep(shape, item);
+    const FieldSet* gone = fields.Find(step);
+    if (gone && gone->member()) continue;
+    if (gone && shape.kind == ListShape::Kind::kMap) {
+      RemoveFromObject(item, *gone, kept ? kept->Find(step) : nullptr, shapes.Item());
+    }
+    remaining.push_back(std::move(item));
+  }
+  items = std::move(remaining);
+}
+
+void RemoveFromObject(Json& object, const FieldSet& fields, const FieldSet* kept,
+                      const FieldShapes& shapes) {
+  if (!object.is_object()) return;
+  for (const auto& [step, gone] : fields.children()) {
+    if (step.rfind("f:", 0) != 0) continue;
+    const std::string name = step.substr(2);
+    const auto found = object.find(name);
+    if (found == object.end()) continue;
+    if (gone.member()) {
+      object.erase(found);
+      continue;
+    }
+    Json& value = *found;
+    if (!value.is_object() && !value.is_array()) continue;
+    const bool had_parts = !value.empty();
+    const FieldSet* kept_here = kept ? kept->Find(step) : nullptr;
+    if (value.is_object()) {
+      RemoveFromObject(value, gone, kept_here, shapes.Field(name));
+    } else {
+      RemoveFromList(value, gone, kept_here, shapes.Field(name));
+    }
+    if (had_parts && value.empty() && !(kept_here && kept_here->member())) object.erase(name);
+  }
+}
+
+}  // namespace
+
+FieldSet FieldsOf(const Json& object, const FieldShapes& shapes) {
+  FieldSet fields;
+  if (object.is_object()) AddObject(object, shapes, fields, false);
+  fields.DropEmpty();
+  return fields;
+}
+
+FieldChanges CompareFields(const Json& before, const Json& after, const FieldShapes& shapes) {
+  FieldChanges changes;
+  CompareValues(&before, &after, shapes, {changes.added, changes.modified, changes.removed});
+  for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) set->DropEmpty();
+  return changes;
+}
+
+void RemoveFields(Json& object, const FieldSet& fields, const FieldSet& kept,
+                  const FieldShapes& shapes) {
+  RemoveFromObject(object, fields, &kept, shapes);
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,31 @@
+// Objects seen as sets of fields (see field_set.h): the fields an object
+// sets, what changed between two versions of it, and removing fields.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "sandbox/field_set.h"
+#include "sandbox/field_shapes.h"
+
+namespace gpupool::sandbox {
+
+using Json = nlohmann::json;
+
+// Every leaf of `object` (scalars, nulls, empty objects, atomic lists) and
+// every item of its keyed and set lists.
+FieldSet FieldsOf(const Json& object, const FieldShapes& shapes);
+
+struct FieldChanges {
+  FieldSet added;
+  FieldSet modified;
+  FieldSet removed;
+};
+
+FieldChanges CompareFields(const Json& before, const Json& after, const FieldShapes& shapes);
+
+// Removes each member of `fields` from `object`. An object or list that this
+// leaves empty goes too, unless `kept` holds it.
+void RemoveFields(Json& object, const FieldSet& fields, const FieldSet& kept,
+                  const FieldShapes& shapes);
+
+}  // namespace gpupool::sandbox
