@@ -23,6 +23,13 @@ struct HttpEndpoint::Server {
 
 namespace {
 
+// cpp-httplib's default also sets SO_REUSEPORT, which lets a second process
+// bind a port already in use (and share its connections) instead of failing.
+void OnlyReuseAddress(socket_t socket) {
+  int yes = 1;
+  setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof yes);
+}
+
 void Route(httplib::Server& http, const EndpointHandlers& handlers) {
   http.Get("/metrics",
            [text = handlers.metrics_text](const httplib::Request&, httplib::Response& response) {
@@ -44,6 +51,7 @@ void Route(httplib::Server& http, const EndpointHandlers& handlers) {
 HttpEndpoint::HttpEndpoint(const BindAddress& address, EndpointHandlers handlers)
     : server_(std::make_unique<Server>()) {
   Route(server_->http, handlers);
+  server_->http.set_socket_options(OnlyReuseAddress);
   if (address.port == 0) {
     port_ = server_->http.bind_to_any_port(address.host);
   } else if (server_->http.bind_to_port(address.host, address.port)) {
