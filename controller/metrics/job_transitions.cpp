@@ -4,10 +4,10 @@
 #include "job_transitions.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "gpupool/kube/cache.h"
 #include "json_fields.h"
 
 namespace gpupool::metrics::internal {
@@ -18,50 +18,78 @@ using api::JobPhase;
 constexpr JobPhase kPhases[] = {JobPhase::kQueued,    JobPhase::kAdmitted,  JobPhase::kRunning,
                                 JobPhase::kPreempted, JobPhase::kSucceeded, JobPhase::kFailed};
 
-// The cycle's inputs indexed by job key ("namespace/name").
-struct JobIndex {
-  std::unordered_map<std::string, const op::JobObject*> jobs;
-  std::unordered_map<std::string, const op::StatusWrite*> accepted_writes;
+// A job's namespace and name, pointing into the view or the plan: indexing
+// 5,000 jobs allocates no key strings.
+struct JobName {
+  std::string_view ns, name;
+  bool operator==(const JobName&) const = default;
 };
 
-std::string KeyOf(const op::StatusWrite& write) { return kube::ObjectKey(write.ns, write.name); }
+struct JobNameHash {
+  std::size_t operator()(const JobName& job) const {
+    const std::hash<std::string_view> hash;
+    return hash(job.ns) * 31 + hash(job.name);
+  }
+};
+
+// "namespace/name" (kube::ObjectKey) split back into its parts.
+JobName NameOfKey(const std::string& key) {
+  const auto slash = key.find('/');
+  if (slash == std::string::npos) return {{}, key};
+  const std::string_view view(key);
+  return {view.substr(0, slash), view.substr(slash + 1)};
+}
+
+JobName NameOf(const op::StatusWrite& write) { return {write.ns, write.name}; }
+JobName NameOf(const api::TrainingJob& job) { return {job.metadata.namespace_, job.metadata.name}; }
+
+// The cycle's inputs indexed by job.
+struct JobIndex {
+  std::unordered_map<JobName, const op::JobObject*, JobNameHash> jobs;
+  std::unordered_map<JobName, const op::StatusWrite*, JobNameHash> accepted_writes;
+};
 
 JobIndex IndexJobs(const op::ClusterView& view, const op::Plan& plan,
                    const op::WriteStats& written) {
   JobIndex index;
   index.jobs.reserve(view.jobs.size());
-  for (const auto& job : view.jobs) {
-    const auto& meta = job->object.metadata;
-    index.jobs.emplace(kube::ObjectKey(meta.namespace_, meta.name), job.get());
-  }
-  std::unordered_set<std::string> accepted;
+  for (const auto& job : view.jobs) index.jobs.emplace(NameOf(job->object), job.get());
+  std::unordered_set<JobName, JobNameHash> accepted;
+  accepted.reserve(written.changed.size());
   for (const auto& [kind, key] : written.changed)
-    if (kind == op::Kind::kTrainingJob) accepted.insert(key);
+    if (kind == op::Kind::kTrainingJob) accepted.insert(NameOfKey(key));
   for (const auto* writes :
        {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
     for (const auto& write : *writes)
-      if (write.kind == op::Kind::kTrainingJob && accepted.count(KeyOf(write)))
-        index.accepted_writes.emplace(KeyOf(write), &write);
+      if (write.kind == op::Kind::kTrainingJob && accepted.count(NameOf(write)))
+        index.accepted_writes.emplace(NameOf(write), &write);
   return index;
 }
 
-const op::JobObject* FindJob(const JobIndex& index, const op::StatusWrite& write) {
-  auto job = index.jobs.find(KeyOf(write));
+// The job a write accepted by the server is about; null when it was refused.
+const op::JobObject* AcceptedJob(const JobIndex& index, const op::StatusWrite& write) {
+  if (!index.accepted_writes.count(NameOf(write))) return nullptr;
+  auto job = index.jobs.find(NameOf(write));
   return job == index.jobs.end() ? nullptr : job->second;
 }
 
-std::string PhaseAfterCycle(const JobIndex& index, const std::string& key,
-                            const api::TrainingJob& job) {
-  auto write = index.accepted_writes.find(key);
+const std::string& PhaseAfterCycle(const JobIndex& index, const api::TrainingJob& job) {
+  static const std::string kNone;
+  auto write = index.accepted_writes.find(NameOf(job));
   if (write != index.accepted_writes.end())
     return StringField(PlannedStatus(*write->second), "phase");
-  return job.status.phase ? api::JobPhaseName(*job.status.phase) : "";
+  static const std::map<api::JobPhase, std::string> kNames = [] {
+    std::map<api::JobPhase, std::string> names;
+    for (JobPhase phase : kPhases) names[phase] = api::JobPhaseName(phase);
+    return names;
+  }();
+  return job.status.phase ? kNames.at(*job.status.phase) : kNone;
 }
 
-void CountPhases(const JobIndex& index, CycleMetrics& metrics) {
+void CountPhases(const op::ClusterView& view, const JobIndex& index, CycleMetrics& metrics) {
   for (JobPhase phase : kPhases) metrics.jobs_by_phase[api::JobPhaseName(phase)] = 0;
-  for (const auto& [key, job] : index.jobs) {
-    auto count = metrics.jobs_by_phase.find(PhaseAfterCycle(index, key, job->object));
+  for (const auto& job : view.jobs) {
+    auto count = metrics.jobs_by_phase.find(PhaseAfterCycle(index, job->object));
     if (count != metrics.jobs_by_phase.end()) ++count->second;
   }
 }
@@ -93,8 +121,8 @@ void AddQueueWait(const op::ClusterView& view, const op::Json& planned, const ap
 void CountAdmissions(const op::ClusterView& view, const op::Plan& plan, const JobIndex& index,
                      CycleMetrics& metrics) {
   for (const auto& write : plan.admission_statuses) {
-    const op::JobObject* job = FindJob(index, write);
-    if (!job || !index.accepted_writes.count(KeyOf(write))) continue;
+    const op::JobObject* job = AcceptedJob(index, write);
+    if (!job) continue;
     const op::Json& planned = PlannedStatus(write);
     const api::TrainingJob& object = job->object;
     ++metrics.admissions[{object.spec.queue, ProjectOf(planned, object),
@@ -105,10 +133,10 @@ void CountAdmissions(const op::ClusterView& view, const op::Plan& plan, const Jo
 
 void CountPreemptions(const op::Plan& plan, const JobIndex& index, CycleMetrics& metrics) {
   for (const auto& write : plan.releasing_statuses) {
-    const op::JobObject* job = FindJob(index, write);
-    if (!job || !WasHolding(job->object) || !index.accepted_writes.count(KeyOf(write))) continue;
+    const op::JobObject* job = AcceptedJob(index, write);
+    if (!job || !WasHolding(job->object)) continue;
     const op::Json& planned = PlannedStatus(write);
-    const std::string phase = StringField(planned, "phase");
+    const std::string& phase = StringField(planned, "phase");
     if (phase != "Queued" && phase != "Preempted") continue;
     const std::string reason = PreemptionReasonLabel(ConditionReason(planned, "Admitted"));
     if (reason.empty()) continue;
@@ -121,7 +149,7 @@ void CountPreemptions(const op::Plan& plan, const JobIndex& index, CycleMetrics&
 void AddJobTransitions(const op::ClusterView& view, const op::Plan& plan,
                        const op::WriteStats& written, CycleMetrics& metrics) {
   const JobIndex index = IndexJobs(view, plan, written);
-  CountPhases(index, metrics);
+  CountPhases(view, index, metrics);
   CountAdmissions(view, plan, index, metrics);
   CountPreemptions(plan, index, metrics);
 }

@@ -12,9 +12,11 @@ const op::Json& PlannedStatus(const op::StatusWrite& write) {
   return status != write.patch.end() && status->is_object() ? *status : kEmpty;
 }
 
-std::string StringField(const op::Json& object, const char* key) {
+const std::string& StringField(const op::Json& object, const char* key) {
+  static const std::string kEmpty;
   auto field = object.find(key);
-  return field != object.end() && field->is_string() ? field->get<std::string>() : "";
+  return field != object.end() && field->is_string() ? field->get_ref<const std::string&>()
+                                                     : kEmpty;
 }
 
 std::optional<std::int64_t> MilliField(const op::Json& object, const char* key) {

@@ -12,7 +12,8 @@ namespace gpupool::metrics::internal {
 
 // The patch's `status` object; an empty object when it has none.
 const op::Json& PlannedStatus(const op::StatusWrite& write);
-std::string StringField(const op::Json& object, const char* key);
+// The string at `key`, "" when absent or not a string (a reference: no copy).
+const std::string& StringField(const op::Json& object, const char* key);
 // A quantity written as a number or a string ("0.5", "500m"), in milli-units.
 std::optional<std::int64_t> MilliField(const op::Json& object, const char* key);
 // The reason of the condition of `type` in `status.conditions`, "" without one.
