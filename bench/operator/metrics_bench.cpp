@@ -5,7 +5,8 @@
 // each, every project running 6 one-GPU jobs and 4 more waiting (gated pods).
 // Two cycles: the first, which writes every job's status (the statuses the
 // view starts with are partial), and the steady one after it, where the jobs
-// hold the statuses the first wrote and nothing changes.
+// hold the statuses the first wrote and nothing changes (planned both with a
+// fresh engine and, as the controller does, with an engine kept across cycles).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -96,6 +97,16 @@ void BM_PlanCycle5000Jobs(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(gpupool::op::PlanCycle(ViewOf(state), {}));
 }
 BENCHMARK(BM_PlanCycle5000Jobs)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The steady cycle as the controller runs it: with an engine kept across cycles.
+void BM_PlanCycleLiveEngine5000Jobs(benchmark::State& state) {
+  const gpupool::op::PlanOptions options;
+  gpupool::engine::LiveEngine live(options.engine);
+  gpupool::op::PlanCycle(SteadyView(), options, live);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(gpupool::op::PlanCycle(SteadyView(), options, live));
+}
+BENCHMARK(BM_PlanCycleLiveEngine5000Jobs)->Unit(benchmark::kMillisecond);
 
 void BM_MetricsUpdate5000Jobs(benchmark::State& state) {
   const ClusterView& view = ViewOf(state);
