@@ -6,6 +6,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "controller_telemetry.h"
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
@@ -35,7 +36,9 @@ constexpr char kUsage[] =
     "                             seconds; between, only what changes could start\n"
     "                             (default 30; 0: every cycle looks at every job)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
-    "  --log-format F             text or json (default text)\n";
+    "  --log-format F             text or json (default text)\n"
+    "  --metrics-bind-address A   HOST:PORT of /metrics, /healthz and /readyz (default :8080;\n"
+    "                             port 0: any free port; 0: no endpoint)\n";
 
 struct Flags {
   std::string kubeconfig, context, lease_namespace, identity;
@@ -48,7 +51,17 @@ struct Flags {
   int resync = 30;
   int full_cycle = 30;
   std::string log_level = "info", log_format = "text";
+  std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
 };
+
+std::optional<metrics::BindAddress> BindAddressFlag(const std::string& flag,
+                                                    const std::string& value) {
+  try {
+    return metrics::ParseBindAddress(value);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(flag + ": " + error.what());
+  }
+}
 
 Flags ParseFlags(Args args) {
   Flags flags;
@@ -86,6 +99,8 @@ Flags ParseFlags(Args args) {
       flags.log_level = value();
     else if (flag == "--log-format")
       flags.log_format = value();
+    else if (flag == "--metrics-bind-address")
+      flags.metrics_address = BindAddressFlag(flag, value());
     else
       throw UsageError("unknown flag " + flag);
   }
@@ -103,9 +118,13 @@ std::string Hostname() {
 }
 
 int RunWith(const Flags& flags) {
+  std::unique_ptr<ControllerTelemetry> telemetry;
+  if (flags.metrics_address)
+    telemetry = std::make_unique<ControllerTelemetry>(*flags.metrics_address);
   kube::TransportOptions transport;
   transport.qps = flags.qps;
   transport.burst = flags.burst;
+  if (telemetry) transport.observer = telemetry->client_observer();
   kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context), transport);
   const std::string identity = flags.identity.empty() ? Hostname() : flags.identity;
   kube::EventRecorderOptions event_options;
@@ -128,7 +147,11 @@ int RunWith(const Flags& flags) {
     elector = std::make_unique<kube::LeaderElector>(client, config);
     options.is_leader = [raw = elector.get()] { return raw->IsLeader(); };
   }
+  if (telemetry) telemetry->Observe(options);
   op::Controller controller(client, &events, options);
+  // Serves from before the caches sync (/readyz says so) until the controller stops.
+  std::unique_ptr<metrics::HttpEndpoint> endpoint;
+  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), identity);
   if (!controller.Start(std::chrono::seconds(60))) {
     spdlog::error("caches did not sync within 60 s");
     return 1;

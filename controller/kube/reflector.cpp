@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "gpupool/kube/errors.h"
+#include "gpupool/kube/observer.h"
 #include "gpupool/kube/watch.h"
 
 namespace gpupool::kube {
@@ -115,10 +116,13 @@ bool Reflector::WatchOnce(const std::atomic<bool>& stop) {
                    {"timeoutSeconds", std::to_string(options_.watch_timeout_seconds)},
                    {"labelSelector", options_.label_selector},
                    {"fieldSelector", options_.field_selector}});
+  bool restart = false;
   {
     std::lock_guard lock(mutex_);
-    ++stats_.watches;
+    restart = stats_.watches++ > 0;
   }
+  const auto& observer = client_.transport().options().observer;
+  if (restart && observer) observer->OnWatchRestart(resource_.resource);
   WatchDecoder decoder;
   bool progressed = false;
   auto on_event = [&](WatchEvent&& event) {

@@ -7,6 +7,7 @@
 
 #include "curl_session.h"
 #include "gpupool/kube/errors.h"
+#include "gpupool/kube/observer.h"
 
 namespace gpupool::kube {
 namespace {
@@ -110,9 +111,17 @@ void Transport::AcquireRateToken(const std::string& context) {
   if (wait > Clock::duration::zero() && !cancel_->SleepFor(wait)) throw CancelledError(context);
 }
 
+void Transport::ReportAttempt(const HttpRequest& request, long status,
+                              Clock::time_point started) const {
+  if (!options_.observer) return;
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  options_.observer->OnRequest({request.method, static_cast<int>(status), seconds});
+}
+
 HttpResponse Transport::SendOnce(const HttpRequest& request) {
   std::string context = Describe(request) + " on " + config_.server;
   AcquireRateToken(context);
+  const auto started = Clock::now();
   ++impl_->requests;
   PooledHandle handle = impl_->AcquireHandle();
   CurlLists lists;
@@ -133,6 +142,7 @@ HttpResponse Transport::SendOnce(const HttpRequest& request) {
   curl_easy_setopt(handle.easy, CURLOPT_ERRORBUFFER, nullptr);
   impl_->ReleaseHandle(handle);
   impl_->connections += static_cast<uint64_t>(connects);
+  if (!end.cancelled) ReportAttempt(request, status, started);
   if (end.cancelled) {
     ApiError error = CancelledError(context);
     error.set_request_sent(request_size > 0);

@@ -192,6 +192,7 @@ CycleReport Controller::RunCycle() {
     std::lock_guard lock(mutex_);
     wake_at_ = plan.wake_at;
   }
+  if (options_.observe_cycle) options_.observe_cycle(view, plan, stats, report);
   return report;
 }
 

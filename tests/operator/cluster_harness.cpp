@@ -29,8 +29,16 @@ ControllerProcess::~ControllerProcess() {
 }
 
 void ControllerProcess::Start() {
-  std::vector<std::string> args = {
-      GPUPOOL_BINARY, "controller", "--kubeconfig", kubeconfig_, "--start-timeout-seconds", "60"};
+  // Any free port: tests run side by side, and a restarted controller must not
+  // wait for its predecessor's port. A flag of the test's own comes later and wins.
+  std::vector<std::string> args = {GPUPOOL_BINARY,
+                                   "controller",
+                                   "--kubeconfig",
+                                   kubeconfig_,
+                                   "--start-timeout-seconds",
+                                   "60",
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:0"};
   args.insert(args.end(), flags_.begin(), flags_.end());
   pid_ = fork();
   if (pid_ == 0) {

@@ -22,6 +22,7 @@
 namespace gpupool::kube {
 
 class ApiError;
+class ClientObserver;
 
 struct TransportOptions {
   Millis connect_timeout{5'000};
@@ -36,6 +37,8 @@ struct TransportOptions {
   // Shared with other transports or the owner's shutdown path; null: the
   // transport makes its own (reachable through Transport::Cancel).
   std::shared_ptr<CancelToken> cancel;
+  // Told of every request attempt and watch restart (metrics); null: nobody.
+  std::shared_ptr<ClientObserver> observer;
 };
 
 // Whether a request may be sent again after an ambiguous failure (sent, no
@@ -116,6 +119,7 @@ class Transport {
   HttpResponse SendOnce(const HttpRequest& request);
   // Waits for the client-side rate limit unless cancelled first.
   void AcquireRateToken(const std::string& context);
+  void ReportAttempt(const HttpRequest& request, long status, Clock::time_point started) const;
   // Whether a failed attempt is sent again; throws kCancelled if cancelled.
   bool ShouldRetry(const HttpRequest& request, const ApiError& error, int attempt) const;
 

@@ -39,6 +39,9 @@ struct ControllerOptions {
   std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;              // Empty: always leading.
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
+  // After every cycle's writes: what it read, planned and wrote (metrics).
+  std::function<void(const ClusterView&, const Plan&, const WriteStats&, const CycleReport&)>
+      observe_cycle;
 };
 
 class Controller {

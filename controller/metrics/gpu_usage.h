@@ -1,0 +1,10 @@
+#pragma once
+
+#include "gpupool/metrics/cycle_metrics.h"
+
+namespace gpupool::metrics::internal {
+
+// Fills `projects` and `queues`.
+void AddGpuUsage(const op::ClusterView& view, const op::Plan& plan, CycleMetrics& metrics);
+
+}  // namespace gpupool::metrics::internal

@@ -1,0 +1,137 @@
+// The HTTP endpoint on loopback: /metrics checked by the real promtool,
+// /healthz, /readyz before and after the caches sync, and bind failures.
+#include "gpupool/metrics/http_endpoint.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+
+#include "gpupool/metrics/controller_metrics.h"
+#include "gpupool/metrics/readiness.h"
+#include "sandbox_process.h"
+
+namespace gpupool::metrics {
+namespace {
+
+using sandbox::testing::RunCommand;
+
+const BindAddress kLoopbackAnyPort{"127.0.0.1", 0};
+
+httplib::Result Fetch(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(5);
+  return client.Get(path.c_str());
+}
+
+// A registry with every family holding at least one series.
+std::shared_ptr<ControllerMetrics> BusyMetrics() {
+  auto metrics = std::make_shared<ControllerMetrics>("0.1.0");
+  CycleMetrics cycle;
+  cycle.projects[{"train", "susan"}] = {2, 6.5, 4.5, 1};
+  cycle.queues["train"] = {6, 6.5, 8};
+  cycle.jobs_by_phase = {{"Running", 7}, {"Queued", 1}};
+  cycle.admissions[{"train", "susan", "Train"}] = 1;
+  cycle.preemptions[{"train", "susan", "reclaim"}] = 1;
+  cycle.queue_waits = {{"susan", "Train", 42}};
+  metrics->RecordCycle(cycle, {});
+  metrics->OnRequest({"GET", 200, 0.003});
+  metrics->OnRequest({"PATCH", 0, 1.5});
+  metrics->OnWatchRestart("trainingjobs");
+  return metrics;
+}
+
+bool HavePromtool() { return std::system("command -v promtool >/dev/null 2>&1") == 0; }
+
+TEST(HttpEndpoint, MetricsPassPromtoolCheck) {
+  if (!HavePromtool()) GTEST_SKIP() << "promtool is not installed (Debian package prometheus)";
+  auto metrics = BusyMetrics();
+  HttpEndpoint endpoint(kLoopbackAnyPort, {[metrics] { return metrics->Text(); }, {}});
+  auto response = Fetch(endpoint.port(), "/metrics");
+  ASSERT_TRUE(response) << httplib::to_string(response.error());
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string path = ::testing::TempDir() + "gpupool_metrics.txt";
+  std::ofstream(path) << response->body;
+  const auto check = RunCommand("promtool check metrics < " + path + " 2>&1");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_EQ(check.output, "") << check.output << "\n" << response->body;
+  std::remove(path.c_str());
+}
+
+TEST(HttpEndpoint, HealthzAnswersWhileTheProcessLives) {
+  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); }, {}});
+  auto response = Fetch(endpoint.port(), "/healthz");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+}
+
+TEST(HttpEndpoint, ReadyzIs503UntilTheCachesSyncThen200) {
+  std::atomic<bool> synced{false};
+  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); },
+                                           [&] {
+                                             ReadinessState state;
+                                             state.caches_synced = synced;
+                                             return NotReadyReason(state);
+                                           }});
+  auto before = Fetch(endpoint.port(), "/readyz");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 503);
+  EXPECT_EQ(before->body, "informer caches have not synced yet\n");
+  synced = true;
+  auto after = Fetch(endpoint.port(), "/readyz");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+}
+
+TEST(HttpEndpoint, UnknownPathIs404) {
+  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); }, {}});
+  auto response = Fetch(endpoint.port(), "/nothing");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 404);
+}
+
+TEST(HttpEndpoint, PortInUseIsAnErrorNamingTheAddress) {
+  HttpEndpoint first(kLoopbackAnyPort, {[] { return std::string(); }, {}});
+  const BindAddress taken{"127.0.0.1", first.port()};
+  try {
+    HttpEndpoint second(taken, {[] { return std::string(); }, {}});
+    FAIL() << "bound a port already in use";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(taken.ToString()), std::string::npos) << error.what();
+  }
+}
+
+TEST(BindAddress, ParsesTheFlagsForms) {
+  EXPECT_EQ(ParseBindAddress(":8080")->ToString(), "0.0.0.0:8080");
+  EXPECT_EQ(ParseBindAddress("127.0.0.1:0")->ToString(), "127.0.0.1:0");
+  EXPECT_EQ(ParseBindAddress("localhost:9100")->ToString(), "localhost:9100");
+  EXPECT_EQ(ParseBindAddress("[::1]:9100")->host, "::1");
+  EXPECT_EQ(ParseBindAddress("[::1]:9100")->ToString(), "[::1]:9100");
+  EXPECT_FALSE(ParseBindAddress("0").has_value());
+  for (const char* bad : {"8080", "", ":", "host:", ":x", ":65536", ":-1", "a b:80", "[zz]:80",
+                          "[]:80", "1.2.3.4:80x"})
+    EXPECT_THROW(ParseBindAddress(bad), std::invalid_argument) << bad;
+}
+
+TEST(Readiness, NeedsSyncedCachesAndALeaderOrAHealthyStandby) {
+  ReadinessState state;
+  EXPECT_NE(NotReadyReason(state), "");
+  state.caches_synced = true;
+  EXPECT_EQ(NotReadyReason(state), "");  // Without leader election it leads.
+  state.leader_election = true;
+  state.identity = "a";
+  EXPECT_EQ(NotReadyReason(state), "standby has not read the leader Lease yet");
+  state.lease_holder = "b";
+  EXPECT_EQ(NotReadyReason(state), "");  // A standby that sees the leader.
+  state.lease_holder = "a";
+  EXPECT_NE(NotReadyReason(state), "");  // Its own lease, not renewed.
+  state.leading = true;
+  EXPECT_EQ(NotReadyReason(state), "");
+}
+
+}  // namespace
+}  // namespace gpupool::metrics
