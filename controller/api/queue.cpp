@@ -35,7 +35,9 @@ QueueStatus ReadStatus(JsonReader& status) {
   QueueStatus result;
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   result.capacity = status.QuantityField("capacity");
+  result.guaranteed = status.QuantityField("guaranteed");
   result.allocated = status.QuantityField("allocated");
+  result.over_quota = status.QuantityField("overQuota");
   result.running_jobs = status.Int32("runningJobs").value_or(0);
   result.pending_jobs = status.Int32("pendingJobs").value_or(0);
   result.projects = ReadProjectUsage(status);
@@ -47,7 +49,9 @@ Json StatusToJson(const QueueStatus& status) {
   Json json = Json::object();
   if (status.observed_generation) json["observedGeneration"] = status.observed_generation;
   if (status.capacity) json["capacity"] = status.capacity->ToJson();
+  if (status.guaranteed) json["guaranteed"] = status.guaranteed->ToJson();
   if (status.allocated) json["allocated"] = status.allocated->ToJson();
+  if (status.over_quota) json["overQuota"] = status.over_quota->ToJson();
   if (status.running_jobs) json["runningJobs"] = status.running_jobs;
   if (status.pending_jobs) json["pendingJobs"] = status.pending_jobs;
   Json projects = Json::array();
@@ -85,8 +89,8 @@ Json ToJson(const Queue& queue) {
                         {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
   SetOrEraseObject(json, "status",
                    Overlay(json.value("status", Json::object()), StatusToJson(queue.status),
-                           {"observedGeneration", "capacity", "allocated", "runningJobs",
-                            "pendingJobs", "projects", "conditions"}));
+                           {"observedGeneration", "capacity", "guaranteed", "allocated",
+                            "overQuota", "runningJobs", "pendingJobs", "projects", "conditions"}));
   return json;
 }
 

@@ -73,19 +73,23 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   }
   const std::string& name = queue.metadata.name;
   queue.status.capacity = Quantity::FromMilli(CapacityMilli(state, queue));
-  std::int64_t allocated = 0;
+  std::int64_t guaranteed = 0, allocated = 0, over_quota = 0;
   queue.status.projects.clear();
   queue.status.running_jobs = queue.status.pending_jobs = 0;
   for (const auto& share : shares) {
     if (share.queue != name) continue;
+    guaranteed += share.quota;
     allocated += share.allocated;
+    over_quota += share.over_quota;
     queue.status.projects.push_back({share.project, UsageOf(share)});
     auto count = counts.find(name + "/" + share.project);
     if (count == counts.end()) continue;
     queue.status.running_jobs += count->second.running;
     queue.status.pending_jobs += count->second.pending;
   }
+  queue.status.guaranteed = Quantity::FromMilli(guaranteed);
   queue.status.allocated = Quantity::FromMilli(allocated);
+  queue.status.over_quota = Quantity::FromMilli(over_quota);
   NoteReady(state, Kind::kQueue, queue.metadata, source.object.status.conditions,
             queue.status.conditions, "Valid",
             "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +

@@ -108,6 +108,20 @@ TEST(Story, SusanJoeAndJemmaShareEightGpus) {
     EXPECT_EQ(project["status"]["allocated"], 8);
     EXPECT_EQ(project["status"]["overQuota"], 6);
   }
+  // So does the queue's: the guarantees it holds, and what is lent beyond them.
+  std::int64_t guaranteed = 0;
+  for (const Json& project : cluster.Get("projects"))
+    for (const Json& quota : project["spec"]["quotas"])
+      if (quota["queue"] == "train") guaranteed += quota["gpu"].get<std::int64_t>();
+  for (const Json& queue : cluster.Get("queues")) {
+    if (queue["metadata"]["name"] != "train") continue;
+    EXPECT_EQ(queue["status"]["guaranteed"], guaranteed) << queue["status"].dump();
+    EXPECT_EQ(queue["status"]["allocated"], 8);
+    EXPECT_EQ(queue["status"]["overQuota"], 6);
+  }
+  const auto columns = cluster.Kubectl("get queues");
+  EXPECT_NE(columns.output.find("GUARANTEED"), std::string::npos) << columns.output;
+  EXPECT_NE(columns.output.find("OVER-QUOTA"), std::string::npos) << columns.output;
   const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
   EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
 }

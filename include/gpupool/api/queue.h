@@ -31,7 +31,7 @@ struct QueueProjectUsage {
 
 struct QueueStatus {
   int64_t observed_generation = 0;
-  std::optional<Quantity> capacity, allocated;
+  std::optional<Quantity> capacity, guaranteed, allocated, over_quota;
   int32_t running_jobs = 0;
   int32_t pending_jobs = 0;
   std::vector<QueueProjectUsage> projects;
