@@ -16,39 +16,10 @@ namespace {
 using op::testing::ClusterHarness;
 using op::testing::CountPhase;
 using op::testing::Json;
+using op::testing::kStory1Projects;
+using op::testing::kStoryNodes;
 using op::testing::TrainJobYaml;
 using testing::PrometheusProcess;
-
-constexpr char kStoryNodes[] = "1x8:pool=train,gpu=A100,rack=r1;2x2:pool=build,gpu=T4";
-
-constexpr char kProjects[] = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: susan}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: joe}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: jemma}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: susan}
-spec: {namespaces: [susan], quotas: [{queue: train, gpu: 2}]}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: joe}
-spec: {namespaces: [joe], quotas: [{queue: train, gpu: 2}]}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: jemma}
-spec: {namespaces: [jemma], quotas: [{queue: train, gpu: 2}]}
-)";
 
 // The port the controller logged it serves metrics on; 0 if not within 10 s.
 int MetricsPort(const ClusterHarness& cluster) {
@@ -86,7 +57,7 @@ TEST(PrometheusStory, Story1ReadThroughPromQL) {
   ASSERT_TRUE(Eventually(prometheus, "up", [](auto up) { return up && *up == 1; }))
       << prometheus.Log();
 
-  cluster.Apply(kProjects);
+  cluster.Apply(kStory1Projects);
   std::string susan_jobs;
   for (int i = 1; i <= 8; ++i)
     susan_jobs += TrainJobYaml("susan", "sweep-" + std::to_string(i), 900);

@@ -16,6 +16,39 @@
 
 namespace gpupool::op::testing {
 
+// Story 1 of PRODUCT.md: its nodes (one 8-GPU training node, two small build
+// nodes) and its three projects, each guaranteed 2 GPUs of the train queue.
+inline constexpr char kStory1Projects[] = R"(
+apiVersion: v1
+kind: Namespace
+metadata: {name: susan}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: joe}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: jemma}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: susan}
+spec: {namespaces: [susan], quotas: [{queue: train, gpu: 2}]}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: joe}
+spec: {namespaces: [joe], quotas: [{queue: train, gpu: 2}]}
+---
+apiVersion: gpupool.dev/v1alpha1
+kind: Project
+metadata: {name: jemma}
+spec: {namespaces: [jemma], quotas: [{queue: train, gpu: 2}]}
+)";
+
+inline constexpr char kStoryNodes[] = "1x8:pool=train,gpu=A100,rack=r1;2x2:pool=build,gpu=T4";
+
 using Json = nlohmann::json;
 using sandbox::testing::CommandResult;
 

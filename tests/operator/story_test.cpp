@@ -12,37 +12,6 @@
 namespace gpupool::op::testing {
 namespace {
 
-constexpr char kStory1Projects[] = R"(
-apiVersion: v1
-kind: Namespace
-metadata: {name: susan}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: joe}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: jemma}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: susan}
-spec: {namespaces: [susan], quotas: [{queue: train, gpu: 2}]}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: joe}
-spec: {namespaces: [joe], quotas: [{queue: train, gpu: 2}]}
----
-apiVersion: gpupool.dev/v1alpha1
-kind: Project
-metadata: {name: jemma}
-spec: {namespaces: [jemma], quotas: [{queue: train, gpu: 2}]}
-)";
-
-constexpr char kStoryNodes[] = "1x8:pool=train,gpu=A100,rack=r1;2x2:pool=build,gpu=T4";
-
 std::string SusanJobs(int count, int run_seconds) {
   std::string yaml;
   for (int i = 1; i <= count; ++i)
