@@ -117,6 +117,11 @@ std::string Hostname() {
   return name;
 }
 
+struct CancelOnExit {
+  kube::Transport& transport;
+  ~CancelOnExit() { transport.Cancel(); }
+};
+
 int RunWith(const Flags& flags) {
   std::unique_ptr<ControllerTelemetry> telemetry;
   if (flags.metrics_address)
@@ -149,10 +154,17 @@ int RunWith(const Flags& flags) {
   }
   if (telemetry) telemetry->Observe(options);
   op::Controller controller(client, &events, options);
+  // Leaving (stopped, or the caches never synced) cancels what is still in flight, so
+  // the informers stop at once instead of finishing their retries.
+  const CancelOnExit cancel_requests{client.transport()};
   // Serves from before the caches sync (/readyz says so) until the controller stops.
   std::unique_ptr<metrics::HttpEndpoint> endpoint;
   if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), identity);
-  if (!controller.Start(std::chrono::seconds(60))) {
+  if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
+    if (g_stop) {
+      spdlog::info("stopped before the caches synced");
+      return 0;
+    }
     spdlog::error("caches did not sync within 60 s");
     return 1;
   }

@@ -70,7 +70,7 @@ Controller::~Controller() {
   queues_->Stop();
 }
 
-bool Controller::Start(std::chrono::milliseconds sync_timeout) {
+bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic<bool>* stop) {
   queues_->Start();
   projects_->Start();
   jobs_->Start();
@@ -78,12 +78,11 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout) {
   pods_->Start();
   services_->Start();
   const auto deadline = Clock::now() + sync_timeout;
-  auto left = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  };
-  return queues_->WaitForSync(left()) && projects_->WaitForSync(left()) &&
-         jobs_->WaitForSync(left()) && nodes_->WaitForSync(left()) && pods_->WaitForSync(left()) &&
-         services_->WaitForSync(left());
+  while (!Synced()) {
+    if ((stop && *stop) || Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 bool Controller::Synced() const {

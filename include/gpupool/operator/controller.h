@@ -51,8 +51,9 @@ class Controller {
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
 
-  // Starts the informers and waits for their first lists; false on timeout.
-  bool Start(std::chrono::milliseconds sync_timeout);
+  // Starts the informers and waits for their first lists; false on timeout, or as
+  // soon as `stop` (if given) becomes true.
+  bool Start(std::chrono::milliseconds sync_timeout, const std::atomic<bool>* stop = nullptr);
   // Runs cycles until `stop` becomes true (checked at least every 100 ms).
   void Run(const std::atomic<bool>& stop);
   // One cycle now, whatever changed (tests, and the first cycle after Start).
