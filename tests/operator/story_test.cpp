@@ -38,7 +38,7 @@ int PreemptedOnce(const Json& jobs, const std::string& ns) {
 
 // Story 1 up to Joe's jobs finishing and Susan's resuming; `between` runs while
 // waiting (the restart test kills the controller there).
-// `slack`: seconds each step may take beyond the simulated run times (the issue's
+// `slack`: seconds each step may take beyond the simulated run times (the product's
 // loose bound is 10 s; kills and injected faults get more).
 void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
                 int joe_run_seconds = 60, double slack = 10) {
