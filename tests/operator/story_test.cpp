@@ -245,7 +245,8 @@ std::set<std::string> WritersSince(const Writes& before, const Writes& after) {
 std::string WritesSince(const Writes& before, const Writes& after) {
   std::string lines;
   for (const auto& [key, write] : after)
-    if (WrittenSince(before, key, write)) lines += key + " at " + write.time + "\n";
+    if (WrittenSince(before, key, write))
+      lines += key + " by " + write.writer + " " + write.time + "\n";
   return lines;
 }
 
