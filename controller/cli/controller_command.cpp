@@ -28,7 +28,8 @@ constexpr char kUsage[] =
     "  --leader-elect-namespace N namespace of the Lease (default: the config's namespace)\n"
     "  --leader-elect-name NAME   name of the Lease (default gpupool-controller)\n"
     "  --lease-duration-seconds S lease duration (default 15)\n"
-    "  --identity ID              this replica's name in the Lease (default: hostname)\n"
+    "  --identity ID              this replica's name in the Lease, its Events and its\n"
+    "                             User-Agent gpupool-controller@ID (default: hostname)\n"
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
@@ -122,16 +123,21 @@ struct CancelOnExit {
   ~CancelOnExit() { transport.Cancel(); }
 };
 
+// The API server names a client's writes (metadata.managedFields) after its
+// User-Agent up to the first "/": each replica's writes carry its identity.
+std::string UserAgentOf(const std::string& identity) { return "gpupool-controller@" + identity; }
+
 int RunWith(const Flags& flags) {
   std::unique_ptr<ControllerTelemetry> telemetry;
   if (flags.metrics_address)
     telemetry = std::make_unique<ControllerTelemetry>(*flags.metrics_address);
+  const std::string identity = flags.identity.empty() ? Hostname() : flags.identity;
   kube::TransportOptions transport;
+  transport.user_agent = UserAgentOf(identity);
   transport.qps = flags.qps;
   transport.burst = flags.burst;
   if (telemetry) transport.observer = telemetry->client_observer();
   kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context), transport);
-  const std::string identity = flags.identity.empty() ? Hostname() : flags.identity;
   kube::EventRecorderOptions event_options;
   event_options.reporting_instance = identity;
   kube::EventRecorder events(client, event_options);

@@ -83,6 +83,14 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
   controller_->Start();
 }
 
+ControllerProcess& ClusterHarness::AddController(const std::string& name,
+                                                 std::vector<std::string> flags) {
+  more_controllers_.push_back(std::make_unique<ControllerProcess>(
+      sandbox_->kubeconfig(), sandbox_->dir() + "/" + name + ".log", std::move(flags)));
+  more_controllers_.back()->Start();
+  return *more_controllers_.back();
+}
+
 CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
   CommandResult result;
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -156,8 +164,8 @@ std::string ClusterHarness::CheckDevices() {
   return "";
 }
 
-std::string ClusterHarness::ControllerLog() const {
-  std::ifstream file(sandbox_->dir() + "/controller.log");
+std::string ClusterHarness::ControllerLog(const std::string& name) const {
+  std::ifstream file(sandbox_->dir() + "/" + name + ".log");
   std::stringstream text;
   text << file.rdbuf();
   return text.str();

@@ -75,6 +75,8 @@ class ClusterHarness {
 
   sandbox::testing::SandboxProcess& sandbox() { return *sandbox_; }
   ControllerProcess& controller() { return *controller_; }
+  // Starts one more controller process writing its log to `<name>.log`.
+  ControllerProcess& AddController(const std::string& name, std::vector<std::string> flags);
 
   // kubectl, retried up to 10 times while it fails (injected faults).
   CommandResult Kubectl(const std::string& arguments);
@@ -86,11 +88,13 @@ class ClusterHarness {
   // Devices never given twice: no two holding jobs share a node's device, and no
   // node's bound, unfinished pods ask for more GPUs than it has. "" when sound.
   std::string CheckDevices();
-  std::string ControllerLog() const;
+  // The log of the first controller, or of the one `AddController` named `name`.
+  std::string ControllerLog(const std::string& name = "controller") const;
 
  private:
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
   std::unique_ptr<ControllerProcess> controller_;
+  std::vector<std::unique_ptr<ControllerProcess>> more_controllers_;
   int applied_ = 0;
 };
 

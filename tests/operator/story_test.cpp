@@ -5,6 +5,10 @@
 #include <signal.h>
 
 #include <chrono>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include "cluster_harness.h"
@@ -120,6 +124,161 @@ TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
   })) << cluster.ControllerLog();
   EXPECT_EQ(cluster.CheckDevices(), "");
   EXPECT_EQ(cluster.Get("trainingjobs").size(), 10u);  // No job lost.
+}
+
+// Leader election with a short lease, so that a takeover is quick.
+constexpr int kLeaseSeconds = 4;
+constexpr char kLeaseName[] = "gpupool-ha";
+// Each replica's User-Agent, and so the manager of its writes, is this and its identity.
+constexpr char kReplicaAgent[] = "gpupool-controller@";
+
+std::vector<std::string> ReplicaFlags(const std::string& identity) {
+  return {"--leader-elect",
+          "--leader-elect-namespace",
+          "default",
+          "--leader-elect-name",
+          kLeaseName,
+          "--lease-duration-seconds",
+          std::to_string(kLeaseSeconds),
+          "--identity",
+          identity};
+}
+
+std::string LeaseHolder(ClusterHarness& cluster) {
+  const CommandResult lease = cluster.sandbox().Kubectl(
+      "get lease " + std::string(kLeaseName) + " -n default -o jsonpath={.spec.holderIdentity}");
+  return lease.exit_code == 0 ? lease.output : "";
+}
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Polls the Lease until `holder` holds it or `seconds` pass since `start`.
+void WaitUntilHeldBy(ClusterHarness& cluster, const std::string& holder, Clock::time_point start,
+                     double seconds) {
+  while (LeaseHolder(cluster) != holder && SecondsSince(start) < seconds)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+std::string FirstLeaseHolder(ClusterHarness& cluster, double seconds) {
+  const auto start = Clock::now();
+  std::string holder;
+  while ((holder = LeaseHolder(cluster)).empty() && SecondsSince(start) < seconds)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return holder;
+}
+
+// What the replicas have written, as the API state keeps it: each managedFields
+// entry of a replica's manager, and each Event (and repeat) a replica reported.
+struct Write {
+  std::string writer;  // The replica's identity.
+  std::string time;    // Of its last write there; another manager's writes leave it.
+};
+using Writes = std::map<std::string, Write>;
+
+void AddManagedFieldWrites(const std::string& kind, const Json& objects, Writes& writes) {
+  const std::string prefix = kReplicaAgent;
+  for (const Json& object : objects) {
+    for (const Json& entry : object["metadata"].value("managedFields", Json::array())) {
+      const std::string manager = entry.value("manager", "");
+      if (manager.rfind(prefix, 0) != 0) continue;
+      const std::string key = kind + "/" + object["metadata"].value("uid", "") + " " + manager +
+                              " " + entry.value("operation", "") + " " +
+                              entry.value("subresource", "");
+      writes[key] = {manager.substr(prefix.size()), entry.value("time", "")};
+    }
+  }
+}
+
+void AddEventWrites(const Json& events, Writes& writes) {
+  for (const Json& event : events) {
+    if (event.value("reportingController", "") != "gpupool.dev/controller") continue;
+    const std::string key = "event/" + event["metadata"].value("uid", "") + " " +
+                            event.value("series", Json::object()).dump();
+    writes[key] = {event.value("reportingInstance", ""), ""};
+  }
+}
+
+Writes ReplicaWrites(ClusterHarness& cluster) {
+  Writes writes;
+  for (const std::string kind :
+       {"trainingjobs", "projects", "pods", "priorityclasses", "events.events.k8s.io"})
+    AddManagedFieldWrites(kind, cluster.Get(kind + " --show-managed-fields"), writes);
+  AddEventWrites(cluster.Get("events.events.k8s.io"), writes);
+  return writes;
+}
+
+bool WrittenSince(const Writes& before, const std::string& key, const Write& write) {
+  const auto earlier = before.find(key);
+  return earlier == before.end() || earlier->second.time != write.time;
+}
+
+// The replicas that wrote what `after` holds and `before` does not.
+std::set<std::string> WritersSince(const Writes& before, const Writes& after) {
+  std::set<std::string> writers;
+  for (const auto& [key, write] : after)
+    if (WrittenSince(before, key, write)) writers.insert(write.writer);
+  return writers;
+}
+
+// Those writes, one a line, for failure messages.
+std::string WritesSince(const Writes& before, const Writes& after) {
+  std::string lines;
+  for (const auto& [key, write] : after)
+    if (WrittenSince(before, key, write))
+      lines += key + " by " + write.writer + " " + write.time + "\n";
+  return lines;
+}
+
+bool HasJobs(const Json& jobs, const std::string& ns) {
+  for (const Json& job : jobs)
+    if (job["metadata"]["namespace"] == ns) return true;
+  return false;
+}
+
+// Two replicas, story 1, and the leader killed when Joe submits: the standby
+// leads within the lease (plus 2 s of polling and slack), the story completes,
+// and the API state shows one writer at a time: the first leader's writes until
+// the kill, the new leader's after, none from the killed replica restarted as
+// a standby.
+TEST(Story, StandbyTakesOverFromAKilledLeaderWithinTheLeaseAndNeverWritesBefore) {
+  ClusterHarness cluster(kStoryNodes, {}, ReplicaFlags("replica-a"));
+  std::map<std::string, ControllerProcess*> replicas = {
+      {"replica-a", &cluster.controller()},
+      {"replica-b", &cluster.AddController("replica-b", ReplicaFlags("replica-b"))}};
+  const std::string first = FirstLeaseHolder(cluster, 30);
+  ASSERT_TRUE(replicas.count(first)) << "lease holder: \"" << first << "\"";
+  const std::string second = first == "replica-a" ? "replica-b" : "replica-a";
+  Writes at_kill;
+  std::optional<double> takeover_seconds;
+  const auto kill_leader = [&] {
+    replicas[first]->Kill(SIGKILL);
+    const auto killed = Clock::now();
+    at_kill = ReplicaWrites(cluster);
+    EXPECT_EQ(LeaseHolder(cluster), first) << "taken over before the writes were read";
+    WaitUntilHeldBy(cluster, second, killed, 3.0 * kLeaseSeconds);
+    takeover_seconds = SecondsSince(killed);
+    replicas[first]->Start();  // Back, same identity, as the standby.
+  };
+  PlayStory1(
+      cluster,
+      [&] {
+        if (!takeover_seconds && HasJobs(cluster.Get("trainingjobs"), "joe")) kill_leader();
+      },
+      60, 20);
+  ASSERT_TRUE(takeover_seconds.has_value());
+  std::cout << "takeover after SIGKILL: " << *takeover_seconds << " s\n";
+  RecordProperty("takeover_ms", static_cast<int>(*takeover_seconds * 1000));
+  EXPECT_LE(*takeover_seconds, kLeaseSeconds + 2.0);
+  EXPECT_EQ(WritersSince({}, at_kill), std::set<std::string>{first}) << WritesSince({}, at_kill);
+  const Writes at_end = ReplicaWrites(cluster);
+  EXPECT_EQ(WritersSince(at_kill, at_end), std::set<std::string>{second})
+      << WritesSince(at_kill, at_end);
+  EXPECT_EQ(LeaseHolder(cluster), second);
+  EXPECT_TRUE(replicas[first]->Running());
 }
 
 // Story 2 exactly as examples/ writes it: while jobs wait, every GPU is used.
