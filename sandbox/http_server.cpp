@@ -97,6 +97,10 @@ void WidenListenBacklog(int port) {
 HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
                        const std::string& token)
     : cluster_(cluster), options_(options), token_(token), faults_(options.faults) {
+  if (options.authorize_service_accounts) {
+    tokens_ = std::make_unique<ServiceAccountTokens>(cluster);
+    authorizer_ = std::make_unique<Authorizer>(cluster);
+  }
   if (tls) {
     server_ = std::make_unique<httplib::SSLServer>(tls->cert, tls->key);
   } else {
@@ -153,8 +157,7 @@ void HttpServer::Stop() {
 
 void HttpServer::Handle(const httplib::Request& request, httplib::Response& response) {
   try {
-    const std::string auth = request.get_header_value("Authorization");
-    if (auth != "Bearer " + token_) throw Unauthorized();
+    const auto account = Authenticate(request);
     if (HandleNonResource(request, response)) return;
     auto path = ParseResourcePath(request.path);
     if (!path) throw ApiError(404, "NotFound", "the server could not find the requested resource");
@@ -163,6 +166,7 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
       std::this_thread::sleep_for(std::chrono::milliseconds(latency));
     }
     if (auto error = faults_.ErrorFor(verb)) throw *error;
+    if (AuthorizeAndIssue(request, response, account, *path, verb)) return;
     HandleResource(request, response, *path);
     if (faults_.DropConnection()) WriteTruncated(response);
   } catch (const ApiError& error) {

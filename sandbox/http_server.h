@@ -5,11 +5,14 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "sandbox/authorization.h"
 #include "sandbox/cluster.h"
 #include "sandbox/faults.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/service_account_tokens.h"
 
 namespace httplib {
 class Server;
@@ -44,6 +47,14 @@ class HttpServer {
 
  private:
   void Handle(const httplib::Request& request, httplib::Response& response);
+  // The ServiceAccount a request is made as; nullopt for the admin token.
+  // Throws 401 Unauthorized for any other token.
+  std::optional<ServiceAccountName> Authenticate(const httplib::Request& request);
+  // RBAC (403) for service accounts, then the TokenRequest API; true when
+  // the request was a TokenRequest and is answered.
+  bool AuthorizeAndIssue(const httplib::Request& request, httplib::Response& response,
+                         const std::optional<ServiceAccountName>& account, const ResourcePath& path,
+                         const std::string& verb);
   void HandleResource(const httplib::Request& request, httplib::Response& response,
                       const ResourcePath& path);
   bool HandleNonResource(const httplib::Request& request, httplib::Response& response);
@@ -54,6 +65,8 @@ class HttpServer {
   Options options_;
   std::string token_;
   FaultInjector faults_;
+  std::unique_ptr<ServiceAccountTokens> tokens_;  // with --authorize-service-accounts
+  std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<httplib::Server> server_;
   std::atomic<bool> stopping_{false};
   int port_ = 0;

@@ -2,7 +2,8 @@
 // beyond those the cluster simulation uses: ServiceAccounts, RBAC and
 // Deployments. The sandbox stores, lists, watches, patches and deletes them
 // like any built-in, checks their fields (known_fields.cpp), and does nothing
-// more: no RBAC is enforced, and no Deployment starts pods.
+// more: RBAC is enforced only for service-account tokens, and only under
+// --authorize-service-accounts (authorization.h); no Deployment starts pods.
 #pragma once
 
 #include <vector>

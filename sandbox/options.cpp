@@ -118,6 +118,9 @@ std::string UsageText() {
          "  --watch-history N        changes kept for watch resume (default 10000)\n"
          "  --bookmark-seconds S     bookmark interval of watches (default 10)\n"
          "  --threads N              HTTP worker threads (default 64)\n"
+         "  --authorize-service-accounts\n"
+         "                           issue ServiceAccount tokens (kubectl create token) and\n"
+         "                           enforce RBAC on them; the --token stays all-powerful\n"
          "Fault injection (seeded, reproducible):\n"
          "  --fault-seed N           random seed (default 1)\n"
          "  --fault-error-rate R     VERB=P[,VERB=P] or P for every verb\n"
@@ -138,7 +141,7 @@ Options ParseOptions(const std::vector<std::string>& args) {
     if (eq != std::string::npos) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
-    } else if (flag != "--plain-http") {
+    } else if (flag != "--plain-http" && flag != "--authorize-service-accounts") {
       if (i + 1 >= args.size()) Bad(flag, "needs a value");
       value = args[++i];
     }
@@ -153,6 +156,8 @@ Options ParseOptions(const std::vector<std::string>& args) {
       options.token = value;
     } else if (flag == "--plain-http") {
       options.plain_http = true;
+    } else if (flag == "--authorize-service-accounts") {
+      options.authorize_service_accounts = true;
     } else if (flag == "--nodes") {
       options.nodes = value;
     } else if (flag == "--time-scale") {

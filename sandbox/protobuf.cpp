@@ -70,13 +70,22 @@ const Message kObjectReference{{{1, "kind", Kind::kString},
                                 {5, "apiVersion", Kind::kString}}};
 const Message kBinding{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
                         {2, "target", Kind::kMessage, false, &kObjectReference}}};
+const Message kBoundObjectReference{{{1, "kind", Kind::kString},
+                                     {2, "apiVersion", Kind::kString},
+                                     {3, "name", Kind::kString},
+                                     {4, "uid", Kind::kString}}};
+const Message kTokenRequestSpec{
+    {{1, "audiences", Kind::kString, true},
+     {3, "boundObjectRef", Kind::kMessage, false, &kBoundObjectReference},
+     {4, "expirationSeconds", Kind::kInt}}};
+const Message kTokenRequest{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                             {2, "spec", Kind::kMessage, false, &kTokenRequestSpec}}};
 
 const std::map<std::string, const Message*>& Kinds() {
-  static const std::map<std::string, const Message*> kinds = {{"Namespace", &kNamespace},
-                                                              {"ConfigMap", &kConfigMap},
-                                                              {"Eviction", &kEviction},
-                                                              {"DeleteOptions", &kDeleteOptions},
-                                                              {"Binding", &kBinding}};
+  static const std::map<std::string, const Message*> kinds = {
+      {"Namespace", &kNamespace}, {"ConfigMap", &kConfigMap},
+      {"Eviction", &kEviction},   {"DeleteOptions", &kDeleteOptions},
+      {"Binding", &kBinding},     {"TokenRequest", &kTokenRequest}};
   return kinds;
 }
 
@@ -222,7 +231,7 @@ Json DecodeProtobuf(const std::string& body) {
     throw ApiError(415, "UnsupportedMediaType",
                    "protobuf bodies of kind \"" + kind +
                        "\" are not decoded by the sandbox (Namespace, ConfigMap, Eviction, "
-                       "DeleteOptions and Binding are); send JSON instead");
+                       "DeleteOptions, Binding and TokenRequest are); send JSON instead");
   }
   Json object = DecodeMessage(raw, *message->second);
   object["apiVersion"] = api_version;

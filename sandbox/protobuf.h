@@ -1,7 +1,7 @@
 // Kubernetes protobuf request bodies (`application/vnd.kubernetes.protobuf`),
 // which kubectl's typed clients send for some built-ins: `kubectl create
-// namespace|configmap` and the evictions of `kubectl drain`. Decoded into
-// the JSON form for the kinds listed in protobuf.cpp.
+// namespace|configmap` and the evictions of `kubectl drain`, the TokenRequest of `kubectl create
+// token`. Decoded into the JSON form for the kinds listed in protobuf.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -31,6 +31,8 @@ struct Options {
   double bookmark_seconds = 10;
   double start_seconds = 2;  // simulated time from binding to Running
   int threads = 64;
+  // Service-account tokens from the TokenRequest API, checked against RBAC.
+  bool authorize_service_accounts = false;
   FaultOptions faults;
 };
 

@@ -1,0 +1,142 @@
+// --authorize-service-accounts on a real `gpupool sandbox`: tokens from
+// `kubectl create token`, RBAC answers to them, the admin token unchanged.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sandbox_process.h"
+
+namespace gpupool::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr char kFlag[] = "--authorize-service-accounts";
+
+std::string Trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// kubectl apply of `yaml` (kubectl create sends these kinds as protobuf,
+// which the sandbox does not decode).
+void Apply(const SandboxProcess& sandbox, const std::string& yaml) {
+  const auto result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("applied.yaml", yaml));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+constexpr char kWorker[] =
+    "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: worker, namespace: default}\n";
+
+// Creates the ServiceAccount default/worker and returns a token for it.
+std::string WorkerToken(const SandboxProcess& sandbox) {
+  Apply(sandbox, kWorker);
+  auto result = sandbox.Kubectl("get serviceaccount worker -n default");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("create token worker -n default");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  return Trimmed(result.output);
+}
+
+std::unique_ptr<httplib::Client> As(const SandboxProcess& sandbox, const std::string& token) {
+  auto client = sandbox.Http(false);
+  client->set_bearer_token_auth(token.c_str());
+  return client;
+}
+
+int Status(const httplib::Result& result) { return result ? result->status : -1; }
+
+TEST(ServiceAccountAuth, KubectlCreateTokenIssuesATokenThatRbacGoverns) {
+  SandboxProcess sandbox({kFlag});
+  const std::string token = WorkerToken(sandbox);
+  ASSERT_THAT(token, StartsWith("sandbox-sa."));
+  auto client = As(sandbox, token);
+  // Discovery is open to every authenticated identity.
+  for (const char* path : {"/api", "/apis", "/version", "/api/v1", "/openapi/v3"}) {
+    EXPECT_EQ(Status(client->Get(path)), 200) << path;
+  }
+  auto response = client->Get("/api/v1/namespaces/default/pods");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 403);
+  const Json status = Json::parse(response->body);
+  EXPECT_EQ(status["reason"], "Forbidden");
+  EXPECT_EQ(status["message"],
+            "pods is forbidden: User \"system:serviceaccount:default:worker\" cannot list "
+            "resource \"pods\" in API group \"\" in the namespace \"default\"");
+  // A Role and RoleBinding grant the list, in that namespace only.
+  Apply(sandbox, R"(
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pod-reader, namespace: default}
+rules: [{apiGroups: [""], resources: [pods], verbs: [list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: pod-reader, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pod-reader}
+subjects: [{kind: ServiceAccount, name: worker, namespace: default}]
+)");
+  EXPECT_EQ(Status(client->Get("/api/v1/namespaces/default/pods")), 200);
+  EXPECT_EQ(Status(client->Get("/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1")),
+            200);
+  EXPECT_EQ(Status(client->Get("/api/v1/namespaces/kube-system/pods")), 403);
+  EXPECT_EQ(Status(client->Get("/api/v1/namespaces/default/pods/p")), 403);  // get, not granted
+  EXPECT_EQ(Status(client->Get("/api/v1/nodes")), 403);
+  // kubectl as the account sees the same answer.
+  auto result = sandbox.Kubectl("--token " + token + " get nodes");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output,
+              HasSubstr("Error from server (Forbidden): nodes is forbidden: User "
+                        "\"system:serviceaccount:default:worker\" cannot list "
+                        "resource \"nodes\" in API group \"\" at the cluster scope"));
+  result = sandbox.Kubectl("--token " + token + " get pods -n default");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+TEST(ServiceAccountAuth, AdminTokenStaysAllPowerfulAndOtherTokensAreRefused) {
+  SandboxProcess sandbox({kFlag});
+  const std::string token = WorkerToken(sandbox);
+  EXPECT_EQ(Status(sandbox.Http()->Get("/api/v1/nodes")), 200);
+  EXPECT_EQ(Status(sandbox.Http()->Get("/api/v1/namespaces/default/pods")), 200);
+  for (const std::string& bad : std::vector<std::string>{"sandbox-sa.unknown", "", token + "x"}) {
+    auto response = As(sandbox, bad)->Get("/api/v1/namespaces");
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 401) << bad;
+    EXPECT_EQ(Json::parse(response->body)["reason"], "Unauthorized");
+  }
+  // Deleting the account revokes its tokens.
+  EXPECT_EQ(Status(As(sandbox, token)->Get("/version")), 200);
+  auto result = sandbox.Kubectl("delete serviceaccount worker -n default");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(Status(As(sandbox, token)->Get("/version")), 401);
+  // No token for an account that does not exist.
+  result = sandbox.Kubectl("create token nobody -n default");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("serviceaccounts \"nobody\" not found"));
+}
+
+TEST(ServiceAccountAuth, DenialsAreLoggedWithARunningCount) {
+  SandboxProcess sandbox({kFlag});
+  auto client = As(sandbox, WorkerToken(sandbox));
+  EXPECT_EQ(Status(client->Delete("/api/v1/namespaces/default/serviceaccounts/worker")), 403);
+  EXPECT_EQ(
+      Status(client->Post("/api/v1/namespaces/default/pods/p/eviction", "{}", "application/json")),
+      403);
+  const auto log = RunCommand("cat " + sandbox.dir() + "/sandbox.log").output;
+  EXPECT_THAT(log, HasSubstr("sandbox: RBAC denial 1: serviceaccounts \"worker\" is forbidden: "
+                             "User \"system:serviceaccount:default:worker\" cannot delete"));
+  EXPECT_THAT(log, HasSubstr("sandbox: RBAC denial 2: pods \"p\" is forbidden: User "
+                             "\"system:serviceaccount:default:worker\" cannot create resource "
+                             "\"pods/eviction\" in API group \"\" in the namespace \"default\""));
+}
+
+TEST(ServiceAccountAuth, WithoutTheFlagThereAreNoAccountTokens) {
+  SandboxProcess sandbox;
+  Apply(sandbox, kWorker);
+  const auto result = sandbox.Kubectl("create token worker -n default");
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_EQ(Status(sandbox.Http()->Get("/api/v1/namespaces/default/pods")), 200);
+}
+
+}  // namespace
+}  // namespace gpupool::sandbox::testing
