@@ -83,8 +83,6 @@ std::uint64_t RemoveGone(const std::vector<T>& before, const std::vector<T>& aft
 
 LiveEngine::LiveEngine(Options options) : options_(std::move(options)) {}
 
-void LiveEngine::Reset() { engine_.reset(); }
-
 Snapshot LiveEngine::State() const { return engine_ ? engine_->ToSnapshot() : Snapshot{}; }
 
 Decisions LiveEngine::Decide(const Snapshot& snapshot) {

@@ -30,8 +30,6 @@ class LiveEngine {
 
   // The engine brought to `snapshot`, then one cycle.
   Decisions Decide(const Snapshot& snapshot);
-  // The next Decide rebuilds the engine from its snapshot.
-  void Reset();
 
   const LiveEngineStats& stats() const { return stats_; }
   // The engine's state (tests compare it with the snapshot it followed).
