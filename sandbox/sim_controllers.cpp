@@ -103,21 +103,31 @@ bool Simulator::Fits(const PodFacts& pod, const NodeFacts& node, const Resources
   return true;
 }
 
+namespace {
+
+bool Terminal(const PodFacts& pod) { return pod.phase == "Succeeded" || pod.phase == "Failed"; }
+
+void AddUse(Resources& used, const Resources& requests) {
+  used.cpu_milli += requests.cpu_milli;
+  used.memory_bytes += requests.memory_bytes;
+  used.gpu_milli += requests.gpu_milli;
+  used.pods += 1;
+}
+
+}  // namespace
+
 void Simulator::Schedule() {
-  std::map<std::string, Resources> used;
   std::vector<PodFacts*> pending;
   for (auto& [key, pod] : pods_) {
-    const bool terminal = pod.phase == "Succeeded" || pod.phase == "Failed";
-    if (!pod.node.empty() && !terminal) {
-      auto& u = used[pod.node];
-      u.cpu_milli += pod.requests.cpu_milli;
-      u.memory_bytes += pod.requests.memory_bytes;
-      u.gpu_milli += pod.requests.gpu_milli;
-      u.pods += 1;
-    } else if (pod.node.empty() && !pod.gated && !pod.deleting && !terminal &&
-               pod.scheduler == "default-scheduler" && !pod.unschedulable_reported) {
+    if (pod.node.empty() && !pod.gated && !pod.deleting && !Terminal(pod) &&
+        pod.scheduler == "default-scheduler" && !pod.unschedulable_reported) {
       pending.push_back(&pod);
     }
+  }
+  if (pending.empty()) return;
+  std::map<std::string, Resources> used;
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.node.empty() && !Terminal(pod)) AddUse(used[pod.node], pod.requests);
   }
   const auto pods = cluster_.Resource("", "v1", "pods");
   for (PodFacts* pod : pending) {
@@ -135,13 +145,27 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
                             std::map<std::string, Resources>& used) {
   std::map<std::string, int> reasons;
   std::string chosen;
-  for (const auto& [name, node] : nodes_) {
+  auto consider = [&](const std::string& name, const NodeFacts& node) {
     std::string why;
-    if (Fits(*pod, node, used[name], &why)) {
-      chosen = name;
-      break;
-    }
+    if (Fits(*pod, node, used[name], &why)) return chosen = name, true;
     ++reasons[why];
+    return false;
+  };
+  // A pod pinned to a node by its hostname label can only fit there (node
+  // labels name their node), so that node alone is looked at.
+  const Json& selector = pod->spec["nodeSelector"];
+  const auto pinned = selector.find("kubernetes.io/hostname");
+  auto node = pinned != selector.end() && pinned->is_string()
+                  ? nodes_.find(pinned->get<std::string>())
+                  : nodes_.end();
+  if (node != nodes_.end() &&
+      node->second.labels.value("kubernetes.io/hostname", "") == pinned->get<std::string>()) {
+    if (!consider(node->first, node->second))
+      reasons["node(s) didn't match Pod's node affinity/selector"] +=
+          static_cast<int>(nodes_.size()) - 1;
+  } else {
+    for (const auto& [name, facts] : nodes_)
+      if (consider(name, facts)) break;
   }
   if (chosen.empty()) {
     std::ostringstream message;
@@ -160,11 +184,7 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
   }
   pod->failed_scheduling.clear();
   cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
-  auto& u = used[chosen];
-  u.cpu_milli += pod->requests.cpu_milli;
-  u.memory_bytes += pod->requests.memory_bytes;
-  u.gpu_milli += pod->requests.gpu_milli;
-  u.pods += 1;
+  AddUse(used[chosen], pod->requests);
 }
 
 void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message) {

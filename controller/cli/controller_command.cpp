@@ -31,6 +31,8 @@ constexpr char kUsage[] =
     "  --identity ID              this replica's name in the Lease, its Events and its\n"
     "                             User-Agent gpupool-controller@ID (default: hostname)\n"
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
+    "  --concurrent-writes N      requests in flight at once while writing a cycle's\n"
+    "                             decisions (default 8)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
@@ -51,6 +53,7 @@ struct Flags {
   int start_timeout = 300;
   int resync = 30;
   int full_cycle = 30;
+  int concurrent_writes = 8;
   std::string log_level = "info", log_format = "text";
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
 };
@@ -96,6 +99,8 @@ Flags ParseFlags(Args args) {
       flags.resync = IntFlag(flag, value(), 1, 86400);
     else if (flag == "--full-cycle-seconds")
       flags.full_cycle = IntFlag(flag, value(), 0, 86400);
+    else if (flag == "--concurrent-writes")
+      flags.concurrent_writes = IntFlag(flag, value(), 1, 256);
     else if (flag == "--log-level")
       flags.log_level = value();
     else if (flag == "--log-format")
@@ -144,6 +149,7 @@ int RunWith(const Flags& flags) {
   std::unique_ptr<kube::LeaderElector> elector;
   op::ControllerOptions options;
   options.plan.start_timeout_seconds = flags.start_timeout;
+  options.concurrent_writes = flags.concurrent_writes;
   options.resync = std::chrono::seconds(flags.resync);
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
   if (flags.leader_elect) {

@@ -141,18 +141,21 @@ void EventRecorder::Run() {
 
 // Keeps memory bounded in a long-running controller: events past the
 // aggregation window can no longer be aggregated.
+// The scan runs once the map has doubled since the last one, so its cost per
+// event stays constant however many events the window holds.
 void EventRecorder::PruneExpired(Clock::time_point now) {
-  if (sent_.size() > 4096) {
-    std::erase_if(sent_, [&](const auto& entry) {
-      return now - entry.second.first >= options_.aggregation_window;
-    });
-  }
+  if (sent_.size() <= prune_sent_at_) return;
+  std::erase_if(sent_, [&](const auto& entry) {
+    return now - entry.second.first >= options_.aggregation_window;
+  });
+  prune_sent_at_ = std::max<std::size_t>(kMinSentBeforePrune, 2 * sent_.size());
 }
 
 // A limit idle for the time its bucket takes to refill is full again, as a new
 // one would be: forgetting it changes nothing. Only when that is not enough
 // are the longest idle forgotten, never all at once, so a hot object (used
-// last) is the last to lose its limit.
+// last) is the last to lose its limit. Each pass makes room for a tenth of the
+// maximum more, so the scans cost a constant per event.
 void EventRecorder::PruneLimitsLocked(Clock::time_point now) {
   if (limits_.size() <= options_.max_tracked_objects) return;
   double refill_seconds = options_.per_object_qps > 0
@@ -166,6 +169,7 @@ void EventRecorder::PruneLimitsLocked(Clock::time_point now) {
   by_idle.reserve(limits_.size());
   for (const auto& [key, limit] : limits_) by_idle.emplace_back(limit.last_used, key);
   std::size_t excess = limits_.size() - options_.max_tracked_objects;
+  excess = std::min(limits_.size() - 1, excess + options_.max_tracked_objects / 10);
   std::nth_element(by_idle.begin(), by_idle.begin() + static_cast<long>(excess) - 1, by_idle.end());
   for (std::size_t i = 0; i < excess; ++i) limits_.erase(by_idle[i].second);
 }

@@ -39,7 +39,7 @@ double MillisSince(Clock::time_point start) {
 Controller::Controller(kube::Client& client, kube::EventRecorder* events, ControllerOptions options)
     : client_(client),
       options_(std::move(options)),
-      writer_(client, events, options_.is_leader),
+      writer_(client, events, options_.is_leader, options_.concurrent_writes),
       engine_(options_.plan.engine) {
   namespace r = kube::resources;
   queues_ =

@@ -1,5 +1,6 @@
 // Cycle step 1: the view indexed by name, and one record per TrainingJob.
 #include <algorithm>
+#include <unordered_set>
 
 #include "cycle_state.h"
 
@@ -76,16 +77,32 @@ void AttachPods(CycleState& state) {
   }
 }
 
+// Jobs some of whose pods have not finished ("namespace/job"); a finished job
+// with none has nothing left to do.
+std::unordered_set<std::string> JobsWithLivePods(const CycleState& state) {
+  std::unordered_set<std::string> jobs;
+  for (const auto& pod : state.view.pods)
+    if (pod->Managed() && !pod->Finished()) jobs.insert(pod->ns + "/" + pod->job);
+  return jobs;
+}
+
 }  // namespace
 
+// A finished job whose pods have all finished gets no record: no step of the
+// cycle would change anything for it (its status is final; its finished pods
+// stay for their logs), and most jobs of a long-running cluster are such jobs.
 void BuildJobRecords(CycleState& state) {
+  const auto live = JobsWithLivePods(state);
   state.jobs.reserve(state.view.jobs.size());
   for (const auto& source : state.view.jobs) {
+    const Stage stage = StageOf(source->object.status);
+    std::string key = source->object.metadata.namespace_ + "/" + source->object.metadata.name;
+    if (stage == Stage::kFinished && !live.count(key)) continue;
     JobRecord job;
     job.source = source.get();
-    job.key = source->object.metadata.namespace_ + "/" + source->object.metadata.name;
+    job.key = std::move(key);
     job.status = source->object.status;
-    job.stage = StageOf(job.status);
+    job.stage = stage;
     const std::int32_t replicas = std::clamp(source->object.spec.replicas, 1, 4096);
     job.pods.assign(static_cast<std::size_t>(replicas), nullptr);
     auto owner = state.project_of_namespace.find(source->object.metadata.namespace_);

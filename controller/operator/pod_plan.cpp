@@ -1,7 +1,8 @@
 // Cycle step 5: each job's pods brought toward what its stage wants. Waiting
 // jobs keep one gated pod per replica; holding jobs get their pods released to
-// their nodes, all at once and only where the node has physical room (the pods
-// of a victim still stopping hold their devices until they are gone).
+// their nodes (or created released), all at once and only where the node has
+// physical room (the pods of a victim still stopping hold their devices until
+// they are gone).
 #include "pod_template.h"
 
 namespace gpupool::op::internal {
@@ -49,13 +50,14 @@ void PlanWaiting(CycleState& state, const JobRecord& job) {
   if (job.eligible) EnsureService(state, job);
 }
 
-// Whether every gated pod of the job fits its node now; if so, counts them in.
+// Whether every gated or missing pod of the job fits its node now; if so,
+// counts them in.
 bool ReserveRoom(CycleState& state, const JobRecord& job) {
   const auto& spec = job.job().spec;
   std::map<std::string, std::int64_t> need;
   for (const auto& placed : job.status.placement) {
     const PodView* pod = job.pods[static_cast<std::size_t>(placed.replica)];
-    if (!pod || pod->gate_index < 0) continue;
+    if (pod && pod->gate_index < 0) continue;
     if (spec.IsFractional() && state.node_use[placed.node].terminating_gpu_pods) return false;
     if (!spec.IsFractional()) need[placed.node] += spec.gpus_per_replica.milli;
   }
@@ -68,28 +70,38 @@ bool ReserveRoom(CycleState& state, const JobRecord& job) {
   return true;
 }
 
+// A holding job's replicas all go to their nodes at once, when every node has
+// room: gated pods are released, missing ones created released (the job's
+// admission is recorded before any pod is written, so a restart finds it).
+// Otherwise missing pods are created gated, to be released together later.
 void PlanHolding(CycleState& state, const JobRecord& job) {
   for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
   std::vector<bool> placed_replica(job.pods.size(), false);
-  bool all_present = true;
+  bool stopping = false;
   for (const auto& placed : job.status.placement) {
     const auto index = static_cast<std::size_t>(placed.replica);
     if (index >= job.pods.size()) continue;
     placed_replica[index] = true;
-    const PodView* pod = job.pods[index];
-    if (!pod) CreateMissing(state, job, placed.replica);
-    if (!pod || pod->terminating) all_present = false;
+    if (job.pods[index] && job.pods[index]->terminating) stopping = true;
   }
   for (std::size_t i = 0; i < job.pods.size(); ++i) {
     if (!placed_replica[i] && job.pods[i]) StopPod(state, job, *job.pods[i], false);
   }
   EnsureService(state, job);
-  if (!all_present || !ReserveRoom(state, job)) return;
+  const bool release = !stopping && ReserveRoom(state, job);
   for (const auto& placed : job.status.placement) {
-    const PodView* pod = job.pods[static_cast<std::size_t>(placed.replica)];
-    if (pod->gate_index < 0) continue;
-    state.plan.pod_releases.push_back(
-        {job.key, pod->ns, pod->name, ReleasePatch(job, *pod, placed)});
+    const auto index = static_cast<std::size_t>(placed.replica);
+    if (index >= job.pods.size()) continue;
+    const PodView* pod = job.pods[index];
+    if (!pod && !release) {
+      CreateMissing(state, job, placed.replica);
+    } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
+      state.plan.pod_creates.push_back(
+          {job.key, job.job().metadata.generation, BuildReleasedPod(state, job, placed)});
+    } else if (pod && release && pod->gate_index >= 0) {
+      state.plan.pod_releases.push_back(
+          {job.key, pod->ns, pod->name, ReleasePatch(job, *pod, placed)});
+    }
   }
 }
 

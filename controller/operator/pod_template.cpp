@@ -139,6 +139,40 @@ Json BuildPod(const CycleState& state, const JobRecord& job, int replica) {
           {"spec", pod_spec}};
 }
 
+namespace {
+
+// What a replica learns when it is released to its place.
+std::vector<std::pair<std::string, std::string>> ReleaseAnnotations(
+    const JobRecord& job, const api::ReplicaPlacement& placed) {
+  std::vector<std::pair<std::string, std::string>> annotations = {
+      {kWorldSizeAnnotation, std::to_string(job.status.placement.size())}};
+  if (job.job().spec.IsFractional() && !placed.devices.empty()) {
+    annotations.emplace_back(kDeviceAnnotation, std::to_string(placed.devices.front()));
+    annotations.emplace_back(kFractionAnnotation,
+                             api::FormatDecimal(job.job().spec.gpus_per_replica.milli));
+  }
+  return annotations;
+}
+
+}  // namespace
+
+Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
+                      const api::ReplicaPlacement& placed) {
+  Json pod = BuildPod(state, job, placed.replica);
+  Json& spec = pod["spec"];
+  Json& gates = spec["schedulingGates"];
+  gates.erase(
+      std::remove_if(gates.begin(), gates.end(),
+                     [](const Json& gate) { return gate.value("name", "") == kAdmissionGate; }),
+      gates.end());
+  if (gates.empty()) spec.erase("schedulingGates");
+  if (!spec["nodeSelector"].is_object()) spec["nodeSelector"] = Json::object();
+  spec["nodeSelector"][kHostnameLabel] = placed.node;
+  for (const auto& [key, value] : ReleaseAnnotations(job, placed))
+    pod["metadata"]["annotations"][key] = value;
+  return pod;
+}
+
 Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed) {
   const std::string gate = "/spec/schedulingGates/" + std::to_string(pod.gate_index);
   Json patch = Json::array({{{"op", "test"}, {"path", "/metadata/uid"}, {"value", pod.uid}},
@@ -153,15 +187,9 @@ Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPl
                      {"path", "/spec/nodeSelector"},
                      {"value", {{kHostnameLabel, placed.node}}}});
   }
-  auto annotate = [&](const char* key, const std::string& value) {
+  for (const auto& [key, value] : ReleaseAnnotations(job, placed))
     patch.push_back(
         {{"op", "add"}, {"path", "/metadata/annotations/" + PointerToken(key)}, {"value", value}});
-  };
-  annotate(kWorldSizeAnnotation, std::to_string(job.status.placement.size()));
-  if (job.job().spec.IsFractional() && !placed.devices.empty()) {
-    annotate(kDeviceAnnotation, std::to_string(placed.devices.front()));
-    annotate(kFractionAnnotation, api::FormatDecimal(job.job().spec.gpus_per_replica.milli));
-  }
   return patch;
 }
 

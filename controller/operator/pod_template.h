@@ -7,7 +7,12 @@
 namespace gpupool::op::internal {
 
 std::string PodName(const JobRecord& job, int replica);
+// The pod of a replica waiting for admission: held by the admission gate.
 Json BuildPod(const CycleState& state, const JobRecord& job, int replica);
+// The pod of a replica whose admission is recorded and whose node has room: as
+// BuildPod's once ReleasePatch is applied (no gate, pinned to `placed.node`).
+Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
+                      const api::ReplicaPlacement& placed);
 // Opens the admission gate of `pod` and pins it to `node`; a fraction also learns
 // its device and share.
 Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed);

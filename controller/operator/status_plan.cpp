@@ -43,6 +43,7 @@ std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& met
 void PlanJobStatuses(CycleState& state) {
   for (JobRecord& job : state.jobs) {
     NoteWaitingChange(state, job);
+    if (job.status == job.job().status) continue;  // Most jobs, most cycles: no JSON needed.
     auto write = MakeStatusWrite(Kind::kTrainingJob, job.job().metadata,
                                  api::TrainingJobStatusToJson(job.job().status),
                                  api::TrainingJobStatusToJson(job.status));

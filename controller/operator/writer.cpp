@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <mutex>
+
 #include "gpupool/kube/cache.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/leader_election.h"
@@ -39,53 +42,97 @@ const kube::Resource& ResourceOf(Kind kind) {
   }
 }
 
-PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
-                       std::function<bool()> may_write)
-    : client_(client), events_(events), may_write_(std::move(may_write)) {}
+class PlanWriter::Tally {
+ public:
+  void Attempted() {
+    std::lock_guard lock(mutex_);
+    ++stats_.attempted;
+  }
+  void Changed(Kind kind, std::string key) {
+    std::lock_guard lock(mutex_);
+    stats_.changed.emplace_back(kind, std::move(key));
+  }
+  void Failed() {
+    std::lock_guard lock(mutex_);
+    ++stats_.failed;
+  }
+  // The job's pods must not move in the rest of this Apply.
+  void HoldJob(const std::string& job_key) {
+    std::lock_guard lock(mutex_);
+    failed_jobs_.insert(job_key);
+  }
+  bool JobFailed(const std::string& job_key) const {
+    std::lock_guard lock(mutex_);
+    return failed_jobs_.count(job_key) > 0;
+  }
+  WriteStats Take() {
+    std::lock_guard lock(mutex_);
+    return std::move(stats_);
+  }
 
-bool PlanWriter::Allowed(WriteStats& stats) {
+ private:
+  mutable std::mutex mutex_;
+  WriteStats stats_;
+  std::set<std::string> failed_jobs_;
+};
+
+PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
+                       std::function<bool()> may_write, int concurrency)
+    : client_(client),
+      events_(events),
+      may_write_(std::move(may_write)),
+      pool_(std::max(1, concurrency)) {}
+
+PlanWriter::~PlanWriter() = default;
+
+bool PlanWriter::Allowed(Tally& tally) {
   if (may_write_ && !may_write_()) return false;
-  ++stats.attempted;
+  tally.Attempted();
   return true;
 }
 
-WriteStats PlanWriter::Apply(const Plan& plan) {
-  WriteStats stats;
-  failed_jobs_.clear();
-  for (const auto& write : plan.releasing_statuses) WriteStatus(write, stats);
-  for (const auto& remove : plan.pod_deletes) DeletePod(remove, stats);
-  for (const auto& write : plan.admission_statuses) {
-    if (!WriteStatus(write, stats)) failed_jobs_.insert(kube::ObjectKey(write.ns, write.name));
-  }
-  for (const auto& service : plan.services) CreateService(service, stats);
-  for (const auto& create : plan.pod_creates) CreatePod(create, stats);
-  for (const auto& release : plan.pod_releases) ReleasePod(release, stats);
-  for (const auto& write : plan.other_statuses) WriteStatus(write, stats);
-  for (const auto& note : plan.events) RecordEvent(note);
-  return stats;
+template <typename Item, typename Write>
+void PlanWriter::Each(const std::vector<Item>& items, Write write) {
+  pool_.ForEach(items.size(), [&](std::size_t i) { write(items[i]); });
 }
 
-bool PlanWriter::WriteStatus(const StatusWrite& write, WriteStats& stats) {
-  if (!Allowed(stats)) return false;
+WriteStats PlanWriter::Apply(const Plan& plan) {
+  Tally tally;
+  Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
+  Each(plan.admission_statuses, [&](const StatusWrite& write) {
+    if (!WriteStatus(write, tally)) tally.HoldJob(kube::ObjectKey(write.ns, write.name));
+  });
+  Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
+  Each(plan.pod_creates, [&](const PodCreate& create) { CreatePod(create, tally); });
+  Each(plan.pod_releases, [&](const PodRelease& release) { ReleasePod(release, tally); });
+  Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  for (const auto& note : plan.events) RecordEvent(note);
+  return tally.Take();
+}
+
+bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
+  const std::string key = kube::ObjectKey(write.ns, write.name);
+  if (!Allowed(tally)) return false;
   kube::PatchOptions options;
   options.subresource = "status";
   try {
     client_.Patch(ResourceOf(write.kind), write.ns, write.name, kube::PatchType::kMerge,
                   write.patch, options);
-    stats.changed.emplace_back(write.kind, kube::ObjectKey(write.ns, write.name));
+    tally.Changed(write.kind, key);
     return true;
   } catch (const kube::ApiError& error) {
-    ++stats.failed;
+    tally.Failed();
     // A conflict means the object moved on since the cycle read it: the next
     // cycle decides again from the newer version.
     auto level = kube::IsConflict(error) ? spdlog::level::debug : spdlog::level::warn;
-    spdlog::log(level, "status of {}: {}", kube::ObjectKey(write.ns, write.name), Describe(error));
+    spdlog::log(level, "status of {}: {}", key, Describe(error));
     return false;
   }
 }
 
-void PlanWriter::DeletePod(const PodDelete& remove, WriteStats& stats) {
-  if (!Allowed(stats)) return;
+void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
+  if (!Allowed(tally)) return;
   kube::DeleteOptions options;
   options.precondition_uid = remove.uid;
   options.grace_period_seconds = remove.grace_period_seconds;
@@ -95,26 +142,26 @@ void PlanWriter::DeletePod(const PodDelete& remove, WriteStats& stats) {
     } else {
       client_.Delete(kube::resources::kPods, remove.ns, remove.name, options);
     }
-    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(remove.ns, remove.name));
+    tally.Changed(Kind::kPod, kube::ObjectKey(remove.ns, remove.name));
   } catch (const kube::ApiError& error) {
     if (kube::IsNotFound(error)) return;
-    ++stats.failed;
+    tally.Failed();
     spdlog::warn("{} pod {}: {}", remove.evict ? "evict" : "delete",
                  kube::ObjectKey(remove.ns, remove.name), Describe(error));
   }
 }
 
-void PlanWriter::CreatePod(const PodCreate& create, WriteStats& stats) {
-  if (failed_jobs_.count(create.job_key) || !Allowed(stats)) return;
+void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
+  if (tally.JobFailed(create.job_key) || !Allowed(tally)) return;
   const Json& meta = create.pod["metadata"];
   const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
   try {
     client_.Create(kube::resources::kPods, ns, create.pod);
-    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(ns, name));
+    tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.
-    ++stats.failed;
-    failed_jobs_.insert(create.job_key);
+    tally.Failed();
+    tally.HoldJob(create.job_key);
     spdlog::warn("create pod {}: {}", kube::ObjectKey(ns, name), Describe(error));
     if (Refused(error)) RejectTemplate(create, Describe(error));
   }
@@ -151,27 +198,27 @@ void PlanWriter::RejectTemplate(const PodCreate& create, const std::string& mess
   }
 }
 
-void PlanWriter::ReleasePod(const PodRelease& release, WriteStats& stats) {
-  if (failed_jobs_.count(release.job_key) || !Allowed(stats)) return;
+void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
+  if (tally.JobFailed(release.job_key) || !Allowed(tally)) return;
   try {
     client_.Patch(kube::resources::kPods, release.ns, release.name, kube::PatchType::kJson,
                   release.patch);
-    stats.changed.emplace_back(Kind::kPod, kube::ObjectKey(release.ns, release.name));
+    tally.Changed(Kind::kPod, kube::ObjectKey(release.ns, release.name));
   } catch (const kube::ApiError& error) {
-    ++stats.failed;
+    tally.Failed();
     // A failed test (422) means the pod was replaced or already released.
     spdlog::info("release pod {}: {}", kube::ObjectKey(release.ns, release.name), Describe(error));
   }
 }
 
-void PlanWriter::CreateService(const Json& service, WriteStats& stats) {
-  if (!Allowed(stats)) return;
+void PlanWriter::CreateService(const Json& service, Tally& tally) {
+  if (!Allowed(tally)) return;
   const std::string ns = service["metadata"].value("namespace", "");
   try {
     client_.Create(kube::resources::kServices, ns, service);
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;
-    ++stats.failed;
+    tally.Failed();
     spdlog::warn("create service {}/{}: {}", ns, service["metadata"].value("name", ""),
                  Describe(error));
   }

@@ -31,6 +31,17 @@ TEST(Cli, UnknownCommandFailsWithUsage) {
   EXPECT_NE(result.output.find("unknown command \"frobnicate\""), std::string::npos);
 }
 
+// Flags are checked before anything connects: each bad value is named.
+TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
+  for (const std::string flag : {"--concurrent-writes 0", "--concurrent-writes 257",
+                                 "--concurrent-writes many", "--qps -1", "--burst 0"}) {
+    Result result = RunGpupool("controller " + flag);
+    EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
+    EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)
+        << flag << ": " << result.output;
+  }
+}
+
 TEST(Cli, ValidateAcceptsTheExamples) {
   Result result = RunGpupool("validate " + std::string(GPUPOOL_SOURCE_DIR) + "/examples");
   EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -60,6 +60,7 @@ class ControllerProcess {
   void Start();
   void Kill(int signal);  // Sends `signal` and reaps the process.
   bool Running();
+  pid_t pid() const { return pid_; }
 
  private:
   std::string kubeconfig_, log_path_;

@@ -32,8 +32,14 @@ const Json* FindCondition(const StatusWrite& write, const std::string& type) {
   return nullptr;
 }
 
-TEST(PlanCycle, NewJobGetsGatedPodsOfThePodContractAndIsAdmittedBeforeAnyPodMoves) {
+// The pod contract, on a job that must wait: the node is full of work within quota.
+TEST(PlanCycle, WaitingJobGetsGatedPodsOfThePodContract) {
   auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string ns = i < 2 ? "susan" : "joe", name = "r" + std::to_string(i);
+    b.Job(ns, name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100, ns));
+    b.JobPod(ns, name, 0, "node-0", "Running", false);
+  }
   b.Job("susan", "train-a", 2, 1);
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_EQ(plan.pod_creates.size(), 2u);
@@ -45,6 +51,7 @@ TEST(PlanCycle, NewJobGetsGatedPodsOfThePodContractAndIsAdmittedBeforeAnyPodMove
   EXPECT_EQ(pod["metadata"]["labels"][kReplicaLabel], "0");
   EXPECT_EQ(pod["metadata"]["ownerReferences"][0]["uid"], ViewBuilder::UidOf("susan", "train-a"));
   EXPECT_EQ(pod["spec"]["schedulingGates"][0]["name"], kAdmissionGate);
+  EXPECT_FALSE(pod["spec"].contains("nodeSelector"));
   EXPECT_EQ(pod["spec"]["priorityClassName"], "gpupool-train");
   EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], "1");
   EXPECT_EQ(pod["spec"]["subdomain"], "train-a");
@@ -55,13 +62,47 @@ TEST(PlanCycle, NewJobGetsGatedPodsOfThePodContractAndIsAdmittedBeforeAnyPodMove
     EXPECT_TRUE(env.count(name)) << name;
   ASSERT_EQ(plan.services.size(), 1u);
   EXPECT_EQ(plan.services[0]["spec"]["clusterIP"], "None");
-  // The admission is recorded; the pods do not exist yet, so nothing is released.
+  EXPECT_TRUE(plan.admission_statuses.empty());
+}
+
+// A job admitted in the cycle that first sees it: the admission is recorded
+// (written before any pod), and its pods are created already released.
+TEST(PlanCycle, NewJobAdmittedAtOnceGetsItsPodsCreatedReleased) {
+  auto b = Cluster();
+  b.Job("susan", "train-a", 2, 1);
+  const Plan plan = PlanCycle(b.view(), {});
   const StatusWrite* status = FindStatus(plan.admission_statuses, "train-a");
   ASSERT_NE(status, nullptr);
   EXPECT_EQ(status->patch["status"]["phase"], "Admitted");
   EXPECT_EQ(status->patch["status"]["placement"].size(), 2u);
   EXPECT_EQ(status->patch["metadata"]["resourceVersion"], "7");
+  ASSERT_EQ(plan.pod_creates.size(), 2u);
+  for (const auto& create : plan.pod_creates) {
+    EXPECT_EQ(create.job_key, "susan/train-a");
+    const Json& pod = create.pod;
+    EXPECT_FALSE(pod["spec"].contains("schedulingGates")) << pod.dump();
+    EXPECT_EQ(pod["spec"]["nodeSelector"]["kubernetes.io/hostname"], "node-0");
+    EXPECT_EQ(pod["metadata"]["annotations"]["gpupool.dev/world-size"], "2");
+    EXPECT_EQ(pod["metadata"]["labels"][kJobLabel], "train-a");
+  }
   EXPECT_TRUE(plan.pod_releases.empty());
+}
+
+// Room a victim still holds is not room yet: the beneficiary's new pods are
+// created gated, to be released once the victim's pods are gone.
+TEST(PlanCycle, JobAdmittedIntoAStoppingVictimsRoomGetsGatedPods) {
+  auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i);
+    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan"));
+    b.JobPod("susan", name, 0, "node-0", "Running", false);
+  }
+  b.Job("joe", "j0", 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_NE(FindStatus(plan.admission_statuses, "j0"), nullptr);
+  ASSERT_EQ(plan.pod_creates.size(), 1u);
+  EXPECT_EQ(plan.pod_creates[0].pod["spec"]["schedulingGates"][0]["name"], kAdmissionGate);
+  EXPECT_FALSE(plan.pod_creates[0].pod["spec"].contains("nodeSelector"));
 }
 
 // The status a write leaves on the API server (keys it removes are null in the patch).
@@ -258,6 +299,25 @@ TEST(PlanCycle, EveryReplicaSucceededMeansTheJobSucceeded) {
   ASSERT_NE(write, nullptr);
   EXPECT_EQ(write->patch["status"]["phase"], "Succeeded");
   EXPECT_TRUE(plan.pod_deletes.empty());  // Finished pods stay for their logs.
+}
+
+// A finished job's pod that still runs is stopped; a finished job whose pods
+// have all finished is left alone (its finished pods stay for their logs).
+TEST(PlanCycle, FinishedJobsPodThatStillRunsIsStoppedAndASettledOneIsLeftAlone) {
+  auto b = Cluster();
+  Json finished = HoldingStatus("Succeeded", "node-0", {0}, kNow - 400, "susan");
+  finished.erase("placement");
+  finished["completionTime"] = FormatTime(kNow - 10);
+  b.Job("susan", "settled", 1, 1, finished);
+  b.JobPod("susan", "settled", 0, "node-0", "Succeeded", false);
+  b.Job("susan", "lingering", 1, 1, finished);
+  b.JobPod("susan", "lingering", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "lingering-0");
+  for (const auto* writes :
+       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+    for (const auto& write : *writes) EXPECT_NE(write.kind, Kind::kTrainingJob) << write.name;
 }
 
 TEST(PlanCycle, FractionalReplicaIsToldItsDeviceAndShare) {

@@ -32,6 +32,7 @@ class SandboxProcess {
   SandboxProcess& operator=(const SandboxProcess&) = delete;
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
   std::string kubeconfig() const { return dir_ + "/kubeconfig"; }
   std::string token() const { return token_; }

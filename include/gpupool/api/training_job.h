@@ -54,6 +54,8 @@ struct TrainingJobStatus {
   bool over_quota = false;
   std::vector<ReplicaPlacement> placement;
   int64_t observed_generation = 0;
+
+  bool operator==(const TrainingJobStatus&) const = default;
 };
 
 struct TrainingJob {

@@ -110,10 +110,12 @@ class EventRecorder {
   std::condition_variable changed_;
   std::deque<Pending> queue_;
   bool busy_ = false;
-  bool stop_ = false;                          // The sender thread ends once the queue is empty.
-  bool accepting_ = true;                      // Record queues (false from Stop on).
-  std::map<std::string, Sent> sent_;           // Aggregation key → the event created for it.
-  std::map<std::string, ObjectLimit> limits_;  // Per object.
+  bool stop_ = false;                 // The sender thread ends once the queue is empty.
+  bool accepting_ = true;             // Record queues (false from Stop on).
+  std::map<std::string, Sent> sent_;  // Aggregation key → the event created for it.
+  static constexpr std::size_t kMinSentBeforePrune = 4096;
+  std::size_t prune_sent_at_ = kMinSentBeforePrune;  // sent_ is scanned when it outgrows this.
+  std::map<std::string, ObjectLimit> limits_;        // Per object.
   int api_ = 0;  // 0: not yet probed, 1: events.k8s.io/v1, 2: core/v1.
   EventRecorderStats stats_;
   std::once_flag stopped_once_;

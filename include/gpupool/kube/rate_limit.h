@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <mutex>
-#include <random>
 
 namespace gpupool::kube {
 
@@ -54,7 +53,6 @@ class Backoff {
  private:
   BackoffPolicy policy_;
   int attempt_ = 0;
-  std::mt19937_64 random_;
 };
 
 // The un-jittered delay of attempt `attempt` (0-based) under `policy`.

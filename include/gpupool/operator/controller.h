@@ -38,6 +38,7 @@ struct ControllerOptions {
   std::chrono::seconds resync{30};              // A cycle at least this often.
   std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;              // Empty: always leading.
+  int concurrent_writes = 8;                    // Requests in flight at once within a step.
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
   // After every cycle's writes: what it read, planned and wrote (metrics).
   std::function<void(const ClusterView&, const Plan&, const WriteStats&, const CycleReport&)>

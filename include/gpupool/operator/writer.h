@@ -1,6 +1,9 @@
 // Carries out a Plan against the API server, in the plan's order, and never
 // fails as a whole: a write the server refuses is logged and left for the next
-// cycle, which decides again from what the server then holds.
+// cycle, which decides again from what the server then holds. The writes of one
+// step of the order (all status writes, all pod creates, …) are independent of
+// each other and go out several at a time; a step starts when the one before it
+// has ended.
 #pragma once
 
 #include <functional>
@@ -12,6 +15,7 @@
 #include "gpupool/kube/client.h"
 #include "gpupool/kube/event_recorder.h"
 #include "gpupool/operator/plan.h"
+#include "gpupool/operator/worker_pool.h"
 
 namespace gpupool::op {
 
@@ -27,24 +31,31 @@ class PlanWriter {
  public:
   // `may_write` is asked before every write: a replica that stopped leading
   // writes nothing more.
-  PlanWriter(kube::Client& client, kube::EventRecorder* events, std::function<bool()> may_write);
+  // `concurrency`: requests in flight at once within a step (at least 1).
+  PlanWriter(kube::Client& client, kube::EventRecorder* events, std::function<bool()> may_write,
+             int concurrency = 1);
+  ~PlanWriter();
 
   WriteStats Apply(const Plan& plan);
 
  private:
-  bool WriteStatus(const StatusWrite& write, WriteStats& stats);
-  void DeletePod(const PodDelete& remove, WriteStats& stats);
-  void CreatePod(const PodCreate& create, WriteStats& stats);
+  class Tally;  // One Apply's WriteStats, gathered from several threads.
+
+  template <typename Item, typename Write>
+  void Each(const std::vector<Item>& items, Write write);
+  bool WriteStatus(const StatusWrite& write, Tally& tally);
+  void DeletePod(const PodDelete& remove, Tally& tally);
+  void CreatePod(const PodCreate& create, Tally& tally);
   void RejectTemplate(const PodCreate& create, const std::string& message);
-  void ReleasePod(const PodRelease& release, WriteStats& stats);
-  void CreateService(const Json& service, WriteStats& stats);
+  void ReleasePod(const PodRelease& release, Tally& tally);
+  void CreateService(const Json& service, Tally& tally);
   void RecordEvent(const EventNote& note);
-  bool Allowed(WriteStats& stats);
+  bool Allowed(Tally& tally);
 
   kube::Client& client_;
   kube::EventRecorder* events_;
   std::function<bool()> may_write_;
-  std::set<std::string> failed_jobs_;  // This Apply: jobs whose pods must not move.
+  WorkerPool pool_;
 };
 
 const kube::Resource& ResourceOf(Kind kind);

@@ -1,0 +1,92 @@
+#include "job_watch.h"
+
+#include <stdexcept>
+
+namespace gpupool::bench {
+namespace {
+
+bool Holds(const std::string& phase) { return phase == "Admitted" || phase == "Running"; }
+bool Done(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+
+JobPhase DecodePhase(const kube::Json& object) {
+  return {kube::ObjectKey(kube::NamespaceOf(object), kube::NameOf(object)),
+          object.value("status", kube::Json::object()).value("phase", "")};
+}
+
+double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
+
+}  // namespace
+
+JobWatch::JobWatch(kube::Client& client) {
+  kube::ListWatchOptions options;
+  options.page_size = 5000;
+  informer_ = std::make_unique<kube::Informer<JobPhase>>(client, kube::resources::kTrainingJobs, "",
+                                                         DecodePhase, options);
+  informer_->AddHandlers({[this](const JobPhase& job) { Observe(job); },
+                          [this](const JobPhase&, const JobPhase& job) { Observe(job); },
+                          {}});
+  informer_->Start();
+  if (!informer_->WaitForSync(std::chrono::seconds(30)))
+    throw std::runtime_error("the TrainingJob watch did not sync");
+}
+
+JobWatch::~JobWatch() { informer_->Stop(); }
+
+void JobWatch::Expect(const std::string& key, const std::string& pool, const std::string& kind,
+                      int gpus) {
+  std::lock_guard lock(mutex_);
+  auto& job = jobs_[key];
+  job.pool = pool;
+  job.kind = kind;
+  job.gpus = gpus;
+  job.created = Clock::now();
+}
+
+void JobWatch::Observe(const JobPhase& seen) {
+  const auto now = Clock::now();
+  std::lock_guard lock(mutex_);
+  auto it = jobs_.find(seen.key);
+  if (it == jobs_.end() || it->second.finished != Clock::time_point{}) return;
+  JobTimes& job = it->second;
+  const bool holding = job.held_since != Clock::time_point{};
+  if (Holds(seen.phase) && !holding) {
+    job.held_since = now;
+    if (job.admitted == Clock::time_point{}) {
+      job.admitted = now;
+      ++admitted_;
+    } else {
+      ++job.preemptions;
+    }
+  }
+  if (!Holds(seen.phase) && holding) {
+    job.gpu_seconds += job.gpus * Seconds(now - job.held_since);
+    job.held_since = {};
+  }
+  if (Done(seen.phase)) {
+    job.finished = now;
+    ++finished_;
+  }
+}
+
+std::size_t JobWatch::Finished() const {
+  std::lock_guard lock(mutex_);
+  return finished_;
+}
+
+std::size_t JobWatch::Admitted() const {
+  std::lock_guard lock(mutex_);
+  return admitted_;
+}
+
+std::map<std::string, JobTimes> JobWatch::Snapshot() const {
+  const auto now = Clock::now();
+  std::lock_guard lock(mutex_);
+  auto copy = jobs_;
+  for (auto& [key, job] : copy) {
+    if (job.held_since != Clock::time_point{})
+      job.gpu_seconds += job.gpus * Seconds(now - job.held_since);
+  }
+  return copy;
+}
+
+}  // namespace gpupool::bench
