@@ -118,16 +118,16 @@ void AddUse(Resources& used, const Resources& requests) {
 
 void Simulator::Schedule() {
   std::vector<PodFacts*> pending;
-  for (auto& [key, pod] : pods_) {
-    if (pod.node.empty() && !pod.gated && !pod.deleting && !Terminal(pod) &&
-        pod.scheduler == "default-scheduler" && !pod.unschedulable_reported) {
-      pending.push_back(&pod);
+  for (auto& [key, pod] : active_) {
+    if (pod->node.empty() && !pod->gated && !pod->deleting && !Terminal(*pod) &&
+        pod->scheduler == "default-scheduler" && !pod->unschedulable_reported) {
+      pending.push_back(pod);
     }
   }
   if (pending.empty()) return;
   std::map<std::string, Resources> used;
-  for (const auto& [key, pod] : pods_) {
-    if (!pod.node.empty() && !Terminal(pod)) AddUse(used[pod.node], pod.requests);
+  for (const auto& [key, pod] : active_) {
+    if (!pod->node.empty() && !Terminal(*pod)) AddUse(used[pod->node], pod->requests);
   }
   const auto pods = cluster_.Resource("", "v1", "pods");
   for (PodFacts* pod : pending) {
@@ -302,15 +302,15 @@ void Simulator::RunKubelets() {
   const auto pods = cluster_.Resource("", "v1", "pods");
   const auto now = SimClock::now();
   bool freed = false;
-  for (auto& [key, pod] : pods_) {
-    if (pod.node.empty()) continue;
-    auto node = nodes_.find(pod.node);
+  for (auto& [key, pod] : active_) {
+    if (pod->node.empty()) continue;
+    auto node = nodes_.find(pod->node);
     if (node != nodes_.end() && !node->second.ready) continue;  // a NotReady kubelet is silent
-    freed = StepPod(*pods, key, pod, now) || freed;
+    freed = StepPod(*pods, key, *pod, now) || freed;
   }
   // Freed resources may let waiting pods fit: retry them.
   if (freed) {
-    for (auto& [key, pod] : pods_) pod.unschedulable_reported = false;
+    for (auto& [key, pod] : active_) pod->unschedulable_reported = false;
   }
 }
 

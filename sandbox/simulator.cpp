@@ -113,6 +113,7 @@ void Simulator::Resync() {
     }
   }
   pods_.clear();
+  active_.clear();
   nodes_.clear();
   dependents_.clear();
   live_uids_.clear();
@@ -137,6 +138,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const auto& object = *event.object;
   const std::string key = ObjectKey(object.ns, object.name);
   if (event.type == EventType::kDeleted) {
+    active_.erase(key);
     pods_.erase(key);
     return;
   }
@@ -170,12 +172,18 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   facts.exit_code = exit_code.empty() ? 0 : std::atoi(exit_code.c_str());
   const std::string stop = annotations.value("sandbox.gpupool.dev/stop-seconds", "");
   facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
+  const bool finished = phase == "Succeeded" || phase == "Failed";
+  if (finished && !deleting) {
+    active_.erase(key);
+  } else {
+    active_[key] = &facts;
+  }
 }
 
 void Simulator::ObserveNode(const ChangeEvent& event) {
   const auto& object = *event.object;
   // Any node change may make waiting pods schedulable: retry them all.
-  for (auto& [key, pod] : pods_) pod.unschedulable_reported = false;
+  for (auto& [key, pod] : active_) pod->unschedulable_reported = false;
   if (event.type == EventType::kDeleted) {
     nodes_.erase(object.name);
     return;

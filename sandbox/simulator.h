@@ -92,6 +92,9 @@ class Simulator {
   std::thread thread_;
   uint64_t cursor_ = 0;
   std::map<std::string, PodFacts> pods_;  // "ns/name"
+  // The pods a scheduler or kubelet may still act on: not finished, or being
+  // deleted. Finished pods stay in pods_ only, so a loop costs what is alive.
+  std::map<std::string, PodFacts*> active_;
   std::map<std::string, NodeFacts> nodes_;
   // Garbage collection: owner uid -> dependents ("storage key|ns|name").
   std::map<std::string, std::set<std::string>> dependents_;

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -49,7 +51,7 @@ ProcessUse UseOf(pid_t pid) {
 
 BenchCluster::BenchCluster(const std::string& nodes) {
   sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(
-      std::vector<std::string>{"--nodes", nodes, "--time-scale", "1", "--start-seconds", "0.1"});
+      std::vector<std::string>{"--nodes", nodes, "--time-scale", "1", "--start-seconds", "0"});
   if (sandbox_->Kubectl("apply -f " + sandbox::testing::SourcePath("crds")).exit_code != 0 ||
       sandbox_->Kubectl("wait --for=condition=Established crd --all --timeout=60s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
@@ -91,7 +93,7 @@ void BenchCluster::CreateProject(const std::string& name, const std::string& que
 
 void BenchCluster::StartController(std::vector<std::string> extra_flags) {
   std::vector<std::string> flags = {
-      "--qps", "100000", "--burst", "100000", "--log-level", "warn", "--concurrent-writes", "16"};
+      "--qps", "100000", "--burst", "100000", "--log-level", "info", "--concurrent-writes", "16"};
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
   controller_ = std::make_unique<op::testing::ControllerProcess>(
       sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", flags);
@@ -109,6 +111,38 @@ void BenchCluster::StartController(std::vector<std::string> extra_flags) {
 
 std::string BenchCluster::ControllerLog() const {
   return ReadFile(sandbox_->dir() + "/controller.log");
+}
+
+CycleSummary SummarizeCycles(const std::string& log) {
+  static const std::regex kCycle(
+      R"(cycle: \d+ jobs, \d+ admitted, \d+ preempted, (\d+) writes \(\d+ failed\), plan )"
+      R"(([0-9.]+) ms[^,]*, writes ([0-9.]+) ms)");
+  CycleSummary summary;
+  std::istringstream lines(log);
+  std::string line;
+  std::smatch match;
+  while (std::getline(lines, line)) {
+    if (!std::regex_search(line, match, kCycle)) continue;
+    ++summary.cycles;
+    summary.writes += std::stod(match[1]);
+    summary.plan_ms += std::stod(match[2]);
+    summary.write_ms += std::stod(match[3]);
+  }
+  if (summary.cycles > 0) {
+    summary.writes /= summary.cycles;
+    summary.plan_ms /= summary.cycles;
+    summary.write_ms /= summary.cycles;
+  }
+  return summary;
+}
+
+void PrintUse(const ProcessUse& controller, const ProcessUse& sandbox,
+              const std::string& controller_log) {
+  std::printf("CPU seconds: controller %.1f, sandbox %.1f; RSS MB: controller %.0f, sandbox %.0f\n",
+              controller.cpu_seconds, sandbox.cpu_seconds, controller.rss_mb, sandbox.rss_mb);
+  const CycleSummary cycles = SummarizeCycles(controller_log);
+  std::printf("controller cycles that wrote: %d, mean %.0f writes, plan %.1f ms, writes %.1f ms\n",
+              cycles.cycles, cycles.writes, cycles.plan_ms, cycles.write_ms);
 }
 
 Json OneReplicaJob(const std::string& ns, const std::string& name, const std::string& queue,

@@ -27,7 +27,8 @@ ProcessUse UseOf(pid_t pid);
 class BenchCluster {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; the sandbox runs in real
-  // time, pods start 0.1 s after binding.
+  // time, and a pod runs as soon as it is bound (a job's run time counts from
+  // its admission, as in Kueue's benchmark, which has no pods).
   explicit BenchCluster(const std::string& nodes);
 
   kube::Client& client() { return *client_; }
@@ -50,6 +51,17 @@ class BenchCluster {
   std::unique_ptr<kube::Client> client_;
   std::vector<std::string> projects_;
 };
+
+// The controller's cycles that wrote something, from its log (`--log-level info`).
+struct CycleSummary {
+  int cycles = 0;
+  double plan_ms = 0, write_ms = 0;  // Means.
+  double writes = 0;                 // Mean writes per cycle.
+};
+CycleSummary SummarizeCycles(const std::string& log);
+// Prints both processes' use and the controller's cycles.
+void PrintUse(const ProcessUse& controller, const ProcessUse& sandbox,
+              const std::string& controller_log);
 
 // One-replica TrainingJob `name` in `ns` on `queue`: `gpus` per replica, job
 // priority `priority`, its pod running `run_seconds` (0: until deleted).

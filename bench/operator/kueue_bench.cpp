@@ -134,9 +134,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto controller = cluster.ControllerUse(), sandbox = cluster.SandboxUse();
     Report(watch.Snapshot(), start);
-    std::printf(
-        "CPU seconds: controller %.1f, sandbox %.1f; RSS MB: controller %.0f, sandbox %.0f\n",
-        controller.cpu_seconds, sandbox.cpu_seconds, controller.rss_mb, sandbox.rss_mb);
+    gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
     return watch.Finished() + generated.failed == total ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kueue_bench: %s\n", error.what());

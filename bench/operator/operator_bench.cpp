@@ -4,10 +4,6 @@
 // Reports API writes per job (status patches, pod creates and releases, Events)
 // and, per cycle, the time from the last watch event to the end of its writes.
 // Usage: operator_bench [jobs]   (default 400; nodes: jobs / 8 + 1)
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +13,7 @@
 
 #include "gpupool/kube/config.h"
 #include "gpupool/operator/controller.h"
+#include "sandbox_process.h"
 
 namespace {
 
@@ -24,47 +21,13 @@ using gpupool::kube::Json;
 using Clock = std::chrono::steady_clock;
 namespace resources = gpupool::kube::resources;
 
-struct Sandbox {
-  pid_t pid = -1;
-  std::string dir;
-  explicit Sandbox(int nodes) {
-    char pattern[] = "/tmp/gpupool-operator-bench-XXXXXX";
-    dir = mkdtemp(pattern);
-    std::vector<std::string> args = {GPUPOOL_BINARY,     "sandbox",
-                                     "--nodes",          std::to_string(nodes) + "x8:pool=train",
-                                     "--kubeconfig-out", dir + "/kubeconfig",
-                                     "--port-file",      dir + "/port",
-                                     "--time-scale",     "10"};
-    pid = fork();
-    if (pid == 0) {
-      std::vector<char*> argv;
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      if (!freopen("/dev/null", "w", stdout)) _exit(127);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    for (int i = 0; i < 400; ++i) {
-      int port = 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      if (std::ifstream(dir + "/port") >> port) return;
-    }
-    throw std::runtime_error("the sandbox did not start");
-  }
-  ~Sandbox() {
-    kill(pid, SIGTERM);
-    waitpid(pid, nullptr, 0);
-  }
-};
+using gpupool::sandbox::testing::SandboxProcess;
 
-int Shell(const std::string& command) { return std::system(command.c_str()); }
-
-void Install(const Sandbox& sandbox) {
-  const std::string kubectl = "KUBECONFIG=" + sandbox.dir + "/kubeconfig kubectl ";
+void Install(const SandboxProcess& sandbox) {
   const std::string source = GPUPOOL_SOURCE_DIR;
-  if (Shell(kubectl + "apply -f " + source + "/crds >/dev/null") != 0 ||
-      Shell(kubectl + "wait --for=condition=Established crd --all --timeout=30s >/dev/null") != 0 ||
-      Shell(kubectl + "apply -f " + source + "/examples/queues.yaml >/dev/null") != 0)
+  if (sandbox.Kubectl("apply -f " + source + "/crds").exit_code != 0 ||
+      sandbox.Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0 ||
+      sandbox.Kubectl("apply -f " + source + "/examples/queues.yaml").exit_code != 0)
     throw std::runtime_error("could not install the API");
 }
 
@@ -91,13 +54,13 @@ int CountRunning(gpupool::kube::Client& client) {
 
 int main(int argc, char** argv) {
   const int jobs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 400;
-  Sandbox sandbox(jobs / 8 + 1);
+  SandboxProcess sandbox(
+      {"--nodes", std::to_string(jobs / 8 + 1) + "x8:pool=train", "--time-scale", "10"});
   Install(sandbox);
   gpupool::kube::TransportOptions transport;
   transport.qps = 200;  // What `gpupool controller` uses by default.
   transport.burst = 400;
-  gpupool::kube::Client client(gpupool::kube::LoadKubeconfig({sandbox.dir + "/kubeconfig"}),
-                               transport);
+  gpupool::kube::Client client(gpupool::kube::LoadKubeconfig({sandbox.kubeconfig()}), transport);
   const Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "bench"}}}};
   client.Create(resources::kNamespaces, "", ns);
   Json project = {{"apiVersion", "gpupool.dev/v1alpha1"},

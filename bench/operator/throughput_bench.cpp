@@ -96,9 +96,7 @@ int main(int argc, char** argv) {
     const auto latencies = watch.Latencies(created);
     std::printf("create -> release: median %.2f s, p99 %.2f s\n", Percentile(latencies, 0.5),
                 Percentile(latencies, 0.99));
-    std::printf(
-        "CPU seconds: controller %.1f, sandbox %.1f; RSS MB: controller %.0f, sandbox %.0f\n",
-        controller.cpu_seconds, sandbox.cpu_seconds, controller.rss_mb, sandbox.rss_mb);
+    gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
     return times.size() + generated.failed == static_cast<std::size_t>(jobs) ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "throughput_bench: %s\n", error.what());

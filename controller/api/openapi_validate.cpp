@@ -9,6 +9,19 @@
 namespace gpupool::api {
 namespace {
 
+// A schema's properties, read in place: schemas are large and walked once per
+// object level of every value checked.
+const Json& PropertiesOf(const Json& schema) {
+  static const Json kNone = Json::object();
+  const auto properties = schema.find("properties");
+  return properties != schema.end() && properties->is_object() ? *properties : kNone;
+}
+
+const Json& EmptyArray() {
+  static const Json kEmpty = Json::array();
+  return kEmpty;
+}
+
 bool Flag(const Json& schema, const char* key) {
   return schema.contains(key) && schema[key].is_boolean() && schema[key].get<bool>();
 }
@@ -160,11 +173,12 @@ class Validator {
   }
 
   void CheckObject(const Json& schema, const Json& object, const std::string& path) {
-    for (const auto& name : schema.value("required", Json::array())) {
+    const auto required = schema.find("required");
+    for (const auto& name : required != schema.end() ? *required : EmptyArray()) {
       const std::string key = name.get<std::string>();
       if (!object.contains(key)) Add(Child(path, key), "Required value");
     }
-    const Json properties = schema.value("properties", Json::object());
+    const Json& properties = PropertiesOf(schema);
     for (const auto& [key, value] : object.items()) {
       if (properties.contains(key)) {
         Check(properties[key], value, Child(path, key));
@@ -233,7 +247,7 @@ std::vector<std::string> Prune(const Json& schema, Json& value, const std::strin
   if (!schema.is_object()) return removed;
   const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
   if (value.is_object()) {
-    const Json properties = schema.value("properties", Json::object());
+    const Json& properties = PropertiesOf(schema);
     const Json* additional =
         schema.contains("additionalProperties") && schema["additionalProperties"].is_object()
             ? &schema["additionalProperties"]

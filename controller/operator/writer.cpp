@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <unordered_map>
 
 #include "gpupool/kube/cache.h"
 #include "gpupool/kube/errors.h"
@@ -96,16 +97,57 @@ void PlanWriter::Each(const std::vector<Item>& items, Write write) {
   pool_.ForEach(items.size(), [&](std::size_t i) { write(items[i]); });
 }
 
+namespace {
+
+// The admissions of one cycle in groups of jobs: each group's statuses, and the
+// pod creates and releases of its jobs. The last group has no statuses: the
+// pods of jobs admitted in earlier cycles, and the gated pods of waiting jobs.
+struct AdmissionGroup {
+  std::vector<const StatusWrite*> statuses;
+  std::vector<const PodCreate*> creates;
+  std::vector<const PodRelease*> releases;
+};
+
+std::vector<AdmissionGroup> GroupAdmissions(const Plan& plan, std::size_t jobs_per_group) {
+  const std::size_t count = plan.admission_statuses.size();
+  std::vector<AdmissionGroup> groups((count + jobs_per_group - 1) / jobs_per_group + 1);
+  std::unordered_map<std::string, std::size_t> group_of;
+  for (std::size_t i = 0; i < count; ++i) {
+    const StatusWrite& write = plan.admission_statuses[i];
+    groups[i / jobs_per_group].statuses.push_back(&write);
+    group_of.emplace(kube::ObjectKey(write.ns, write.name), i / jobs_per_group);
+  }
+  auto group = [&](const std::string& job_key) -> AdmissionGroup& {
+    auto it = group_of.find(job_key);
+    return groups[it == group_of.end() ? groups.size() - 1 : it->second];
+  };
+  for (const PodCreate& create : plan.pod_creates) group(create.job_key).creates.push_back(&create);
+  for (const PodRelease& release : plan.pod_releases)
+    group(release.job_key).releases.push_back(&release);
+  return groups;
+}
+
+}  // namespace
+
+// A large cycle's first pods go out while later admissions are still being
+// recorded; each job's pods still follow its own status.
+void PlanWriter::ApplyAdmissions(const Plan& plan, Tally& tally) {
+  const std::size_t jobs_per_group = std::max<std::size_t>(64, 8 * pool_.threads());
+  for (const AdmissionGroup& group : GroupAdmissions(plan, jobs_per_group)) {
+    Each(group.statuses, [&](const StatusWrite* write) {
+      if (!WriteStatus(*write, tally)) tally.HoldJob(kube::ObjectKey(write->ns, write->name));
+    });
+    Each(group.creates, [&](const PodCreate* create) { CreatePod(*create, tally); });
+    Each(group.releases, [&](const PodRelease* release) { ReleasePod(*release, tally); });
+  }
+}
+
 WriteStats PlanWriter::Apply(const Plan& plan) {
   Tally tally;
   Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
-  Each(plan.admission_statuses, [&](const StatusWrite& write) {
-    if (!WriteStatus(write, tally)) tally.HoldJob(kube::ObjectKey(write.ns, write.name));
-  });
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
-  Each(plan.pod_creates, [&](const PodCreate& create) { CreatePod(create, tally); });
-  Each(plan.pod_releases, [&](const PodRelease& release) { ReleasePod(release, tally); });
+  ApplyAdmissions(plan, tally);
   Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   for (const auto& note : plan.events) RecordEvent(note);
   return tally.Take();

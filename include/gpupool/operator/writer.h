@@ -1,9 +1,8 @@
 // Carries out a Plan against the API server, in the plan's order, and never
 // fails as a whole: a write the server refuses is logged and left for the next
 // cycle, which decides again from what the server then holds. The writes of one
-// step of the order (all status writes, all pod creates, …) are independent of
-// each other and go out several at a time; a step starts when the one before it
-// has ended.
+// step of the order (docs/operator.md) are independent of each other and go out
+// several at a time; a step starts when the one before it has ended.
 #pragma once
 
 #include <functional>
@@ -43,6 +42,7 @@ class PlanWriter {
 
   template <typename Item, typename Write>
   void Each(const std::vector<Item>& items, Write write);
+  void ApplyAdmissions(const Plan& plan, Tally& tally);
   bool WriteStatus(const StatusWrite& write, Tally& tally);
   void DeletePod(const PodDelete& remove, Tally& tally);
   void CreatePod(const PodCreate& create, Tally& tally);
