@@ -22,7 +22,8 @@ Cycle::Cycle(EngineState& state, const PackingModel* model)
     : state_(state),
       own_model_(model ? PackingModel({}) : PackingModel::For(state)),
       model_(model ? *model : own_model_),
-      placer_(state_, model_) {}
+      placer_(state_, model_),
+      touched_(state_.jobs.size(), 0) {}
 
 Decisions Cycle::Run() {
   for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {

@@ -117,7 +117,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     for (const Placed& p : victim.placed) NoteReleased(p.node);
     state_.stopping.emplace_back(v, victim.placed);
     state_.Requeue(v);
-    touched_.insert(v);
+    Touch(v);
   }
 
   if (std::find(holders_.begin(), holders_.end(), job) != holders_.end()) {
@@ -131,7 +131,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
   admission.replicas = ExportReplicas(state_, j);
   decisions_.admissions.push_back(std::move(admission));
-  touched_.insert(job);
+  Touch(job);
 }
 
 void Cycle::Wait(int job, WaitCode code, std::string message) {

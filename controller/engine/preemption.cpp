@@ -20,7 +20,7 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
 bool Cycle::VictimAllowed(int index) const {
   const JobState& victim = state_.jobs[index];
   if (!victim.running || !IsPreemptible(victim.workload_class)) return false;
-  if (touched_.count(index)) return false;
+  if (Touched(index)) return false;
   Seconds min_runtime = state_.queues[victim.queue].spec.min_runtime_seconds;
   return state_.now - victim.start_time >= min_runtime;
 }

@@ -344,9 +344,18 @@ std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const Job
 JobState ConstraintProbe(const JobState& job);
 // Milli-GPUs free on one device, and on a node less its unmanaged whole devices
 // (negative only if unmanaged pods hold more than is free): what it adds to the free
-// GPUs of its pools.
-MilliGpu DeviceFree(std::int32_t used);
-MilliGpu NodeFree(const NodeState& node);
+// GPUs of its pools. A device a terminating victim shares with its beneficiary may
+// count above one GPU: it has nothing free, and takes nothing from the other
+// devices' room.
+inline MilliGpu DeviceFree(std::int32_t used) { return std::max<MilliGpu>(0, kMilliPerGpu - used); }
+inline MilliGpu NodeFree(const NodeState& node) {
+  MilliGpu free = 0;
+  for (std::int32_t used : node.used) free += DeviceFree(used);
+  return free - node.unmanaged_gpus * kMilliPerGpu;
+}
+inline MilliGpu EngineState::FreeMilli(const NodeState& node) {
+  return std::max<MilliGpu>(0, NodeFree(node));
+}
 bool LabelsMatch(const Labels& selector, const Labels& labels);
 int DeviceCount(std::uint64_t devices);
 

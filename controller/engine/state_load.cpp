@@ -96,20 +96,6 @@ void EngineState::SetDevices(NodeState& state, const Node& node) {
       static_cast<int>(std::count(state.used.begin(), state.used.end(), 0)) - state.unmanaged_gpus;
 }
 
-// A device a terminating victim shares with its beneficiary may count above one GPU:
-// it has nothing free, and takes nothing from the other devices' room.
-MilliGpu DeviceFree(std::int32_t used) { return std::max<MilliGpu>(0, kMilliPerGpu - used); }
-
-MilliGpu NodeFree(const NodeState& node) {
-  MilliGpu free = 0;
-  for (std::int32_t used : node.used) free += DeviceFree(used);
-  return free - node.unmanaged_gpus * kMilliPerGpu;
-}
-
-MilliGpu EngineState::FreeMilli(const NodeState& node) {
-  return std::max<MilliGpu>(0, NodeFree(node));
-}
-
 void EngineState::LoadQueues(const Snapshot& snapshot) {
   for (const Queue& queue : snapshot.queues) {
     if (queue_index.count(queue.name)) continue;
