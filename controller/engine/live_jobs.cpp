@@ -66,20 +66,16 @@ bool EngineState::VictimGone(const std::string& name) {
   return true;
 }
 
-// Each victim, requeued so that its beneficiary could take its room, holds that
-// room again until it is gone. Devices it shares with its beneficiary then count
-// twice, so nobody else can take them.
-void EngineState::HoldVictims() {
-  for (auto& [index, placed] : stopping) HoldVictim(index, std::move(placed));
-  stopping.clear();
-  std::erase_if(changes.fresh, [&](int j) { return jobs[j].terminating; });
-}
-
-void EngineState::HoldVictim(int index, std::vector<Placed> placed) {
+void EngineState::Preempt(int index) {
   JobState& job = jobs[index];
-  if (!job.alive || job.running || job.terminating) return;
-  IndexPending(index, false);
-  StartHeld(index, std::move(placed));
+  if (!job.running) return;
+  NoteRelease(job);
+  IndexRunning(index, false);
+  Account(job, -1);
+  job.running = false;
+  job.terminating = true;
+  Account(job, +1);
+  ++terminating_count;
 }
 
 void EngineState::StartHeld(int index, std::vector<Placed> placed) {

@@ -271,11 +271,10 @@ class EngineState {
   bool HoldsExactly(const RunningJob& spec) const;
   bool HoldsExactly(const PendingJob& spec) const;
   bool RemoveJob(const std::string& name);  // Deleted, whatever its state.
-  // Victims keep their devices, and count against their project's own admissions,
-  // until they are gone (VictimGone): the cycle requeues a victim so that its
-  // beneficiary can take its room, then HoldVictims() holds the rest.
-  std::vector<std::pair<int, std::vector<Placed>>> stopping;  // Victims not held yet.
-  void HoldVictims();
+  // Running -> terminating. A victim keeps its devices, and counts against its
+  // project's own admissions, until it is gone (VictimGone); its beneficiary is
+  // placed on those devices, which then count twice, so nobody else can take them.
+  void Preempt(int job);
   std::size_t terminating_count = 0;
   // Slots with a job that waited on its limit: a larger pool may let it start.
   std::vector<std::size_t> limited_slots;
@@ -299,7 +298,6 @@ class EngineState {
   void SetQuotas(int project);
   void ResolveLimits();
   void RequeueHeld(int job);  // A stopping victim is gone.
-  void HoldVictim(int job, std::vector<Placed> placed);
   void StartHeld(int job, std::vector<Placed> placed);
   void ReleaseHeld(const JobState& job);
   int NewNode(const std::string& name);
