@@ -36,16 +36,21 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
     : now(snapshot.now), options(std::move(opts)) {
   LoadNodes(snapshot);
   LoadQueues(snapshot);
-  LoadProjects(snapshot);
-  jobs.reserve(snapshot.running.size() + snapshot.pending.size());
-  job_index.reserve(snapshot.running.size() + snapshot.pending.size());
+  const std::vector<int> project_of_job = LoadProjects(snapshot);
+  const std::size_t running_jobs = snapshot.running.size();
+  jobs.reserve(running_jobs + snapshot.pending.size());
+  job_index.reserve(running_jobs + snapshot.pending.size());
   // Node indexes and the ordered sets are built once at the end, not per job.
   indexing_ = false;
   loading_ = true;
-  for (const RunningJob& job : snapshot.running) AddRunning(job);
+  for (std::size_t i = 0; i < running_jobs; ++i) {
+    AddRunning(snapshot.running[i], project_of_job[i]);
+  }
   indexing_ = true;
   BuildNodeIndexes();
-  for (const PendingJob& job : snapshot.pending) AddPending(job);
+  for (std::size_t i = 0; i < snapshot.pending.size(); ++i) {
+    AddPending(snapshot.pending[i], project_of_job[running_jobs + i]);
+  }
   loading_ = false;
   FillOrderedSets();
 }
@@ -110,8 +115,8 @@ int EngineState::NewJob(std::string_view name) {
 }
 
 template <typename Spec>
-int EngineState::NewJobFrom(const Spec& spec) {
-  int project = ProjectFor(spec.project);
+int EngineState::NewJobFrom(const Spec& spec, int project) {
+  if (project < 0) project = ProjectFor(spec.project);
   int index = NewJob(spec.name);
   if (index < 0) return -1;
   JobState& job = jobs[index];
@@ -128,8 +133,8 @@ int EngineState::NewJobFrom(const Spec& spec) {
   return index;
 }
 
-int EngineState::AddPending(const PendingJob& spec) {
-  int index = NewJobFrom(spec);
+int EngineState::AddPending(const PendingJob& spec, int project) {
+  int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
   job.replicas = spec.replicas;
@@ -140,8 +145,8 @@ int EngineState::AddPending(const PendingJob& spec) {
   return index;
 }
 
-int EngineState::AddRunning(const RunningJob& spec) {
-  int index = NewJobFrom(spec);
+int EngineState::AddRunning(const RunningJob& spec, int project) {
+  int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
   job.start_time = spec.start_time;

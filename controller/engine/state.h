@@ -175,8 +175,9 @@ class EngineState {
     return job.shape.gpu_milli * replicas;
   }
 
-  int AddPending(const PendingJob& job);
-  int AddRunning(const RunningJob& job);
+  // `project`: the job's project index if known, else -1 (found or created).
+  int AddPending(const PendingJob& job, int project = -1);
+  int AddRunning(const RunningJob& job, int project = -1);
   // Pending -> running on `placed`, started now (resources taken).
   void Admit(int job, std::vector<Placed> placed);
   void Requeue(int job);  // Running -> pending; resources released.
@@ -290,7 +291,7 @@ class EngineState {
   int NewJob(std::string_view name);
   // A new job with the fields pending and running jobs share; -1 if the name is taken.
   template <typename Spec>
-  int NewJobFrom(const Spec& spec);
+  int NewJobFrom(const Spec& spec, int project);
   int ProjectFor(const std::string& name);
   void Account(const JobState& job, int sign);
   void IndexPending(int job, bool insert);
@@ -314,7 +315,8 @@ class EngineState {
   std::vector<int> free_nodes_;
   static void SetDevices(NodeState& state, const Node& node);
   void LoadQueues(const Snapshot& snapshot);
-  void LoadProjects(const Snapshot& snapshot);
+  // Returns the project index of each job: running jobs first, then pending ones.
+  std::vector<int> LoadProjects(const Snapshot& snapshot);
   void ExportProjects(Snapshot& snapshot) const;
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;

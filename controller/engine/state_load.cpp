@@ -116,15 +116,17 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
   }
 }
 
-void EngineState::LoadProjects(const Snapshot& snapshot) {
+std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
   for (const Project& project : snapshot.projects) {
     if (project_index.count(project.name)) continue;
     project_index.emplace(project.name, static_cast<int>(projects.size()));
     projects.push_back({project.name, project.priority, project.quotas});
   }
   // Jobs may name projects that have no object (yet): they get quota 0.
-  for (const RunningJob& job : snapshot.running) ProjectFor(job.project);
-  for (const PendingJob& job : snapshot.pending) ProjectFor(job.project);
+  std::vector<int> project_of_job;
+  project_of_job.reserve(snapshot.running.size() + snapshot.pending.size());
+  for (const RunningJob& job : snapshot.running) project_of_job.push_back(ProjectFor(job.project));
+  for (const PendingJob& job : snapshot.pending) project_of_job.push_back(ProjectFor(job.project));
   std::size_t slots = queues.size() * projects.size();
   quotas.assign(slots, QuotaState{});
   usage.assign(slots, Usage{});
@@ -135,6 +137,7 @@ void EngineState::LoadProjects(const Snapshot& snapshot) {
     victims.push_back(NewVictimSet());
   }
   for (std::size_t p = 0; p < projects.size(); ++p) SetQuotas(static_cast<int>(p));
+  return project_of_job;
 }
 
 // The project's quota objects applied to every queue (none: quota 0, no limit).
