@@ -56,7 +56,7 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> node
   for (std::size_t i = since; i < decisions_.admissions.size(); ++i) {
     const Admission& admission = decisions_.admissions[i];
     if (!admission.over_quota) continue;
-    for (const Placed& p : state_.jobs[state_.job_index.at(admission.job)].placed) {
+    for (const Placed& p : state_.jobs[state_.job_index.Find(admission.job)].placed) {
       nodes.push_back(p.node);
     }
   }

@@ -19,18 +19,16 @@ JobState ConstraintProbe(const JobState& job) {
 
 // A job deleted and created again under its name is another job: the old one goes.
 int EngineState::AddPendingReplacing(const PendingJob& spec) {
-  auto it = job_index.find(spec.name);
-  if (it != job_index.end()) {
-    if (jobs[it->second].uid == spec.uid) return -1;
+  if (int index = job_index.Find(spec.name); index >= 0) {
+    if (jobs[index].uid == spec.uid) return -1;
     RemoveJob(spec.name);
   }
   return AddPending(spec);
 }
 
 bool EngineState::RemoveJob(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end()) return false;
-  int index = it->second;
+  const int index = job_index.Find(name);
+  if (index < 0) return false;
   if (std::find(reservation_holders.begin(), reservation_holders.end(), index) !=
       reservation_holders.end()) {
     changes.structure = true;  // Room held for it is held for nobody now.
@@ -40,11 +38,8 @@ bool EngineState::RemoveJob(const std::string& name) {
 }
 
 bool EngineState::UpsertPending(const PendingJob& spec) {
-  auto it = job_index.find(spec.name);
-  if (it == job_index.end() || jobs[it->second].uid != spec.uid) {
-    return AddPendingReplacing(spec) >= 0;
-  }
-  int index = it->second;
+  const int index = job_index.Find(spec.name);
+  if (index < 0 || jobs[index].uid != spec.uid) return AddPendingReplacing(spec) >= 0;
   if (jobs[index].running || jobs[index].terminating) return false;
   // Simplest faithful update: the old spec leaves every index, the new one enters
   // them as a job that just became pending (the next cycle looks at it).
@@ -53,16 +48,16 @@ bool EngineState::UpsertPending(const PendingJob& spec) {
 }
 
 bool EngineState::RequeueRunning(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end() || !jobs[it->second].running) return false;
-  Requeue(it->second);
+  const int index = job_index.Find(name);
+  if (index < 0 || !jobs[index].running) return false;
+  Requeue(index);
   return true;
 }
 
 bool EngineState::VictimGone(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end() || !jobs[it->second].terminating) return false;
-  RequeueHeld(it->second);
+  const int index = job_index.Find(name);
+  if (index < 0 || !jobs[index].terminating) return false;
+  RequeueHeld(index);
   return true;
 }
 

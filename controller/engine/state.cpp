@@ -39,7 +39,7 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   const std::vector<int> project_of_job = LoadProjects(snapshot);
   const std::size_t running_jobs = snapshot.running.size();
   jobs.reserve(running_jobs + snapshot.pending.size());
-  job_index.reserve(running_jobs + snapshot.pending.size());
+  job_index.Reserve(running_jobs + snapshot.pending.size());
   // Node indexes and the ordered sets are built once at the end, not per job.
   indexing_ = false;
   loading_ = true;
@@ -100,17 +100,18 @@ int EngineState::ProjectFor(const std::string& name) {
 }
 
 int EngineState::NewJob(std::string_view name) {
+  const std::uint32_t hash = job_index.Hash(name);
+  if (job_index.Find(name, hash) >= 0) return -1;
   int index = free_jobs_.empty() ? static_cast<int>(jobs.size()) : free_jobs_.back();
-  auto [entry, added] = job_index.try_emplace(std::string(name), index);
-  if (!added) return -1;
   if (!free_jobs_.empty()) {
     free_jobs_.pop_back();
     jobs[index] = JobState{};
   } else {
     jobs.emplace_back();
   }
-  jobs[index].name = entry->first;
+  jobs[index].name = name;
   jobs[index].alive = true;
+  job_index.Insert(index, hash);
   return index;
 }
 
@@ -394,7 +395,7 @@ void EngineState::Remove(int index) {
   } else {
     IndexPending(index, false);
   }
-  job_index.erase(job.name);
+  job_index.Erase(job.name);
   job = JobState{};
   free_jobs_.push_back(index);
 }

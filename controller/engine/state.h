@@ -15,6 +15,7 @@
 
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/snapshot.h"
+#include "name_index.h"
 #include "node_set.h"
 #include "shapes.h"
 
@@ -150,7 +151,7 @@ class EngineState {
   std::unordered_map<std::string, int> node_index;
   std::unordered_map<std::string, int> queue_index;
   std::unordered_map<std::string, int> project_index;
-  std::pmr::unordered_map<std::string, int> job_index{&node_memory};
+  NameIndex<JobState> job_index{&jobs};
 
   // Indexed by Slot(queue, project).
   std::vector<QuotaState> quotas;
