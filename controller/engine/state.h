@@ -54,31 +54,33 @@ struct Placed {
   std::uint64_t devices = 0;
 };
 
+// The fields read for every job a cycle looks at (ordering, victim checks, takes
+// and releases) come first and share a cache line; specs and caches follow.
 struct JobState {
-  std::string name;
-  std::string uid;
-  std::string queue_name;
-  std::string project_name;
   int queue = -1;  // -1: the queue does not exist.
   int project = -1;
-  WorkloadClass workload_class = WorkloadClass::kTrain;
   int priority = 0;
+  WorkloadClass workload_class = WorkloadClass::kTrain;
   Seconds arrival_time = 0;
   Seconds start_time = 0;
   ReplicaShape shape;
-  int replicas = 1;
-  int min_replicas = 1;
-  TopologyRequest topology;
-  Labels node_selector;
-  std::vector<std::string> gpu_models;
   bool alive = false;
   bool running = false;
   bool terminating = false;    // Preempted, still stopping: holds `placed`, not running.
   std::vector<Placed> placed;  // Running replicas.
+  std::string name;
+  int replicas = 1;
+  int min_replicas = 1;
   // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
   mutable int constraint_id = -1;
   mutable int shape_id = -1;
   mutable int group_id = -1;
+  std::string uid;
+  std::string queue_name;
+  std::string project_name;
+  TopologyRequest topology;
+  Labels node_selector;
+  std::vector<std::string> gpu_models;
 };
 
 struct QuotaState {
