@@ -2,14 +2,28 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 #include <tuple>
+#include <vector>
 
 #include "fair_share.h"
 #include "reasons.h"
 
 namespace gpupool::engine::internal {
 namespace {
+
+// Puts `key` in place of the least key of a min-heap (std::greater order): one sift
+// down instead of a pop and a push.
+template <typename Key>
+void ReplaceLeast(std::vector<Key>& heap, Key key) {
+  std::size_t at = 0;
+  for (std::size_t child = 1; child < heap.size(); child = 2 * at + 1) {
+    if (child + 1 < heap.size() && heap[child + 1] < heap[child]) ++child;
+    if (!(heap[child] < key)) break;
+    heap[at] = std::move(heap[child]);
+    at = child;
+  }
+  heap[at] = std::move(key);
+}
 
 double Ratio(std::int64_t allocated, std::int64_t deserved) {
   if (deserved > 0) return static_cast<double>(allocated) / static_cast<double>(deserved);
@@ -22,7 +36,8 @@ Cycle::Cycle(EngineState& state, const PackingModel* model)
     : state_(state),
       own_model_(model ? PackingModel({}) : PackingModel::For(state)),
       model_(model ? *model : own_model_),
-      placer_(state_, model_) {}
+      placer_(state_, model_),
+      touched_(state_.jobs.size(), 0) {}
 
 Decisions Cycle::Run() {
   for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
@@ -120,33 +135,48 @@ std::vector<std::vector<int>> Cycle::CollectPending() {
 // its best job (priority, then arrival); its share is re-read after every decision.
 void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
   using Key = std::tuple<int, double, int, Seconds, std::size_t>;
+  std::vector<int> project_priority(lists.size());
+  for (std::size_t slot = 0; slot < lists.size(); ++slot) {
+    project_priority[slot] = state_.projects[slot % state_.projects.size()].priority;
+  }
   auto key_of = [&](std::size_t slot, std::size_t cursor) {
     const JobState& head = state_.jobs[lists[slot][cursor]];
-    int project = static_cast<int>(slot % state_.projects.size());
-    return Key{-state_.projects[project].priority, DominantShare(slot), -head.priority,
-               head.arrival_time, slot};
+    return Key{-project_priority[slot], DominantShare(slot), -head.priority, head.arrival_time,
+               slot};
   };
-  std::priority_queue<Key, std::vector<Key>, std::greater<>> heap;
+  // A min-heap with one key per slot that has jobs left; keys differ in the slot,
+  // so the least key, and the order slots take turns, is unique.
+  std::vector<Key> heap;
   std::vector<std::size_t> cursor(lists.size(), 0);
   std::vector<std::vector<int>> deferred(lists.size());
   for (std::size_t slot = 0; slot < lists.size(); ++slot) {
-    if (!lists[slot].empty()) heap.push(key_of(slot, 0));
+    if (!lists[slot].empty()) heap.push_back(key_of(slot, 0));
   }
+  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+  auto drop_least = [&]() {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+  };
   while (!heap.empty()) {
-    Key top = heap.top();
-    heap.pop();
-    std::size_t slot = std::get<4>(top);
-    if (cursor[slot] >= lists[slot].size()) continue;
+    std::size_t slot = std::get<4>(heap.front());
+    if (cursor[slot] >= lists[slot].size()) {
+      drop_least();
+      continue;
+    }
     Key now = key_of(slot, cursor[slot]);
-    if (now != top) {
-      heap.push(now);
+    if (now != heap.front()) {  // Its share changed since: it waits its new turn.
+      ReplaceLeast(heap, now);
       continue;
     }
     int job = lists[slot][cursor[slot]++];
     Outcome outcome = SkipIncremental(job) ? Outcome{} : Attempt(job, in_quota);
     if (outcome.defer) deferred[slot].push_back(job);
     if (outcome.admitted && incremental_) QueueSuccessor(lists[slot], cursor[slot], job);
-    if (cursor[slot] < lists[slot].size()) heap.push(key_of(slot, cursor[slot]));
+    if (cursor[slot] < lists[slot].size()) {
+      ReplaceLeast(heap, key_of(slot, cursor[slot]));
+    } else {
+      drop_least();
+    }
   }
   lists = std::move(deferred);
 }

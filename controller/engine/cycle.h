@@ -114,8 +114,10 @@ class Cycle {
   Decisions decisions_;
   const std::vector<char>* Member(const JobState& job);
   const EngineState::EligibleSet& EligibleOf(const JobState& job);
-  std::unordered_set<int> touched_;             // Admitted or preempted this cycle: not victims.
-  std::unordered_set<int> decided_;             // Jobs with an admission or a waiting entry.
+  // Per job index: admitted or preempted this cycle, hence no victim.
+  std::vector<char> touched_;
+  bool Touched(int job) const { return touched_[static_cast<std::size_t>(job)] != 0; }
+  void Touch(int job) { touched_[static_cast<std::size_t>(job)] = 1; }
   std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.
   std::vector<int> holder_of_queue_;            // A job holding room, per queue (or -1).
   // In-quota jobs that waited for room in the first pass (job, index in waiting):

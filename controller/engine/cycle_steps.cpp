@@ -115,23 +115,21 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     admission.waits_for.push_back(victim.name);
     ForgetReclaimable(victim);
     for (const Placed& p : victim.placed) NoteReleased(p.node);
-    state_.stopping.emplace_back(v, victim.placed);
-    state_.Requeue(v);
-    touched_.insert(v);
+    // It holds its devices until it is gone: the job takes them over, nobody else
+    // gets what the job does not use meanwhile.
+    state_.Preempt(v);
+    Touch(v);
   }
 
   if (std::find(holders_.begin(), holders_.end(), job) != holders_.end()) {
     state_.changes.structure = true;  // Its room is held for nobody now.
   }
   state_.Admit(job, std::move(placed));
-  // The victims hold what the job did not take until they are gone: nobody else
-  // gets their room meanwhile.
-  state_.HoldVictims();
   std::size_t slot = state_.Slot(j.queue, j.project);
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
   admission.replicas = ExportReplicas(state_, j);
   decisions_.admissions.push_back(std::move(admission));
-  touched_.insert(job);
+  Touch(job);
 }
 
 void Cycle::Wait(int job, WaitCode code, std::string message) {

@@ -15,9 +15,9 @@ auto ShapeFields(const ReplicaShape& s) {
 }  // namespace
 
 bool EngineState::HoldsExactly(const RunningJob& spec) const {
-  auto it = job_index.find(spec.name);
-  if (it == job_index.end()) return false;
-  const JobState& job = jobs[it->second];
+  const int index = job_index.Find(spec.name);
+  if (index < 0) return false;
+  const JobState& job = jobs[index];
   const bool holds = spec.terminating ? job.terminating : job.running;
   if (!job.alive || !holds || job.placed.size() != spec.replicas.size()) return false;
   if (std::tie(job.uid, job.queue_name, job.project_name, job.workload_class, job.priority,
@@ -41,9 +41,9 @@ bool EngineState::HoldsExactly(const RunningJob& spec) const {
 }
 
 bool EngineState::HoldsExactly(const PendingJob& spec) const {
-  auto it = job_index.find(spec.name);
-  if (it == job_index.end()) return false;
-  const JobState& job = jobs[it->second];
+  const int index = job_index.Find(spec.name);
+  if (index < 0) return false;
+  const JobState& job = jobs[index];
   if (!job.alive || job.running || job.terminating) return false;
   return std::tie(job.uid, job.queue_name, job.project_name, job.workload_class, job.priority,
                   job.replicas, job.min_replicas, job.topology.mode, job.topology.key,

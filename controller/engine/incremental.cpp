@@ -27,7 +27,7 @@ Decisions Cycle::RunIncremental() {
     EngineState::Changes changes = std::move(state_.changes);
     state_.changes = {};
     std::erase_if(changes.fresh, [&](int job) {
-      if (!touched_.count(job)) return false;
+      if (!Touched(job)) return false;
       requeued.push_back(job);
       return true;
     });
@@ -56,7 +56,7 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> node
   for (std::size_t i = since; i < decisions_.admissions.size(); ++i) {
     const Admission& admission = decisions_.admissions[i];
     if (!admission.over_quota) continue;
-    for (const Placed& p : state_.jobs[state_.job_index.at(admission.job)].placed) {
+    for (const Placed& p : state_.jobs[state_.job_index.Find(admission.job)].placed) {
       nodes.push_back(p.node);
     }
   }
@@ -70,7 +70,7 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> node
   }
   std::sort(heads.begin(), heads.end(), PendingOrder{&state_});
   for (int head : heads) {
-    for (int job = head; job >= 0 && !queued_[job] && !touched_.count(job);) {
+    for (int job = head; job >= 0 && !queued_[job] && !Touched(job);) {
       queued_[job] = 1;
       const JobState& j = state_.jobs[job];
       const Queue& queue = state_.queues[j.queue].spec;
@@ -101,7 +101,7 @@ std::vector<std::vector<int>> Cycle::Candidates(const EngineState::Changes& chan
   std::vector<std::vector<int>> lists(state_.pending.size());
   auto add = [&](int job) {
     const JobState& j = state_.jobs[job];
-    if (!j.alive || j.running || queued_[job] || touched_.count(job)) return;
+    if (!j.alive || j.running || queued_[job] || Touched(job)) return;
     queued_[job] = 1;
     if (j.queue < 0) {
       Wait(job, WaitCode::kUnknownQueue, "queue \"" + j.queue_name + "\" does not exist");
@@ -163,7 +163,7 @@ void Cycle::QueueSuccessor(std::vector<int>& list, std::size_t done, int admitte
   auto group = state_.waiting_groups.find(state_.GroupOf(state_.jobs[admitted]));
   if (group == state_.waiting_groups.end()) return;
   int next = *group->second.begin();
-  if (queued_[next] || touched_.count(next)) return;
+  if (queued_[next] || Touched(next)) return;
   queued_[next] = 1;
   auto rest = list.begin() + static_cast<std::ptrdiff_t>(done);
   list.insert(std::upper_bound(rest, list.end(), next, PendingOrder{&state_}), next);

@@ -19,18 +19,16 @@ JobState ConstraintProbe(const JobState& job) {
 
 // A job deleted and created again under its name is another job: the old one goes.
 int EngineState::AddPendingReplacing(const PendingJob& spec) {
-  auto it = job_index.find(spec.name);
-  if (it != job_index.end()) {
-    if (jobs[it->second].uid == spec.uid) return -1;
+  if (int index = job_index.Find(spec.name); index >= 0) {
+    if (jobs[index].uid == spec.uid) return -1;
     RemoveJob(spec.name);
   }
   return AddPending(spec);
 }
 
 bool EngineState::RemoveJob(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end()) return false;
-  int index = it->second;
+  const int index = job_index.Find(name);
+  if (index < 0) return false;
   if (std::find(reservation_holders.begin(), reservation_holders.end(), index) !=
       reservation_holders.end()) {
     changes.structure = true;  // Room held for it is held for nobody now.
@@ -40,11 +38,8 @@ bool EngineState::RemoveJob(const std::string& name) {
 }
 
 bool EngineState::UpsertPending(const PendingJob& spec) {
-  auto it = job_index.find(spec.name);
-  if (it == job_index.end() || jobs[it->second].uid != spec.uid) {
-    return AddPendingReplacing(spec) >= 0;
-  }
-  int index = it->second;
+  const int index = job_index.Find(spec.name);
+  if (index < 0 || jobs[index].uid != spec.uid) return AddPendingReplacing(spec) >= 0;
   if (jobs[index].running || jobs[index].terminating) return false;
   // Simplest faithful update: the old spec leaves every index, the new one enters
   // them as a job that just became pending (the next cycle looks at it).
@@ -53,33 +48,29 @@ bool EngineState::UpsertPending(const PendingJob& spec) {
 }
 
 bool EngineState::RequeueRunning(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end() || !jobs[it->second].running) return false;
-  Requeue(it->second);
+  const int index = job_index.Find(name);
+  if (index < 0 || !jobs[index].running) return false;
+  Requeue(index);
   return true;
 }
 
 bool EngineState::VictimGone(const std::string& name) {
-  auto it = job_index.find(name);
-  if (it == job_index.end() || !jobs[it->second].terminating) return false;
-  RequeueHeld(it->second);
+  const int index = job_index.Find(name);
+  if (index < 0 || !jobs[index].terminating) return false;
+  RequeueHeld(index);
   return true;
 }
 
-// Each victim, requeued so that its beneficiary could take its room, holds that
-// room again until it is gone. Devices it shares with its beneficiary then count
-// twice, so nobody else can take them.
-void EngineState::HoldVictims() {
-  for (auto& [index, placed] : stopping) HoldVictim(index, std::move(placed));
-  stopping.clear();
-  std::erase_if(changes.fresh, [&](int j) { return jobs[j].terminating; });
-}
-
-void EngineState::HoldVictim(int index, std::vector<Placed> placed) {
+void EngineState::Preempt(int index) {
   JobState& job = jobs[index];
-  if (!job.alive || job.running || job.terminating) return;
-  IndexPending(index, false);
-  StartHeld(index, std::move(placed));
+  if (!job.running) return;
+  NoteRelease(job);
+  IndexRunning(index, false);
+  Account(job, -1);
+  job.running = false;
+  job.terminating = true;
+  Account(job, +1);
+  ++terminating_count;
 }
 
 void EngineState::StartHeld(int index, std::vector<Placed> placed) {

@@ -24,6 +24,13 @@ std::uint64_t FreeDevices(const NodeState& node) {
   return mask;
 }
 
+// min(cap, a / b) for b > 0, with C++ division: divides only when the quotient is
+// below `cap` (fit tests ask for one replica, and rarely get less).
+template <typename T>
+T CappedQuotient(T a, T b, T cap) {
+  return a >= cap * b ? cap : a / b;
+}
+
 int DevicesPerReplica(const JobState& job) {
   if (job.shape.gpu_milli <= 0) return 0;
   if (job.shape.gpu_milli < kMilliPerGpu) return 1;
@@ -77,19 +84,20 @@ int Placer::Hostable(const JobState& job, int node, int cap) const {
   const NodeState& n = state_.nodes[node];
   int count = cap;
   if (job.shape.cpu_milli > 0) {
-    count = static_cast<int>(std::min<MilliCpu>(count, n.cpu_free / job.shape.cpu_milli));
+    count = static_cast<int>(CappedQuotient<MilliCpu>(n.cpu_free, job.shape.cpu_milli, count));
   }
   if (job.shape.memory_bytes > 0) {
-    count = static_cast<int>(std::min<Bytes>(count, n.memory_free / job.shape.memory_bytes));
+    count = static_cast<int>(CappedQuotient<Bytes>(n.memory_free, job.shape.memory_bytes, count));
   }
   if (Fraction(job)) {
+    // Pieces of the job's size, counted until there are enough.
     MilliGpu pieces = AvailableFull(node) * (kMilliPerGpu / job.shape.gpu_milli);
-    for (std::int32_t used : n.used) {
-      if (used > 0) pieces += DeviceFree(used) / job.shape.gpu_milli;
+    for (std::size_t d = 0; d < n.used.size() && pieces < count; ++d) {
+      if (n.used[d] > 0) pieces += DeviceFree(n.used[d]) / job.shape.gpu_milli;
     }
     count = static_cast<int>(std::min<MilliGpu>(count, pieces));
   } else if (int g = DevicesPerReplica(job); g > 0) {
-    count = std::min(count, AvailableFull(node) / g);
+    count = CappedQuotient(AvailableFull(node), g, count);
   }
   return std::max(0, count);
 }

@@ -20,7 +20,7 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
 bool Cycle::VictimAllowed(int index) const {
   const JobState& victim = state_.jobs[index];
   if (!victim.running || !IsPreemptible(victim.workload_class)) return false;
-  if (touched_.count(index)) return false;
+  if (Touched(index)) return false;
   Seconds min_runtime = state_.queues[victim.queue].spec.min_runtime_seconds;
   return state_.now - victim.start_time >= min_runtime;
 }
@@ -408,9 +408,16 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
     if (count <= 1 || per_replica < 1) return count;
     long room = 0;
     const std::vector<NodeSet>& by_available = state_.ByAvailable();
+    // A node with k devices available hosts k / per_replica replicas; the quotient
+    // is counted up as k grows instead of divided out for every bucket.
+    long replicas = 1;
+    int past_multiple = 0;
     for (std::size_t k = static_cast<std::size_t>(per_replica); k < by_available.size(); ++k) {
-      room += static_cast<long>(k / static_cast<std::size_t>(per_replica)) *
-              static_cast<long>(by_available[k].size());
+      room += replicas * static_cast<long>(by_available[k].size());
+      if (++past_multiple == per_replica) {
+        past_multiple = 0;
+        ++replicas;
+      }
     }
     return room;
   };

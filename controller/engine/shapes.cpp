@@ -7,11 +7,6 @@
 namespace gpupool::engine::internal {
 namespace {
 
-int Intern(std::unordered_map<std::string, int>& table, std::string key) {
-  auto [it, added] = table.emplace(std::move(key), static_cast<int>(table.size()));
-  return it->second;
-}
-
 // Keys are raw bytes: fixed-size integers, then strings ended by a NUL (label keys,
 // values and model names hold none), so distinct fields never run together.
 template <typename T>
@@ -24,11 +19,20 @@ void Put(std::string& key, const std::string& text) {
   key += '\0';
 }
 
-std::string ConstraintKey(const JobState& job) {
+std::int32_t DevicesPerReplica(const JobState& job) {
   MilliGpu g = job.shape.gpu_milli;
+  return static_cast<std::int32_t>(g >= kMilliPerGpu ? g / kMilliPerGpu : (g > 0 ? 1 : 0));
+}
+
+bool PlainConstraint(const JobState& job) {
+  return job.node_selector.empty() && job.gpu_models.empty() &&
+         job.topology.mode != TopologyMode::kRequired;
+}
+
+std::string ConstraintKey(const JobState& job) {
   std::string key;
   Put(key, job.queue);
-  Put(key, static_cast<std::int32_t>(g >= kMilliPerGpu ? g / kMilliPerGpu : (g > 0 ? 1 : 0)));
+  Put(key, DevicesPerReplica(job));
   for (const auto& [k, v] : job.node_selector) {
     Put(key, k);
     Put(key, v);
@@ -42,38 +46,62 @@ std::string ConstraintKey(const JobState& job) {
   return key;
 }
 
+template <typename Key, typename Table>
+int Intern(Table& table, Key key, int& count) {
+  auto [it, added] = table.try_emplace(std::move(key), count);
+  if (added) ++count;
+  return it->second;
+}
+
 }  // namespace
 
+std::size_t ShapeTable::FieldsHash::operator()(const Fields& f) const {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::int64_t v : {f.a, f.b, f.c, f.d, f.e}) {
+    h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    h ^= h >> 29;
+  }
+  return static_cast<std::size_t>(h);
+}
+
 int ShapeTable::ConstraintOf(const JobState& job) {
-  if (job.constraint_id < 0) {
-    job.constraint_id = Intern(constraints_, ConstraintKey(job));
+  if (job.constraint_id >= 0) return job.constraint_id;
+  if (PlainConstraint(job)) {
+    std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(job.queue)) << 32 |
+                        static_cast<std::uint32_t>(DevicesPerReplica(job));
+    job.constraint_id = Intern(plain_constraints_, key, constraint_count_);
+  } else {
+    job.constraint_id = Intern(constraints_, ConstraintKey(job), constraint_count_);
   }
   return job.constraint_id;
 }
 
 int ShapeTable::ShapeOf(const JobState& job) {
-  if (job.shape_id < 0) {
+  if (job.shape_id >= 0) return job.shape_id;
+  const int constraint = ConstraintOf(job);
+  const auto mode = static_cast<std::int64_t>(job.topology.mode);
+  if (job.topology.key.empty()) {
+    Fields key{constraint, job.shape.gpu_milli, job.shape.cpu_milli, job.shape.memory_bytes, mode};
+    job.shape_id = Intern(shapes_, key, shape_count_);
+  } else {
     std::string key;
-    Put(key, ConstraintOf(job));
+    Put(key, constraint);
     Put(key, job.shape.gpu_milli);
     Put(key, job.shape.cpu_milli);
     Put(key, job.shape.memory_bytes);
     Put(key, static_cast<std::uint8_t>(job.topology.mode));
     Put(key, job.topology.key);
-    job.shape_id = Intern(shapes_, std::move(key));
+    job.shape_id = Intern(keyed_shapes_, std::move(key), shape_count_);
   }
   return job.shape_id;
 }
 
 int ShapeTable::GroupOf(const JobState& job) {
-  if (job.group_id < 0) {
-    std::string key;
-    Put(key, ShapeOf(job));
-    Put(key, job.replicas);
-    Put(key, job.min_replicas);
-    Put(key, static_cast<std::uint8_t>(job.workload_class));
-    job.group_id = Intern(groups_, std::move(key));
-  }
+  if (job.group_id >= 0) return job.group_id;
+  Fields key{ShapeOf(job), job.replicas, job.min_replicas,
+             static_cast<std::int64_t>(job.workload_class), 0};
+  int count = static_cast<int>(groups_.size());
+  job.group_id = Intern(groups_, key, count);
   return job.group_id;
 }
 

@@ -3,6 +3,7 @@
 // lookups instead of string keys.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
@@ -21,12 +22,29 @@ class ShapeTable {
   // The shape plus replicas, minimum and workload class: of two pending jobs of one
   // project and group, the later one cannot start where the earlier one cannot.
   int GroupOf(const JobState& job);
-  std::size_t constraint_count() const { return constraints_.size(); }
+  int constraint_count() const { return constraint_count_; }
+
+  // Integer fields of a shape or group key, hashed as one.
+  struct Fields {
+    std::int64_t a, b, c, d, e;
+    bool operator==(const Fields&) const = default;
+  };
+  struct FieldsHash {
+    std::size_t operator()(const Fields& f) const;
+  };
 
  private:
+  // Ids are numbered in the order constraints are first seen. Those of jobs with
+  // no selector, no model list and no required topology are keyed by queue and
+  // devices per replica alone; the others by their fields as raw bytes.
+  int constraint_count_ = 0;
+  std::unordered_map<std::uint64_t, int> plain_constraints_;
   std::unordered_map<std::string, int> constraints_;
-  std::unordered_map<std::string, int> shapes_;
-  std::unordered_map<std::string, int> groups_;
+  // Shapes with a topology key keep it in a string key; the others are integers.
+  std::unordered_map<Fields, int, FieldsHash> shapes_;
+  std::unordered_map<std::string, int> keyed_shapes_;
+  int shape_count_ = 0;
+  std::unordered_map<Fields, int, FieldsHash> groups_;
 };
 
 }  // namespace gpupool::engine::internal

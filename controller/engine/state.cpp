@@ -36,16 +36,21 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
     : now(snapshot.now), options(std::move(opts)) {
   LoadNodes(snapshot);
   LoadQueues(snapshot);
-  LoadProjects(snapshot);
-  jobs.reserve(snapshot.running.size() + snapshot.pending.size());
-  job_index.reserve(snapshot.running.size() + snapshot.pending.size());
+  const std::vector<int> project_of_job = LoadProjects(snapshot);
+  const std::size_t running_jobs = snapshot.running.size();
+  jobs.reserve(running_jobs + snapshot.pending.size());
+  job_index.Reserve(running_jobs + snapshot.pending.size());
   // Node indexes and the ordered sets are built once at the end, not per job.
   indexing_ = false;
   loading_ = true;
-  for (const RunningJob& job : snapshot.running) AddRunning(job);
+  for (std::size_t i = 0; i < running_jobs; ++i) {
+    AddRunning(snapshot.running[i], project_of_job[i]);
+  }
   indexing_ = true;
   BuildNodeIndexes();
-  for (const PendingJob& job : snapshot.pending) AddPending(job);
+  for (std::size_t i = 0; i < snapshot.pending.size(); ++i) {
+    AddPending(snapshot.pending[i], project_of_job[running_jobs + i]);
+  }
   loading_ = false;
   FillOrderedSets();
 }
@@ -95,23 +100,24 @@ int EngineState::ProjectFor(const std::string& name) {
 }
 
 int EngineState::NewJob(std::string_view name) {
+  const std::uint32_t hash = job_index.Hash(name);
+  if (job_index.Find(name, hash) >= 0) return -1;
   int index = free_jobs_.empty() ? static_cast<int>(jobs.size()) : free_jobs_.back();
-  auto [entry, added] = job_index.try_emplace(std::string(name), index);
-  if (!added) return -1;
   if (!free_jobs_.empty()) {
     free_jobs_.pop_back();
     jobs[index] = JobState{};
   } else {
     jobs.emplace_back();
   }
-  jobs[index].name = entry->first;
+  jobs[index].name = name;
   jobs[index].alive = true;
+  job_index.Insert(index, hash);
   return index;
 }
 
 template <typename Spec>
-int EngineState::NewJobFrom(const Spec& spec) {
-  int project = ProjectFor(spec.project);
+int EngineState::NewJobFrom(const Spec& spec, int project) {
+  if (project < 0) project = ProjectFor(spec.project);
   int index = NewJob(spec.name);
   if (index < 0) return -1;
   JobState& job = jobs[index];
@@ -128,8 +134,8 @@ int EngineState::NewJobFrom(const Spec& spec) {
   return index;
 }
 
-int EngineState::AddPending(const PendingJob& spec) {
-  int index = NewJobFrom(spec);
+int EngineState::AddPending(const PendingJob& spec, int project) {
+  int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
   job.replicas = spec.replicas;
@@ -140,8 +146,8 @@ int EngineState::AddPending(const PendingJob& spec) {
   return index;
 }
 
-int EngineState::AddRunning(const RunningJob& spec) {
-  int index = NewJobFrom(spec);
+int EngineState::AddRunning(const RunningJob& spec, int project) {
+  int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
   job.start_time = spec.start_time;
@@ -389,7 +395,7 @@ void EngineState::Remove(int index) {
   } else {
     IndexPending(index, false);
   }
-  job_index.erase(job.name);
+  job_index.Erase(job.name);
   job = JobState{};
   free_jobs_.push_back(index);
 }

@@ -15,32 +15,35 @@
 
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/snapshot.h"
+#include "name_index.h"
 #include "node_set.h"
 #include "shapes.h"
 
 namespace gpupool::engine::internal {
 
-struct NodeState {
-  std::string name;
-  Labels labels;
-  std::string model;
+// Aligned to a cache line, with the fields every take, release and fit test reads
+// first: such a test costs one or two lines of the node table.
+struct alignas(64) NodeState {
   std::vector<std::int32_t> used;  // Milli-GPUs used per device, unmanaged_milli included.
-  std::vector<std::int32_t> unmanaged_milli;  // Per device; empty: none.
-  int unmanaged_gpus = 0;  // Whole devices of unmanaged pods, device numbers unknown.
-  MilliGpu capacity = 0;   // What the node adds to its pools while schedulable.
   MilliCpu cpu_free = 0;
   Bytes memory_free = 0;
-  bool schedulable = true;
   // Devices with nothing on them, less unmanaged_gpus: whole devices the engine may
   // take. Negative when unmanaged pods hold more than that (they came after our work).
   int full_free = 0;
-  int reserved_full = 0;      // Whole devices held this cycle for a blocked job.
+  int reserved_full = 0;   // Whole devices held this cycle for a blocked job.
+  int unmanaged_gpus = 0;  // Whole devices of unmanaged pods, device numbers unknown.
+  bool schedulable = true;
+  bool shared = false;        // In the shared-node index.
+  bool stale = false;         // Changed since the indexes were last brought up to date.
+  int indexed_available = 0;  // Its bucket in the best-fit index.
   int reserve_target = 0;     // Devices those jobs will use here: freed ones are held too.
   std::vector<int> queues;    // Queues whose pool holds this node.
-  bool shared = false;        // In the shared-node index.
-  int indexed_available = 0;  // Its bucket in the best-fit index.
-  bool stale = false;         // Changed since the indexes were last brought up to date.
-  MilliCpu cpu_total = 0;     // Allocatable, as given.
+  MilliGpu capacity = 0;      // What the node adds to its pools while schedulable.
+  std::string name;
+  Labels labels;
+  std::string model;
+  std::vector<std::int32_t> unmanaged_milli;  // Per device; empty: none.
+  MilliCpu cpu_total = 0;                     // Allocatable, as given.
   Bytes memory_total = 0;
   bool removed = false;  // Deleted: its index waits for reuse.
 };
@@ -51,31 +54,33 @@ struct Placed {
   std::uint64_t devices = 0;
 };
 
+// The fields read for every job a cycle looks at (ordering, victim checks, takes
+// and releases) come first and share a cache line; specs and caches follow.
 struct JobState {
-  std::string name;
-  std::string uid;
-  std::string queue_name;
-  std::string project_name;
   int queue = -1;  // -1: the queue does not exist.
   int project = -1;
-  WorkloadClass workload_class = WorkloadClass::kTrain;
   int priority = 0;
+  WorkloadClass workload_class = WorkloadClass::kTrain;
   Seconds arrival_time = 0;
   Seconds start_time = 0;
   ReplicaShape shape;
-  int replicas = 1;
-  int min_replicas = 1;
-  TopologyRequest topology;
-  Labels node_selector;
-  std::vector<std::string> gpu_models;
   bool alive = false;
   bool running = false;
   bool terminating = false;    // Preempted, still stopping: holds `placed`, not running.
   std::vector<Placed> placed;  // Running replicas.
+  std::string name;
+  int replicas = 1;
+  int min_replicas = 1;
   // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
   mutable int constraint_id = -1;
   mutable int shape_id = -1;
   mutable int group_id = -1;
+  std::string uid;
+  std::string queue_name;
+  std::string project_name;
+  TopologyRequest topology;
+  Labels node_selector;
+  std::vector<std::string> gpu_models;
 };
 
 struct QuotaState {
@@ -148,7 +153,7 @@ class EngineState {
   std::unordered_map<std::string, int> node_index;
   std::unordered_map<std::string, int> queue_index;
   std::unordered_map<std::string, int> project_index;
-  std::pmr::unordered_map<std::string, int> job_index{&node_memory};
+  NameIndex<JobState> job_index{&jobs};
 
   // Indexed by Slot(queue, project).
   std::vector<QuotaState> quotas;
@@ -173,8 +178,9 @@ class EngineState {
     return job.shape.gpu_milli * replicas;
   }
 
-  int AddPending(const PendingJob& job);
-  int AddRunning(const RunningJob& job);
+  // `project`: the job's project index if known, else -1 (found or created).
+  int AddPending(const PendingJob& job, int project = -1);
+  int AddRunning(const RunningJob& job, int project = -1);
   // Pending -> running on `placed`, started now (resources taken).
   void Admit(int job, std::vector<Placed> placed);
   void Requeue(int job);  // Running -> pending; resources released.
@@ -271,11 +277,10 @@ class EngineState {
   bool HoldsExactly(const RunningJob& spec) const;
   bool HoldsExactly(const PendingJob& spec) const;
   bool RemoveJob(const std::string& name);  // Deleted, whatever its state.
-  // Victims keep their devices, and count against their project's own admissions,
-  // until they are gone (VictimGone): the cycle requeues a victim so that its
-  // beneficiary can take its room, then HoldVictims() holds the rest.
-  std::vector<std::pair<int, std::vector<Placed>>> stopping;  // Victims not held yet.
-  void HoldVictims();
+  // Running -> terminating. A victim keeps its devices, and counts against its
+  // project's own admissions, until it is gone (VictimGone); its beneficiary is
+  // placed on those devices, which then count twice, so nobody else can take them.
+  void Preempt(int job);
   std::size_t terminating_count = 0;
   // Slots with a job that waited on its limit: a larger pool may let it start.
   std::vector<std::size_t> limited_slots;
@@ -289,7 +294,7 @@ class EngineState {
   int NewJob(std::string_view name);
   // A new job with the fields pending and running jobs share; -1 if the name is taken.
   template <typename Spec>
-  int NewJobFrom(const Spec& spec);
+  int NewJobFrom(const Spec& spec, int project);
   int ProjectFor(const std::string& name);
   void Account(const JobState& job, int sign);
   void IndexPending(int job, bool insert);
@@ -299,7 +304,6 @@ class EngineState {
   void SetQuotas(int project);
   void ResolveLimits();
   void RequeueHeld(int job);  // A stopping victim is gone.
-  void HoldVictim(int job, std::vector<Placed> placed);
   void StartHeld(int job, std::vector<Placed> placed);
   void ReleaseHeld(const JobState& job);
   int NewNode(const std::string& name);
@@ -314,7 +318,8 @@ class EngineState {
   std::vector<int> free_nodes_;
   static void SetDevices(NodeState& state, const Node& node);
   void LoadQueues(const Snapshot& snapshot);
-  void LoadProjects(const Snapshot& snapshot);
+  // Returns the project index of each job: running jobs first, then pending ones.
+  std::vector<int> LoadProjects(const Snapshot& snapshot);
   void ExportProjects(Snapshot& snapshot) const;
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
@@ -344,9 +349,18 @@ std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const Job
 JobState ConstraintProbe(const JobState& job);
 // Milli-GPUs free on one device, and on a node less its unmanaged whole devices
 // (negative only if unmanaged pods hold more than is free): what it adds to the free
-// GPUs of its pools.
-MilliGpu DeviceFree(std::int32_t used);
-MilliGpu NodeFree(const NodeState& node);
+// GPUs of its pools. A device a terminating victim shares with its beneficiary may
+// count above one GPU: it has nothing free, and takes nothing from the other
+// devices' room.
+inline MilliGpu DeviceFree(std::int32_t used) { return std::max<MilliGpu>(0, kMilliPerGpu - used); }
+inline MilliGpu NodeFree(const NodeState& node) {
+  MilliGpu free = 0;
+  for (std::int32_t used : node.used) free += DeviceFree(used);
+  return free - node.unmanaged_gpus * kMilliPerGpu;
+}
+inline MilliGpu EngineState::FreeMilli(const NodeState& node) {
+  return std::max<MilliGpu>(0, NodeFree(node));
+}
 bool LabelsMatch(const Labels& selector, const Labels& labels);
 int DeviceCount(std::uint64_t devices);
 

@@ -138,8 +138,7 @@ std::size_t EngineState::JobMemoryBytes() const {
     for (const std::string& model : job.gpu_models) bytes += StringBytes(model);
     bytes += job.placed.capacity() * sizeof(Placed);
   }
-  // Name index: one node with the key copy and the hash bucket pointer per job.
-  for (const auto& [name, index] : job_index) bytes += 48 + StringBytes(name) + 8;
+  bytes += job_index.memory_bytes();  // Name index: slots only, names are the jobs'.
   // Ordered pending / victim sets: one red-black node (32 bytes + the int) per entry.
   bytes += (running_count + pending_count) * 40;
   if (tracking_) {

@@ -96,20 +96,6 @@ void EngineState::SetDevices(NodeState& state, const Node& node) {
       static_cast<int>(std::count(state.used.begin(), state.used.end(), 0)) - state.unmanaged_gpus;
 }
 
-// A device a terminating victim shares with its beneficiary may count above one GPU:
-// it has nothing free, and takes nothing from the other devices' room.
-MilliGpu DeviceFree(std::int32_t used) { return std::max<MilliGpu>(0, kMilliPerGpu - used); }
-
-MilliGpu NodeFree(const NodeState& node) {
-  MilliGpu free = 0;
-  for (std::int32_t used : node.used) free += DeviceFree(used);
-  return free - node.unmanaged_gpus * kMilliPerGpu;
-}
-
-MilliGpu EngineState::FreeMilli(const NodeState& node) {
-  return std::max<MilliGpu>(0, NodeFree(node));
-}
-
 void EngineState::LoadQueues(const Snapshot& snapshot) {
   for (const Queue& queue : snapshot.queues) {
     if (queue_index.count(queue.name)) continue;
@@ -130,15 +116,17 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
   }
 }
 
-void EngineState::LoadProjects(const Snapshot& snapshot) {
+std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
   for (const Project& project : snapshot.projects) {
     if (project_index.count(project.name)) continue;
     project_index.emplace(project.name, static_cast<int>(projects.size()));
     projects.push_back({project.name, project.priority, project.quotas});
   }
   // Jobs may name projects that have no object (yet): they get quota 0.
-  for (const RunningJob& job : snapshot.running) ProjectFor(job.project);
-  for (const PendingJob& job : snapshot.pending) ProjectFor(job.project);
+  std::vector<int> project_of_job;
+  project_of_job.reserve(snapshot.running.size() + snapshot.pending.size());
+  for (const RunningJob& job : snapshot.running) project_of_job.push_back(ProjectFor(job.project));
+  for (const PendingJob& job : snapshot.pending) project_of_job.push_back(ProjectFor(job.project));
   std::size_t slots = queues.size() * projects.size();
   quotas.assign(slots, QuotaState{});
   usage.assign(slots, Usage{});
@@ -149,6 +137,7 @@ void EngineState::LoadProjects(const Snapshot& snapshot) {
     victims.push_back(NewVictimSet());
   }
   for (std::size_t p = 0; p < projects.size(); ++p) SetQuotas(static_cast<int>(p));
+  return project_of_job;
 }
 
 // The project's quota objects applied to every queue (none: quota 0, no limit).
