@@ -100,6 +100,14 @@ void Report(const std::map<std::string, JobTimes>& jobs, Clock::time_point start
   }
   std::printf("mean GPU usage: %.1f %% (Kueue: 58.7 %%)\n",
               100 * total / static_cast<double>(gpu_seconds.size()));
+  // Held is not busy: a job holds its GPUs from its admission until its end is
+  // recorded. The jobs' own run time over the same capacity and wall:
+  double work = 0;
+  for (const auto& [key, job] : jobs)
+    for (const JobClass& kind : kClasses)
+      if (job.kind == kind.name) work += kind.gpus * kind.run_seconds;
+  std::printf("GPU time the jobs ran / capacity over the run: %.1f %%\n",
+              100 * work / (kPools * kNodesPerPool * kGpusPerNode * wall));
   const std::map<std::string, double> kueue = {{"small", 215}, {"medium", 76.8}, {"large", 6.7}};
   for (const auto& [kind, sum_count] : admission)
     std::printf("mean time to admission, %s: %.2f s (Kueue: %.1f s)\n", kind.c_str(),
