@@ -209,7 +209,8 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
   // Type and object metadata are the server's, never pruned or defaulted.
   Json kept = Json::object();
   for (const char* field : {"apiVersion", "kind", "metadata"}) {
-    kept[field] = object[field];
+    if (!object.contains(field)) continue;
+    kept[field] = std::move(object[field]);
     object.erase(field);
   }
   api::ApplyDefaults(schema, object);

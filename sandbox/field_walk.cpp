@@ -118,6 +118,9 @@ void CompareValues(const Json* before, const Json* after, const FieldShapes& sha
     if (after) AddValue(*after, shapes, at.added, true);
     return;
   }
+  // Most of an updated object is as it was (the spec under a status write): an
+  // equal subtree has no changes, and comparing is cheaper than walking it.
+  if (*before == *after) return;
   if (before->is_object() && after->is_object()) return CompareObjects(*before, *after, shapes, at);
   if (before->is_array() && after->is_array()) {
     const ListShape old_shape = shapes.List(*before);
@@ -126,7 +129,6 @@ void CompareValues(const Json* before, const Json* after, const FieldShapes& sha
       return CompareItems(*before, *after, new_shape, shapes, at);
     }
   }
-  if (*before == *after) return;
   // A changed leaf, or a value that changed its type: the old parts are gone.
   at.modified.Mark();
   if (IsContainer(*before, shapes)) AddObjectOrItems(*before, shapes, at.removed);
