@@ -56,7 +56,9 @@ bool ReserveRoom(CycleState& state, const JobRecord& job) {
   const auto& spec = job.job().spec;
   std::map<std::string, std::int64_t> need;
   for (const auto& placed : job.status.placement) {
-    const PodView* pod = job.pods[static_cast<std::size_t>(placed.replica)];
+    const auto index = static_cast<std::size_t>(placed.replica);
+    if (index >= job.pods.size()) continue;  // A placement edited by hand.
+    const PodView* pod = job.pods[index];
     if (pod && pod->gate_index < 0) continue;
     if (spec.IsFractional() && state.node_use[placed.node].terminating_gpu_pods) return false;
     if (!spec.IsFractional()) need[placed.node] += spec.gpus_per_replica.milli;

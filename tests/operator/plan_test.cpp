@@ -20,6 +20,17 @@ ViewBuilder Cluster() {
   return b;
 }
 
+// Susan runs four one-GPU jobs on the 4-GPU node, two of them over her quota.
+ViewBuilder SusanFillsTheNodeOverQuota() {
+  auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i);
+    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan"));
+    b.JobPod("susan", name, 0, "node-0", "Running", false);
+  }
+  return b;
+}
+
 const StatusWrite* FindStatus(const std::vector<StatusWrite>& writes, const std::string& name) {
   for (const auto& write : writes)
     if (write.name == name) return &write;
@@ -91,12 +102,7 @@ TEST(PlanCycle, NewJobAdmittedAtOnceGetsItsPodsCreatedReleased) {
 // Room a victim still holds is not room yet: the beneficiary's new pods are
 // created gated, to be released once the victim's pods are gone.
 TEST(PlanCycle, JobAdmittedIntoAStoppingVictimsRoomGetsGatedPods) {
-  auto b = Cluster();
-  for (int i = 0; i < 4; ++i) {
-    const std::string name = "s" + std::to_string(i);
-    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan"));
-    b.JobPod("susan", name, 0, "node-0", "Running", false);
-  }
+  auto b = SusanFillsTheNodeOverQuota();
   b.Job("joe", "j0", 1, 1);
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_NE(FindStatus(plan.admission_statuses, "j0"), nullptr);
@@ -163,12 +169,7 @@ TEST(PlanCycle, AdmittedJobsGatedPodsArePinnedAndReleasedTogether) {
 }
 
 TEST(PlanCycle, ReclaimEvictsTheVictimAndHoldsTheBeneficiaryUntilItsPodsAreGone) {
-  auto b = Cluster();
-  for (int i = 0; i < 4; ++i) {
-    const std::string name = "s" + std::to_string(i);
-    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan"));
-    b.JobPod("susan", name, 0, "node-0", "Running", false);
-  }
+  auto b = SusanFillsTheNodeOverQuota();
   b.Job("joe", "j0", 1, 1);
   b.JobPod("joe", "j0", 0, "", "Pending", true);
   const Plan plan = PlanCycle(b.view(), {});
@@ -318,6 +319,18 @@ TEST(PlanCycle, FinishedJobsPodThatStillRunsIsStoppedAndASettledOneIsLeftAlone) 
   for (const auto* writes :
        {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
     for (const auto& write : *writes) EXPECT_NE(write.kind, Kind::kTrainingJob) << write.name;
+}
+
+// A status edited by hand may place replicas the job does not have: they are
+// skipped, never read past the job's pods.
+TEST(PlanCycle, PlacementOfAReplicaTheJobDoesNotHaveIsSkipped) {
+  auto b = Cluster();
+  Json status = HoldingStatus("Admitted", "node-0", {0}, kNow, "susan");
+  status["placement"].push_back({{"replica", 5}, {"node", "node-0"}, {"devices", {1}}});
+  status["placement"].push_back({{"replica", -1}, {"node", "node-0"}, {"devices", {2}}});
+  b.Job("susan", "edited", 1, 1, status);
+  const Plan plan = PlanCycle(b.view(), {});
+  for (const auto& create : plan.pod_creates) EXPECT_EQ(create.pod["metadata"]["name"], "edited-0");
 }
 
 TEST(PlanCycle, FractionalReplicaIsToldItsDeviceAndShare) {
