@@ -1,6 +1,6 @@
 #include "job_watch.h"
 
-#include <stdexcept>
+#include "start_watch.h"
 
 namespace gpupool::bench {
 namespace {
@@ -17,18 +17,9 @@ double Seconds(Clock::duration duration) { return std::chrono::duration<double>(
 
 }  // namespace
 
-JobWatch::JobWatch(kube::Client& client) {
-  kube::ListWatchOptions options;
-  options.page_size = 5000;
-  informer_ = std::make_unique<kube::Informer<JobPhase>>(client, kube::resources::kTrainingJobs, "",
-                                                         DecodePhase, options);
-  informer_->AddHandlers({[this](const JobPhase& job) { Observe(job); },
-                          [this](const JobPhase&, const JobPhase& job) { Observe(job); },
-                          {}});
-  informer_->Start();
-  if (!informer_->WaitForSync(std::chrono::seconds(30)))
-    throw std::runtime_error("the TrainingJob watch did not sync");
-}
+JobWatch::JobWatch(kube::Client& client)
+    : informer_(StartWatch<JobPhase>(client, kube::resources::kTrainingJobs, DecodePhase, {},
+                                     [this](const JobPhase& job) { Observe(job); })) {}
 
 JobWatch::~JobWatch() { informer_->Stop(); }
 

@@ -1,6 +1,6 @@
 #include "release_watch.h"
 
-#include <stdexcept>
+#include "start_watch.h"
 
 namespace gpupool::bench {
 namespace {
@@ -20,19 +20,10 @@ PodRelease DecodeRelease(const kube::Json& pod) {
 
 }  // namespace
 
-ReleaseWatch::ReleaseWatch(kube::Client& client) {
-  kube::ListWatchOptions options;
-  options.label_selector = "gpupool.dev/job";
-  options.page_size = 5000;
-  informer_ = std::make_unique<kube::Informer<PodRelease>>(client, kube::resources::kPods, "",
-                                                           DecodeRelease, options);
-  informer_->AddHandlers({[this](const PodRelease& pod) { Observe(pod); },
-                          [this](const PodRelease&, const PodRelease& pod) { Observe(pod); },
-                          {}});
-  informer_->Start();
-  if (!informer_->WaitForSync(std::chrono::seconds(30)))
-    throw std::runtime_error("the pod watch did not sync");
-}
+ReleaseWatch::ReleaseWatch(kube::Client& client)
+    : informer_(StartWatch<PodRelease>(client, kube::resources::kPods, DecodeRelease,
+                                       {.label_selector = "gpupool.dev/job"},
+                                       [this](const PodRelease& pod) { Observe(pod); })) {}
 
 ReleaseWatch::~ReleaseWatch() { informer_->Stop(); }
 

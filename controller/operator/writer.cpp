@@ -60,11 +60,11 @@ class PlanWriter::Tally {
   // The job's pods must not move in the rest of this Apply.
   void HoldJob(const std::string& job_key) {
     std::lock_guard lock(mutex_);
-    failed_jobs_.insert(job_key);
+    held_jobs_.insert(job_key);
   }
-  bool JobFailed(const std::string& job_key) const {
+  bool Held(const std::string& job_key) const {
     std::lock_guard lock(mutex_);
-    return failed_jobs_.count(job_key) > 0;
+    return held_jobs_.count(job_key) > 0;
   }
   WriteStats Take() {
     std::lock_guard lock(mutex_);
@@ -74,7 +74,7 @@ class PlanWriter::Tally {
  private:
   mutable std::mutex mutex_;
   WriteStats stats_;
-  std::set<std::string> failed_jobs_;
+  std::set<std::string> held_jobs_;
 };
 
 PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
@@ -194,7 +194,7 @@ void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
 }
 
 void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
-  if (tally.JobFailed(create.job_key) || !Allowed(tally)) return;
+  if (tally.Held(create.job_key) || !Allowed(tally)) return;
   const Json& meta = create.pod["metadata"];
   const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
   try {
@@ -241,7 +241,7 @@ void PlanWriter::RejectTemplate(const PodCreate& create, const std::string& mess
 }
 
 void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
-  if (tally.JobFailed(release.job_key) || !Allowed(tally)) return;
+  if (tally.Held(release.job_key) || !Allowed(tally)) return;
   try {
     client_.Patch(kube::resources::kPods, release.ns, release.name, kube::PatchType::kJson,
                   release.patch);
