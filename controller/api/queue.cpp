@@ -16,6 +16,8 @@ QueueSpec ReadSpec(JsonReader& spec) {
     result.preemption.min_runtime_seconds = ReadMinimum(reader, "minRuntimeSeconds", 0).value_or(0);
     result.preemption.grace_period_seconds =
         ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
+    result.preemption.reclaim_wait_seconds =
+        ReadMinimum(reader, "reclaimWaitSeconds", 0).value_or(0);
   }
   return result;
 }
@@ -87,6 +89,9 @@ Json ToJson(const Queue& queue) {
   spec["sharing"] = SharingName(queue.spec.sharing);
   spec["preemption"] = {{"minRuntimeSeconds", queue.spec.preemption.min_runtime_seconds},
                         {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
+  if (queue.spec.preemption.reclaim_wait_seconds > 0) {
+    spec["preemption"]["reclaimWaitSeconds"] = queue.spec.preemption.reclaim_wait_seconds;
+  }
   SetOrEraseObject(json, "status",
                    Overlay(json.value("status", Json::object()), StatusToJson(queue.status),
                            {"observedGeneration", "capacity", "guaranteed", "allocated",

@@ -91,6 +91,8 @@ TrainingJobSpec ReadSpec(JsonReader& spec) {
   if (backoff && *backoff < 0) spec.Error("backoffLimit", "must be >= 0");
   result.backoff_limit = backoff && *backoff >= 0 ? *backoff : 3;
   result.active_deadline_seconds = ReadMinimum(spec, "activeDeadlineSeconds", 1);
+  result.checkpoint_interval_seconds = ReadMinimum(spec, "checkpointIntervalSeconds", 1);
+  result.expected_runtime_seconds = ReadMinimum(spec, "expectedRuntimeSeconds", 1);
   CheckGang(spec, result, gpus.has_value());
   return result;
 }
@@ -113,6 +115,8 @@ Json SpecToJson(const TrainingJobSpec& spec, Json json) {
   json["template"] = spec.pod_template;
   json["backoffLimit"] = spec.backoff_limit;
   SetOrErase(json, "activeDeadlineSeconds", spec.active_deadline_seconds);
+  SetOrErase(json, "checkpointIntervalSeconds", spec.checkpoint_interval_seconds);
+  SetOrErase(json, "expectedRuntimeSeconds", spec.expected_runtime_seconds);
   return json;
 }
 

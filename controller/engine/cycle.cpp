@@ -64,6 +64,7 @@ Decisions Cycle::Run() {
 void Cycle::Finish() {
   RetryReclaim();
   WriteCapacityReasons();
+  NoteEndingWorkWaits();
   // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
   std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   RecordShares();

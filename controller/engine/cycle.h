@@ -17,8 +17,19 @@
 #include "packing.h"
 #include "placement.h"
 #include "state.h"
+#include "victim_order.h"
 
 namespace gpupool::engine::internal {
+
+// Search caps of victim selection (docs/scheduling.md, "Reclaim"). A single replica
+// compares the victim sets of at most this many nodes where room can be made.
+inline constexpr int kReclaimNodesCompared = 64;
+inline constexpr int kFewestVictimsNodesCompared = 8;  // VictimPolicy::kFewestVictims.
+// A gang stops looking once this many victims have not made room for it: it would
+// need a mass eviction, and waits instead.
+inline constexpr std::size_t GangVictimCap(int replicas) {
+  return static_cast<std::size_t>(replicas) * 16 + 16;
+}
 
 class Cycle {
  public:
@@ -57,7 +68,6 @@ class Cycle {
     int project;
     MilliGpu allocated;
     MilliGpu quota;
-    MilliGpu deserved;
     VictimSet::const_iterator next, end;
   };
   std::vector<ReclaimSource> ReclaimSources(const JobState& job) const;
@@ -72,7 +82,16 @@ class Cycle {
   bool ReclaimableProject(const JobState& job) const;
   void ForgetReclaimable(const JobState& victim);
   void LowerReclaimable(int node, MilliGpu gpu);
-  std::vector<int> VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
+  VictimCost CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
+  std::vector<int> VictimsInOrder(const JobState& job, int node, const std::vector<int>& ordered,
+                                  const std::vector<MilliGpu>& allocated);
+  std::vector<int> RankVictims(std::vector<int> candidates,
+                               const std::vector<MilliGpu>& allocated) const;
+  double ProjectOverShare(const JobState& victim, const std::vector<MilliGpu>& allocated) const;
+  bool Cheaper(const VictimCost& a, const VictimCost& b) const;  // Per Options::victim_policy.
+  bool EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSource>& sources);
+  std::unordered_set<int> ending_work_waits_;  // Jobs whose reclaim waits for ending work.
+  void NoteEndingWorkWaits();
   int SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
                    const std::vector<MilliGpu>& allocated);
   const std::vector<std::vector<int>>& JobsByNode();

@@ -167,6 +167,20 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
   Wait(job, WaitCode::kCapacity, {});
 }
 
+// A job whose reclaim waits for over-quota work about to end says so.
+void Cycle::NoteEndingWorkWaits() {
+  if (ending_work_waits_.empty()) return;
+  for (Waiting& w : decisions_.waiting) {
+    if (w.job.empty() || w.code != WaitCode::kCapacity) continue;
+    int job = state_.job_index.Find(w.job);
+    if (job < 0 || !ending_work_waits_.count(job)) continue;
+    const JobState& j = state_.jobs[job];
+    w.message += "; reclaim waits up to " +
+                 std::to_string(state_.queues[j.queue].spec.reclaim_wait_seconds) +
+                 " s for over-quota work about to end";
+  }
+}
+
 void Cycle::WriteCapacityReasons() {
   std::map<std::tuple<int, MilliGpu, int>, std::string> sentences;
   for (const CapacityWait& wait : capacity_waits_) {

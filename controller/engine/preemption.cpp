@@ -1,21 +1,15 @@
 // Choosing victims: reclaim from other projects' over-quota work, and in-project
-// priority preemption. Both pick victims in a fixed order until the job fits, then
-// drop every victim the job can do without, so the set is minimal.
+// priority preemption. Both rank candidates by the victim order (victim_order.h),
+// take them in that order until the job fits, then drop every victim the job can do
+// without, so the set is minimal; a single replica compares such sets across nodes
+// by the same order.
 #include <algorithm>
 #include <limits>
-#include <tuple>
 
 #include "cycle.h"
+#include "victim_order.h"
 
 namespace gpupool::engine::internal {
-namespace {
-
-double OverShare(MilliGpu allocated, MilliGpu deserved) {
-  if (deserved > 0) return static_cast<double>(allocated) / static_cast<double>(deserved);
-  return allocated > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-}
-
-}  // namespace
 
 bool Cycle::VictimAllowed(int index) const {
   const JobState& victim = state_.jobs[index];
@@ -34,16 +28,16 @@ std::vector<Cycle::ReclaimSource> Cycle::ReclaimSources(const JobState& j) const
     const QuotaState& quota = state_.quotas[slot];
     MilliGpu allocated = state_.usage[slot].gpu;
     if (allocated <= quota.gpu || state_.victims[slot].empty()) continue;
-    sources.push_back({static_cast<int>(p), allocated, quota.gpu, quota.deserved,
-                       state_.victims[slot].begin(), state_.victims[slot].end()});
+    sources.push_back({static_cast<int>(p), allocated, quota.gpu, state_.victims[slot].begin(),
+                       state_.victims[slot].end()});
   }
   return sources;
 }
 
-// Victims come from the project furthest over its deserved share, lowest priority
-// and shortest run first, and never take a project below its quota. Because the
-// reclaiming job stays within its own quota and victims' projects stay at or above
-// theirs, the victims' projects can never reclaim back: no loops.
+// Victims are ranked by the victim order and never take a project below its
+// quota. Because the reclaiming job stays within its own quota and victims'
+// projects stay at or above theirs, the victims' projects can never reclaim back:
+// no loops.
 bool Cycle::TryReclaim(int job, int count) {
   const JobState& j = state_.jobs[job];
   // Within one pass, other projects' reclaimable room only shrinks: a shape that
@@ -57,35 +51,42 @@ bool Cycle::TryReclaim(int job, int count) {
     failed_reclaims_.insert(memo);  // No project is over its quota with work to give.
     return false;
   }
+  if (EndingWorkMakesRoom(job, count, sources)) {
+    ending_work_waits_.insert(job);
+    return false;
+  }
   MilliGpu reclaimable = 0;
-  for (const ReclaimSource& s : sources) reclaimable += s.allocated - s.quota;
-  VictimSource next = [&]() {
-    while (true) {
-      ReclaimSource* best = nullptr;
-      for (ReclaimSource& s : sources) {
-        if (s.next == s.end || s.allocated <= s.quota) continue;
-        if (!best ||
-            OverShare(s.allocated, s.deserved) > OverShare(best->allocated, best->deserved)) {
-          best = &s;
-        }
-      }
-      if (!best) return -1;
-      int victim = *best->next++;
-      const JobState& v = state_.jobs[victim];
-      MilliGpu gpu = state_.JobGpu(v, static_cast<int>(v.placed.size()));
-      if (!VictimAllowed(victim) || best->allocated - gpu < best->quota) continue;
-      best->allocated -= gpu;
-      return victim;
-    }
-  };
+  std::vector<MilliGpu> allocated(state_.projects.size(), -1);
+  for (const ReclaimSource& s : sources) {
+    reclaimable += s.allocated - s.quota;
+    allocated[s.project] = s.allocated;
+  }
   std::vector<int> victims;
   if (count == 1) {
     // One replica needs room on one node: victims elsewhere would only spend the
     // other projects' over-quota budget for nothing.
-    std::vector<MilliGpu> allocated(state_.projects.size(), -1);
-    for (const ReclaimSource& s : sources) allocated[s.project] = s.allocated;
     victims = ReclaimOnOneNode(job, allocated);
   } else if (reclaimable + state_.queues[j.queue].free >= state_.JobGpu(j, count)) {
+    std::vector<int> candidates;
+    for (const ReclaimSource& s : sources) {
+      for (auto it = s.next; it != s.end; ++it) {
+        if (VictimAllowed(*it)) candidates.push_back(*it);
+      }
+    }
+    std::vector<int> ranked = RankVictims(std::move(candidates), allocated);
+    std::size_t at = 0;
+    VictimSource next = [&]() {
+      while (at < ranked.size()) {
+        int victim = ranked[at++];
+        const JobState& v = state_.jobs[victim];
+        MilliGpu gpu = state_.JobGpu(v, static_cast<int>(v.placed.size()));
+        MilliGpu quota = state_.quotas[state_.Slot(v.queue, v.project)].gpu;
+        if (allocated[v.project] - gpu < quota) continue;  // Never below its quota.
+        allocated[v.project] -= gpu;
+        return victim;
+      }
+      return -1;
+    };
     Accounting any = [](MilliGpu) { return true; };
     victims = SelectVictims(job, count, next, any);
   }
@@ -96,6 +97,79 @@ bool Cycle::TryReclaim(int job, int count) {
     return false;
   }
   return true;
+}
+
+// Whether over-quota work about to end by itself makes room for the job: work of
+// the sources that declares its run time and ends within the queue's
+// reclaimWaitSeconds (not work already past its expected end). One replica needs
+// that room on one node; a gang counts it across the pool with the free GPUs. The
+// wait is bounded: those end times are fixed, and room held for the job (see
+// Reservations) keeps new work from taking what they free.
+bool Cycle::EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSource>& sources) {
+  const JobState& j = state_.jobs[job];
+  const Seconds wait = state_.queues[j.queue].spec.reclaim_wait_seconds;
+  if (wait <= 0) return false;
+  const std::vector<char>& member = *Member(j);
+  std::vector<int> ending;
+  MilliGpu ending_gpu = 0;
+  for (const ReclaimSource& s : sources) {
+    for (auto it = s.next; it != s.end; ++it) {
+      const JobState& v = state_.jobs[*it];
+      if (v.expected_runtime_seconds <= 0 || !v.running) continue;
+      Seconds end = v.start_time + v.expected_runtime_seconds;
+      if (end < state_.now || end > state_.now + wait) continue;
+      ending.push_back(*it);
+      for (const Placed& p : v.placed) {
+        if (p.node >= 0 && member[p.node]) ending_gpu += ReplicaGpu(v);
+      }
+    }
+  }
+  if (ending.empty()) return false;
+  if (count > 1) return ending_gpu + state_.queues[j.queue].free >= state_.JobGpu(j, count);
+  for (int v : ending) {
+    for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+  }
+  bool fits = false;
+  for (int n : VictimNodes(j, ending)) fits = fits || placer_.FitsOne(j, n);
+  for (int v : ending) {
+    for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
+  }
+  return fits;
+}
+
+// Candidates in the victim order. `allocated`: per project, the allocation its
+// share is measured by (-1: the state's own).
+std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
+                                    const std::vector<MilliGpu>& allocated) const {
+  std::vector<VictimCost> costs;
+  costs.reserve(candidates.size());
+  for (int v : candidates) {
+    costs.emplace_back();
+    costs.back().Add(state_, v, ProjectOverShare(state_.jobs[v], allocated));
+  }
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return Cheaper(costs[a], costs[b]); });
+  std::vector<int> ranked;
+  ranked.reserve(order.size());
+  for (std::size_t i : order) ranked.push_back(candidates[i]);
+  return ranked;
+}
+
+bool Cycle::Cheaper(const VictimCost& a, const VictimCost& b) const {
+  return state_.options.victim_policy == VictimPolicy::kFewestVictims
+             ? FewerVictimsFirst(state_, a, b)
+             : CheaperToStop(state_, a, b);
+}
+
+double Cycle::ProjectOverShare(const JobState& victim,
+                               const std::vector<MilliGpu>& allocated) const {
+  std::size_t slot = state_.Slot(victim.queue, victim.project);
+  MilliGpu project_allocated = allocated.empty() || allocated[victim.project] < 0
+                                   ? state_.usage[slot].gpu
+                                   : allocated[victim.project];
+  return OverShare(project_allocated, state_.quotas[slot].deserved);
 }
 
 const std::vector<std::vector<int>>& Cycle::JobsByNode() {
@@ -165,50 +239,37 @@ void Cycle::ForgetReclaimable(const JobState& victim) {
   }
 }
 
-// The node where the fewest victims (then the fewest GPUs taken) make room. One
-// victim cannot be beaten, and the search stops after a few nodes that work, so a
-// reclaim costs about the same on a large cluster as on a small one.
+// The cheapest victim set, by the victim order, among the nodes where victims can
+// make room. At most kReclaimNodesCompared such nodes are compared, starting at the
+// node of the last reclaim (and wrapping), so a reclaim costs about the same on a
+// large cluster as on a small one; a pool with fewer such nodes gets the cheapest
+// set of the pool.
 std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated) {
-  constexpr int kEnoughCandidates = 8;
   const JobState& j = state_.jobs[job];
   MilliGpu need = std::max<MilliGpu>(j.shape.gpu_milli, 0);
-  std::vector<int> best;
-  // Fewest victims, then fewest GPUs taken, then the set whose most important
-  // victim (highest priority, then longest run) matters least.
-  std::tuple<std::size_t, MilliGpu, int, Seconds> best_key;
-  int found = 0;
+  VictimCost best;
+  int best_node = -1;
+  int compared = 0;
+  const bool fewest_victims = state_.options.victim_policy == VictimPolicy::kFewestVictims;
   JobsByNode();
   const std::vector<char>& member = *Member(j);
-  // Only nodes holding reclaimable work can gain room. The search starts where the
-  // last reclaim succeeded (and wraps), so consecutive reclaims do not rescan the
-  // nodes already drained.
+  // Only nodes holding reclaimable work can gain room.
   auto start = reclaim_nodes_.LowerBound(reclaim_cursor_);
   for (std::size_t seen = 0; seen < reclaim_nodes_.size(); ++seen, ++start) {
     if (start == reclaim_nodes_.end()) start = reclaim_nodes_.begin();
     int n = *start;
     if (!member[n] || !NodeCouldFit(j, n, need)) continue;
-    std::vector<int> victims = VictimsOnNode(job, n, allocated);
-    if (victims.empty()) continue;
-    ++found;
-    MilliGpu gpu = 0;
-    int top_priority = std::numeric_limits<int>::min();
-    Seconds first_start = std::numeric_limits<Seconds>::max();
-    for (int v : victims) {
-      const JobState& victim = state_.jobs[v];
-      gpu += state_.JobGpu(victim, static_cast<int>(victim.placed.size()));
-      top_priority = std::max(top_priority, victim.priority);
-      first_start = std::min(first_start, victim.start_time);
+    VictimCost cost = CheapestOnNode(job, n, allocated);
+    if (cost.empty()) continue;
+    if (best.empty() || Cheaper(cost, best)) {
+      best = std::move(cost);
+      best_node = n;
     }
-    std::tuple<std::size_t, MilliGpu, int, Seconds> key{victims.size(), gpu, top_priority,
-                                                        -first_start};
-    if (best.empty() || key < best_key) {
-      best = std::move(victims);
-      best_key = key;
-      reclaim_cursor_ = n;
-    }
-    if (best.size() == 1 || found >= kEnoughCandidates) break;
+    if (fewest_victims && best.jobs.size() == 1) break;  // The earlier rule's shortcut.
+    if (++compared >= (fewest_victims ? kFewestVictimsNodesCompared : kReclaimNodesCompared)) break;
   }
-  return best;
+  if (best_node >= 0) reclaim_cursor_ = best_node;
+  return best.jobs;
 }
 
 // Cheap necessary condition: the node's free GPUs plus what its reclaimable jobs
@@ -227,23 +288,34 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
   return potential >= need;
 }
 
-std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
+// The cheaper of two sets that make room for the job on the node: the first single
+// victim that is enough, and the victims taken in the victim order until the job
+// fits, less every one it can do without. Empty: no room can be made there.
+VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
   const JobState& j = state_.jobs[job];
-  std::vector<std::tuple<double, int, Seconds, int>> candidates;
+  std::vector<int> candidates;
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (!VictimAllowed(v)) continue;
-    const QuotaState& quota = state_.quotas[state_.Slot(victim.queue, victim.project)];
-    candidates.emplace_back(-OverShare(allocated[victim.project], quota.deserved), victim.priority,
-                            -victim.start_time, v);
+    if (VictimAllowed(v)) candidates.push_back(v);
   }
-  std::sort(candidates.begin(), candidates.end());
+  std::sort(candidates.begin(), candidates.end());  // A job is listed once per replica.
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  std::vector<int> ordered;
-  for (const auto& candidate : candidates) ordered.push_back(std::get<3>(candidate));
-  // One victim is the least harm: take the first (in victim order) that is enough.
-  if (int v = SingleVictim(j, node, ordered, allocated); v >= 0) return {v};
+  std::vector<int> ordered = RankVictims(std::move(candidates), allocated);
+  auto cost_of = [&](const std::vector<int>& victims) {
+    VictimCost cost;
+    for (int v : victims) cost.Add(state_, v, ProjectOverShare(state_.jobs[v], allocated));
+    return cost;
+  };
+  VictimCost taken = cost_of(VictimsInOrder(j, node, ordered, allocated));
+  int single = SingleVictim(j, node, ordered, allocated);
+  if (single < 0) return taken;
+  VictimCost alone = cost_of({single});
+  return taken.empty() || Cheaper(alone, taken) ? alone : taken;
+}
+
+std::vector<int> Cycle::VictimsInOrder(const JobState& j, int node, const std::vector<int>& ordered,
+                                       const std::vector<MilliGpu>& allocated) {
   std::vector<MilliGpu> taken(state_.projects.size(), 0);
   std::vector<int> chosen;
   bool fits = false;
@@ -276,6 +348,7 @@ std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<Milli
   return chosen;
 }
 
+// The first victim, in the given order, that alone makes room for the job.
 int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
                         const std::vector<MilliGpu>& allocated) {
   for (int v : ordered) {
@@ -305,17 +378,14 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   std::size_t stamp = count == 1 ? ReleasesNear(j.project) : released_.size();
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == stamp) return false;
-  const auto& candidates = state_.victims[state_.Slot(j.queue, j.project)];
-  auto it = candidates.begin();
-  VictimSource next = [&]() {
-    while (it != candidates.end()) {
-      int victim = *it++;
-      const JobState& v = state_.jobs[victim];
-      if (v.priority >= j.priority) return -1;  // Ordered by priority: none lower left.
-      if (VictimAllowed(victim)) return victim;
-    }
-    return -1;
-  };
+  std::vector<int> candidates;
+  for (int v : lower) {
+    if (state_.jobs[v].priority >= j.priority) break;  // Indexed by priority: none lower left.
+    if (VictimAllowed(v)) candidates.push_back(v);
+  }
+  std::vector<int> ranked = RankVictims(std::move(candidates), {});
+  std::size_t at = 0;
+  VictimSource next = [&]() { return at < ranked.size() ? ranked[at++] : -1; };
   std::vector<int> victims = SelectVictims(job, count, next, accounting);
   if (victims.empty() ||
       !FinishPreemption(job, count, std::move(victims), PreemptionReason::kProjectPriority)) {
@@ -433,7 +503,7 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
   };
   // A gang whose room has not appeared after this many victims would need a mass
   // eviction; it waits instead (and keeps its reservation).
-  const std::size_t max_victims = static_cast<std::size_t>(count) * 16 + 16;
+  const std::size_t max_victims = GangVictimCap(count);
   std::vector<int> chosen;
   chosen.reserve(max_victims);
   MilliGpu freed = 0;

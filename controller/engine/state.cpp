@@ -28,7 +28,6 @@ bool VictimOrder::operator()(int a, int b) const {
   const JobState& x = state->jobs[a];
   const JobState& y = state->jobs[b];
   if (x.priority != y.priority) return x.priority < y.priority;
-  if (x.start_time != y.start_time) return x.start_time > y.start_time;
   return x.name < y.name;
 }
 
@@ -131,6 +130,8 @@ int EngineState::NewJobFrom(const Spec& spec, int project) {
   job.arrival_time = spec.arrival_time;
   job.shape = spec.shape;
   job.min_replicas = spec.min_replicas;
+  job.checkpoint_interval_seconds = spec.checkpoint_interval_seconds;
+  job.expected_runtime_seconds = spec.expected_runtime_seconds;
   return index;
 }
 

@@ -71,6 +71,8 @@ struct JobState {
   std::string name;
   int replicas = 1;
   int min_replicas = 1;
+  Seconds checkpoint_interval_seconds = 0;  // 0: none declared.
+  Seconds expected_runtime_seconds = 0;     // 0: not declared.
   // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
   mutable int constraint_id = -1;
   mutable int shape_id = -1;
@@ -124,8 +126,9 @@ struct PendingOrder {
   const EngineState* state;
   bool operator()(int a, int b) const;
 };
-// Running preemptible jobs of one project and queue, first victim first:
-// lowest priority, then the shortest run so far, then name.
+// Running preemptible jobs of one project and queue, lowest priority first, then by
+// name: an index to find them by, not the order victims are chosen in (that is
+// CheaperToStop, victim_order.h).
 struct VictimOrder {
   const EngineState* state;
   bool operator()(int a, int b) const;

@@ -107,6 +107,8 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
       out.replicas = ExportPlacement(*this, job);
       out.min_replicas = job.min_replicas;
       out.max_replicas = job.replicas;
+      out.checkpoint_interval_seconds = job.checkpoint_interval_seconds;
+      out.expected_runtime_seconds = job.expected_runtime_seconds;
       snapshot.running.push_back(std::move(out));
       continue;
     }
@@ -124,6 +126,8 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
     out.node_selector = job.node_selector;
     out.gpu_models = job.gpu_models;
     out.arrival_time = job.arrival_time;
+    out.checkpoint_interval_seconds = job.checkpoint_interval_seconds;
+    out.expected_runtime_seconds = job.expected_runtime_seconds;
     snapshot.pending.push_back(std::move(out));
   }
 }

@@ -40,6 +40,7 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
     out.sharing = spec.sharing == api::Sharing::kFixed ? engine::Sharing::kFixed
                                                        : engine::Sharing::kGuaranteed;
     out.min_runtime_seconds = spec.preemption.min_runtime_seconds;
+    out.reclaim_wait_seconds = spec.preemption.reclaim_wait_seconds;
     snapshot.queues.push_back(std::move(out));
   }
   for (const auto& [name, project] : state.projects) {
@@ -113,6 +114,8 @@ engine::RunningJob RunningFrom(const JobRecord& job) {
     out.replicas.push_back({placed.node, {placed.devices.begin(), placed.devices.end()}});
   out.min_replicas = spec.EffectiveMinReplicas();
   out.max_replicas = spec.replicas;
+  out.checkpoint_interval_seconds = spec.checkpoint_interval_seconds.value_or(0);
+  out.expected_runtime_seconds = spec.expected_runtime_seconds.value_or(0);
   return out;
 }
 
@@ -164,6 +167,8 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
       if (value.is_string()) out.node_selector[key] = value.get<std::string>();
   }
   out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
+  out.checkpoint_interval_seconds = spec.checkpoint_interval_seconds.value_or(0);
+  out.expected_runtime_seconds = spec.expected_runtime_seconds.value_or(0);
   return out;
 }
 

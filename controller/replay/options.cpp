@@ -57,6 +57,18 @@ int64_t ParseInteger(const std::string& flag, const std::string& text, int64_t m
   return value;
 }
 
+// The engine keeps a node's devices in a 64-bit mask: larger nodes cannot be modelled.
+constexpr int64_t kMaxGpusPerNode = 64;
+
+int64_t ParseGpusPerNode(const std::string& text) {
+  const int64_t gpus = ParseInteger("--gpus-per-node", text, 1);
+  if (gpus > kMaxGpusPerNode) {
+    throw UsageError("--gpus-per-node: at most " + std::to_string(kMaxGpusPerNode) +
+                     " (the engine models a node of at most 64 GPUs), got " + text);
+  }
+  return gpus;
+}
+
 double ParseNumber(const std::string& flag, const std::string& text, double min) {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -95,7 +107,7 @@ const std::map<std::string, Setter>& ValueFlags() {
        }},
       {"--gpus-per-node",
        [](ReplayOptions& o, const std::string& v) {
-         o.shape.gpus_per_node = static_cast<int>(ParseInteger("--gpus-per-node", v, 1));
+         o.shape.gpus_per_node = static_cast<int>(ParseGpusPerNode(v));
        }},
       {"--max-jobs", [](ReplayOptions& o,
                         const std::string& v) { o.max_jobs = ParseInteger("--max-jobs", v, 1); }},

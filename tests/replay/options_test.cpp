@@ -88,6 +88,16 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
   EXPECT_TRUE(Parse({"--help"}).help);
 }
 
+// A node's devices are a 64-bit mask in the engine: a larger node would be modelled
+// wrong, so it is refused.
+TEST(ReplayOptionsTest, RefusesNodesLargerThanTheEngineModels) {
+  EXPECT_EQ(Parse({"--trace", "philly", "--gpus-per-node", "64"}).shape.gpus_per_node, 64);
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--gpus-per-node", "65"}),
+              HasSubstr("--gpus-per-node: at most 64"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--gpus-per-node=1000"}),
+              HasSubstr("--gpus-per-node: at most 64"));
+}
+
 TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
   for (const char* flag :
        {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes", "--gpus-per-node",

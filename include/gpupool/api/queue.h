@@ -16,6 +16,8 @@ enum class Sharing { kFixed, kGuaranteed };
 struct PreemptionSettings {
   int64_t min_runtime_seconds = 0;    // younger jobs are never reclaim victims
   int64_t grace_period_seconds = 30;  // eviction grace: the victim's checkpoint time
+  // Reclaim waits up to this long for over-quota work about to end by itself.
+  int64_t reclaim_wait_seconds = 0;
 };
 
 struct QueueSpec {

@@ -30,6 +30,11 @@ struct TrainingJobSpec {
   Json pod_template;  // a PodTemplateSpec, copied into every replica's pod
   int32_t backoff_limit = 3;
   std::optional<int64_t> active_deadline_seconds;
+  // Seconds between the job's own checkpoints: a preemption loses at most this much
+  // of its work. Absent: it declares none, and a preemption loses all of it.
+  std::optional<int64_t> checkpoint_interval_seconds;
+  // How long the job expects to run; reclaim may wait for over-quota work about to end.
+  std::optional<int64_t> expected_runtime_seconds;
 
   int32_t EffectiveMinReplicas() const { return min_replicas.value_or(replicas); }
   bool IsFractional() const { return gpus_per_replica.milli % 1000 != 0; }

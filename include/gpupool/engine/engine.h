@@ -33,6 +33,12 @@ enum class Packing {
   kBestFit,             // Plain best-fit: the tightest device / node that fits.
 };
 
+// kLeastWorkLost: the victim set that destroys the least work (GPUs x time since
+// each victim's last checkpoint) among those that make room. kFewestVictims: the
+// earlier rule, kept to compare against: the fewest victims, then the fewest GPUs,
+// the youngest first, on the first node where one victim is enough.
+enum class VictimPolicy { kLeastWorkLost, kFewestVictims };
+
 struct Options {
   Packing packing = Packing::kFragmentationAware;
   // The shapes fractional packing optimizes for. Empty: learned from the snapshot
@@ -46,6 +52,8 @@ struct Options {
   // start (see docs/scheduling.md, "Incremental cycles"), and every pending job once
   // this many seconds (of SetNow) have passed since the last full cycle.
   Seconds full_cycle_interval_seconds = 0;
+  // How victims are chosen (see docs/scheduling.md, "Reclaim").
+  VictimPolicy victim_policy = VictimPolicy::kLeastWorkLost;
 };
 
 // One full cycle over an immutable snapshot.

@@ -51,6 +51,10 @@ struct Queue {
   // Over-quota jobs that have run for less than this are not reclaimed (they would
   // lose their first checkpoint); in-project priority preemption also respects it.
   Seconds min_runtime_seconds = 0;
+  // A reclaim that over-quota work about to end by itself (it declares an expected
+  // run time, and ends within this many seconds) would make room for waits for it
+  // instead of stopping anything. 0: never waits.
+  Seconds reclaim_wait_seconds = 0;
   bool reclaim = true;             // Guaranteed only: may take back lent capacity.
   bool preempt_in_project = true;  // Higher-priority jobs may preempt the project's own.
 };
@@ -98,6 +102,12 @@ struct RunningJob {
   std::vector<ReplicaPlacement> replicas;  // Size is the replicas actually running.
   int min_replicas = 1;                    // Needed to requeue it as a pending job.
   int max_replicas = 1;
+  // Seconds between the job's checkpoints: stopping it loses the work since the last
+  // one. 0: it declares none, and loses everything since its start.
+  Seconds checkpoint_interval_seconds = 0;
+  // Seconds the job expects to run in all; 0: not declared. Reclaim may wait for
+  // over-quota work about to end (Options::reclaim_wait_seconds).
+  Seconds expected_runtime_seconds = 0;
   // Preempted, its pods still stopping: it holds its devices and counts against its
   // project, but is no victim and no candidate. Pending again once gone.
   bool terminating = false;
@@ -121,9 +131,11 @@ struct PendingJob {
   int min_replicas = 1;  // Gang: all of these are placed together or none.
   ReplicaShape shape;
   TopologyRequest topology;
-  Labels node_selector;                 // Node labels the job requires.
-  std::vector<std::string> gpu_models;  // Any of these; empty means any model.
-  Seconds arrival_time = 0;             // Earlier first among equals.
+  Labels node_selector;                     // Node labels the job requires.
+  std::vector<std::string> gpu_models;      // Any of these; empty means any model.
+  Seconds arrival_time = 0;                 // Earlier first among equals.
+  Seconds checkpoint_interval_seconds = 0;  // As RunningJob.
+  Seconds expected_runtime_seconds = 0;     // As RunningJob.
 };
 
 struct Snapshot {

@@ -1,0 +1,53 @@
+// The one order in which running work is chosen to stop, for reclaim and for
+// in-project preemption alike: single victims are ranked by it, and so are the
+// sets of victims that could make room for a job (a job alone is a set of one).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "state.h"
+
+namespace gpupool::engine::internal {
+
+// What stopping a set of victims costs, in the terms the victim order compares.
+struct VictimCost {
+  int top_priority = std::numeric_limits<int>::min();  // Highest job priority among them.
+  std::int64_t work_lost = 0;  // Milli-GPUs x seconds since each victim's last checkpoint.
+  MilliGpu gpu = 0;            // GPUs stopped.
+  // Allocation / deserved share of the least over-share project among the victims'.
+  double least_over_share = std::numeric_limits<double>::infinity();
+  Seconds latest_start = std::numeric_limits<Seconds>::min();  // Of the youngest victim.
+  std::vector<int> jobs;  // The victims, by namespace/name then UID.
+
+  // `over_share`: the victim's project's allocation / deserved share.
+  void Add(const EngineState& state, int job, double over_share);
+  bool empty() const { return jobs.empty(); }
+};
+
+// Seconds of work a running job loses if stopped now: since its last checkpoint,
+// or since its start when it declares no checkpoint interval.
+Seconds SinceCheckpoint(const JobState& job, Seconds now);
+
+// Allocation / deserved share; a project with no deserved share but some
+// allocation is infinitely over it.
+double OverShare(MilliGpu allocated, MilliGpu deserved);
+
+// The victim order. A set of victims is cheaper to stop than another by, in turn:
+//   1. the highest job priority among its victims: lower first;
+//   2. the work it destroys: less first (each victim's GPUs x the seconds since its
+//      last checkpoint, or since its start when it declares none);
+//   3. the GPUs it stops: fewer first;
+//   4. the victims' projects: the set whose least over-share project is further over
+//      its deserved share first;
+//   5. the victims' namespace/names, then their UIDs, compared in order: the
+//      deterministic tiebreak (never an internal index).
+bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b);
+
+// The earlier order, selectable as VictimPolicy::kFewestVictims so the replay can
+// compare the two: 1. fewer victims; 2. fewer GPUs; 3. lower highest priority; 4. the
+// project further over its share; 5. the younger youngest victim; 6. as 5 above.
+bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b);
+
+}  // namespace gpupool::engine::internal
