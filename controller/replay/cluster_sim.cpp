@@ -131,7 +131,11 @@ class Simulation {
     Release(index);
     job.state = JobState::kPending;
     ++job.preemptions;
-    job.gpu_seconds_lost += job.Gpus() * (events_.Now() - job.run_start);
+    const double ran = events_.Now() - job.run_start;
+    const double interval = options_.checkpoint_interval_seconds;
+    const double saved = interval > 0 ? std::floor(ran / interval) * interval : 0;
+    job.saved_seconds += saved;
+    job.gpu_seconds_lost += job.Gpus() * (ran - saved);
     pending_.insert(index);
   }
 
@@ -162,8 +166,8 @@ class Simulation {
     running_.insert(start.job);
     allocated_ += job.Gpus();
     outcome_.allocated_gpus.Set(events_.Now(), allocated_);
-    events_.Push(
-        {events_.Now() + job.trace->duration, EventKind::kCompletion, start.job, job.epoch});
+    events_.Push({events_.Now() + job.trace->duration - job.saved_seconds, EventKind::kCompletion,
+                  start.job, job.epoch});
   }
 
   void Release(int64_t index) {

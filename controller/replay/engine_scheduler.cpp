@@ -1,5 +1,6 @@
 #include "gpupool/replay/engine_scheduler.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -23,16 +24,23 @@ int64_t IndexOf(const std::string& name, const char* what) {
   return index;
 }
 
-engine::Options IncrementalEvery(int64_t full_cycle_interval_seconds) {
+engine::Options EngineOptions(int64_t full_cycle_interval_seconds,
+                              engine::VictimPolicy victim_policy) {
   engine::Options options;
   options.full_cycle_interval_seconds = full_cycle_interval_seconds;
+  options.victim_policy = victim_policy;
   return options;
 }
 
 }  // namespace
 
+const char* ToString(engine::VictimPolicy policy) {
+  return policy == engine::VictimPolicy::kFewestVictims ? "fewest-victims" : "least-work-lost";
+}
+
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
-                                QuotaPolicy policy, int64_t min_runtime_seconds) {
+                                QuotaPolicy policy, int64_t min_runtime_seconds,
+                                int64_t reclaim_wait_seconds) {
   engine::Snapshot snapshot;
   for (int n = 0; n < shape.nodes; ++n) {
     engine::Node node;
@@ -47,6 +55,7 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   queue.sharing =
       policy == QuotaPolicy::kStatic ? engine::Sharing::kFixed : engine::Sharing::kGuaranteed;
   queue.min_runtime_seconds = min_runtime_seconds;
+  queue.reclaim_wait_seconds = reclaim_wait_seconds;
   snapshot.queues.push_back(queue);
   for (const auto& tenant : tenants) {
     engine::ProjectQuota quota;
@@ -59,9 +68,11 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
 
 EngineScheduler::EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
                                  QuotaPolicy policy, int64_t min_runtime_seconds,
-                                 int64_t full_cycle_interval_seconds)
-    : engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds),
-              IncrementalEvery(full_cycle_interval_seconds)) {
+                                 int64_t full_cycle_interval_seconds, ReclaimSettings reclaim)
+    : reclaim_(reclaim),
+      engine_(
+          PhillySnapshot(shape, tenants, policy, min_runtime_seconds, reclaim.reclaim_wait_seconds),
+          EngineOptions(full_cycle_interval_seconds, reclaim.victim_policy)) {
   for (const auto& tenant : tenants) tenant_names_.push_back(tenant.tenant);
 }
 
@@ -75,6 +86,11 @@ engine::PendingJob EngineScheduler::ToPending(const ClusterView& view, int64_t i
   pending.min_replicas = job.replicas;
   pending.shape.gpu_milli = int64_t{job.gpus_per_replica} * engine::kMilliPerGpu;
   pending.arrival_time = static_cast<engine::Seconds>(std::floor(job.trace->arrival));
+  pending.checkpoint_interval_seconds = reclaim_.checkpoint_interval_seconds;
+  if (reclaim_.reclaim_wait_seconds > 0) {
+    pending.expected_runtime_seconds =
+        std::max<engine::Seconds>(1, static_cast<engine::Seconds>(std::ceil(job.trace->duration)));
+  }
   return pending;
 }
 

@@ -1,5 +1,6 @@
 #include "gpupool/replay/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -27,8 +28,8 @@ const char kReplayUsage[] =
     "demand, at least 1 GPU; see docs/results.md):\n"
     "  --policy P              static, guaranteed or both (default both)\n"
     "  --nodes N               nodes in the simulated cluster (default 60)\n"
-    "  --gpus-per-node N       GPUs per node (default 8); larger jobs are gangs of\n"
-    "                          node-sized replicas\n"
+    "  --gpus-per-node N       GPUs per node, 1 to 64 (default 8); larger jobs are\n"
+    "                          gangs of node-sized replicas\n"
     "  --max-jobs N            replay only the first N jobs by arrival (default all)\n"
     "  --cycle-seconds S       scheduling cycles on a grid of S seconds; 0 runs one at\n"
     "                          every event time (default 60)\n"
@@ -36,6 +37,20 @@ const char kReplayUsage[] =
     "  --full-cycle-interval-seconds S\n"
     "                          cycles in between look only at jobs a change could let\n"
     "                          start (incremental); 0 makes every cycle full (default 0)\n"
+    "  --victim-policy P       how guaranteed quotas choose victims: least-work-lost (the\n"
+    "                          engine's), fewest-victims (the earlier rule) or both, side\n"
+    "                          by side (default least-work-lost)\n"
+    "  --checkpoint-interval-seconds S\n"
+    "                          every job checkpoints every S seconds and a preempted job\n"
+    "                          restarts from its last checkpoint; 0: from zero (default 0)\n"
+    "  --reclaim-wait-seconds S\n"
+    "                          reclaim may wait up to S seconds for over-quota work about\n"
+    "                          to end (jobs declare their trace duration) (default 0)\n"
+    "  --sweep-nodes FROM:TO:STEP\n"
+    "                          capacity sweep: replay every cluster size from FROM to TO\n"
+    "                          nodes and report, per policy, the GPUs needed to reach each\n"
+    "                          mean wait of --sweep-wait-hours, and the ratio between them\n"
+    "  --sweep-wait-hours H,H  mean waits the sweep looks for (default 1,6)\n"
     "\n"
     "Alibaba (tasks never leave; each is placed on arrival or fails):\n"
     "  --pod-list FILE         pod list inside alibaba-gpu-2023/ (default\n"
@@ -78,6 +93,44 @@ double ParseNumber(const std::string& flag, const std::string& text, double min)
                      ", got \"" + text + "\"");
   }
   return value;
+}
+
+std::vector<engine::VictimPolicy> ParseVictimPolicies(const std::string& text) {
+  using engine::VictimPolicy;
+  if (text == "least-work-lost") return {VictimPolicy::kLeastWorkLost};
+  if (text == "fewest-victims") return {VictimPolicy::kFewestVictims};
+  if (text == "both") return {VictimPolicy::kLeastWorkLost, VictimPolicy::kFewestVictims};
+  throw UsageError("--victim-policy: expected least-work-lost, fewest-victims or both, got \"" +
+                   text + "\"");
+}
+
+// FROM:TO:STEP, in nodes: FROM, FROM+STEP, ... up to TO.
+std::vector<int> ParseSweepNodes(const std::string& text) {
+  const std::string flag = "--sweep-nodes";
+  const size_t first = text.find(':'), second = text.find(':', first + 1);
+  if (first == std::string::npos || second == std::string::npos) {
+    throw UsageError(flag + ": expected FROM:TO:STEP in nodes, got \"" + text + "\"");
+  }
+  const int64_t from = ParseInteger(flag, text.substr(0, first), 1);
+  const int64_t to = ParseInteger(flag, text.substr(first + 1, second - first - 1), from);
+  const int64_t step = ParseInteger(flag, text.substr(second + 1), 1);
+  std::vector<int> nodes;
+  for (int64_t n = from; n <= to; n += step) nodes.push_back(static_cast<int>(n));
+  return nodes;
+}
+
+std::vector<double> ParseWaitHours(const std::string& text) {
+  std::vector<double> hours;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const double value = ParseNumber("--sweep-wait-hours", text.substr(start, comma - start), 0);
+    if (value <= 0)
+      throw UsageError("--sweep-wait-hours: expected hours > 0, got \"" + text + "\"");
+    hours.push_back(value);
+    start = comma + 1;
+  }
+  return hours;
 }
 
 std::vector<QuotaPolicy> ParsePolicies(const std::string& text) {
@@ -123,6 +176,20 @@ const std::map<std::string, Setter>& ValueFlags() {
        [](ReplayOptions& o, const std::string& v) {
          o.full_cycle_interval_seconds = ParseInteger("--full-cycle-interval-seconds", v, 0);
        }},
+      {"--victim-policy",
+       [](ReplayOptions& o, const std::string& v) { o.victim_policies = ParseVictimPolicies(v); }},
+      {"--checkpoint-interval-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.checkpoint_interval_seconds = ParseInteger("--checkpoint-interval-seconds", v, 0);
+       }},
+      {"--reclaim-wait-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.reclaim_wait_seconds = ParseInteger("--reclaim-wait-seconds", v, 0);
+       }},
+      {"--sweep-nodes",
+       [](ReplayOptions& o, const std::string& v) { o.sweep_nodes = ParseSweepNodes(v); }},
+      {"--sweep-wait-hours",
+       [](ReplayOptions& o, const std::string& v) { o.sweep_wait_hours = ParseWaitHours(v); }},
       {"--pod-list", [](ReplayOptions& o, const std::string& v) { o.pod_list = v; }},
       {"--seed",
        [](ReplayOptions& o, const std::string& v) {

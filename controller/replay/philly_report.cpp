@@ -76,6 +76,7 @@ PolicyReport SummarizePhilly(const SimOutcome& outcome, const std::vector<Tenant
                              const SimOptions& options, double wall_seconds) {
   PolicyReport report;
   report.policy = options.policy;
+  report.label = ToString(options.policy);
   report.cluster_gpus = options.shape.TotalGpus();
   std::vector<TenantSamples> samples(tenants.size());
   TenantSamples all_samples;
@@ -85,6 +86,7 @@ PolicyReport SummarizePhilly(const SimOutcome& outcome, const std::vector<Tenant
   report.all.tenant = "all";
   report.all.quota = report.cluster_gpus;
   for (const auto& job : outcome.jobs) {
+    report.work_gpu_hours += job.Gpus() * job.trace->duration / kHour;
     AddJob(job, report.tenants[job.tenant], samples[job.tenant], outcome.makespan);
     AddJob(job, report.all, all_samples, outcome.makespan);
   }
@@ -114,7 +116,7 @@ void PrintPhillyTables(std::ostream& out, const std::vector<PolicyReport>& repor
     std::snprintf(line, sizeof line,
                   "\npolicy %s: %d GPUs, utilization %.1f %% (first to last arrival), makespan "
                   "%.1f days, %zu cycles, %.1f s\n",
-                  ToString(report.policy), report.cluster_gpus, report.utilization_percent,
+                  report.label.c_str(), report.cluster_gpus, report.utilization_percent,
                   report.makespan_hours / 24, report.cycles, report.wall_seconds);
     out << line
         << "tenant    quota  demand   jobs   done never wait(h) ------------ jct(h) ---------"
@@ -126,12 +128,69 @@ void PrintPhillyTables(std::ostream& out, const std::vector<PolicyReport>& repor
   }
 }
 
+std::vector<std::string> TenantsWaitingLonger(const PolicyReport& baseline,
+                                              const PolicyReport& run) {
+  std::vector<std::string> longer;
+  for (size_t i = 0; i < run.tenants.size() && i < baseline.tenants.size(); ++i) {
+    if (run.tenants[i].wait_seconds.mean > baseline.tenants[i].wait_seconds.mean) {
+      longer.push_back(run.tenants[i].tenant);
+    }
+  }
+  return longer;
+}
+
+void PrintPhillyComparison(std::ostream& out, const std::vector<PolicyReport>& reports) {
+  if (reports.size() < 2) return;
+  char cell[64];
+  auto row = [&](const std::string& name, auto value) {
+    std::snprintf(cell, sizeof cell, "%-24s", name.c_str());
+    out << cell;
+    for (const auto& report : reports) {
+      out << value(report);
+    }
+    out << "\n";
+  };
+  auto text = [&](const char* format, auto... values) {
+    std::snprintf(cell, sizeof cell, format, values...);
+    return std::string(cell);
+  };
+  out << "\nside by side (" << reports.front().cluster_gpus << " GPUs; wait mean / p95 in hours)\n";
+  row("", [&](const PolicyReport& r) { return text("%28s", r.label.c_str()); });
+  row("preemptions", [&](const PolicyReport& r) { return text("%28zu", r.all.preemptions); });
+  row("GPU-hours lost", [&](const PolicyReport& r) {
+    return text("%18.1f (%5.2f %%)", r.all.gpu_hours_lost,
+                100.0 * r.all.gpu_hours_lost / std::max(r.work_gpu_hours, 1e-9));
+  });
+  auto wait = [&](const TenantStats& s) {
+    return text("%19s / %6s", Hours(s.wait_seconds.mean).c_str(),
+                Hours(s.wait_seconds.p95).c_str());
+  };
+  row("all tenants", [&](const PolicyReport& r) { return wait(r.all); });
+  for (size_t i = 0; i < reports.front().tenants.size(); ++i) {
+    row(reports.front().tenants[i].tenant,
+        [&](const PolicyReport& r) { return wait(r.tenants[i]); });
+  }
+  for (const auto& baseline : reports) {
+    if (baseline.policy != QuotaPolicy::kStatic) continue;
+    for (const auto& run : reports) {
+      if (run.policy == QuotaPolicy::kStatic) continue;
+      const auto longer = TenantsWaitingLonger(baseline, run);
+      out << "tenants waiting longer (mean) under " << run.label << " than " << baseline.label
+          << ": " << (longer.empty() ? "none" : "");
+      for (size_t i = 0; i < longer.size(); ++i) out << (i ? ", " : "") << longer[i];
+      out << "\n";
+    }
+  }
+}
+
 nlohmann::json PhillyJson(const std::vector<PolicyReport>& reports) {
   nlohmann::json policies = nlohmann::json::array();
   for (const auto& report : reports) {
     nlohmann::json tenants = nlohmann::json::array();
     for (const auto& tenant : report.tenants) tenants.push_back(TenantJson(tenant));
     policies.push_back({{"policy", ToString(report.policy)},
+                        {"label", report.label},
+                        {"work_gpu_hours", report.work_gpu_hours},
                         {"cluster_gpus", report.cluster_gpus},
                         {"utilization_percent", report.utilization_percent},
                         {"makespan_hours", report.makespan_hours},
@@ -155,7 +214,7 @@ std::vector<std::string> WritePhillyCharts(const std::string& dir,
   waits.log_x = true;
   waits.y_max = 1;
   for (const auto& report : reports) {
-    const std::string name = ToString(report.policy);
+    const std::string name = report.label;
     utilization.series.push_back({name, report.daily_utilization});
     ChartSeries cdf{name, EmpiricalCdf(report.waits, 400), true};
     for (auto& point : cdf.points) point.first = std::max(point.first / kHour, 1.0 / kHour);

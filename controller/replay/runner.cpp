@@ -1,10 +1,12 @@
 #include "gpupool/replay/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <future>
 
+#include "gpupool/replay/capacity_sweep.h"
 #include "gpupool/replay/csv.h"
 #include "gpupool/replay/engine_placer.h"
 #include "gpupool/replay/engine_scheduler.h"
@@ -50,27 +52,108 @@ nlohmann::json QuotasJson(const std::vector<TenantQuota>& tenants) {
   return quotas;
 }
 
-int RunPhilly(const ReplayOptions& options, std::ostream& out) {
-  const auto started = std::chrono::steady_clock::now();
-  auto trace = LoadPhillyTrace(Dir(options) + "/philly-vc/philly.csv");
-  if (options.max_jobs > 0 && int64_t(trace.size()) > options.max_jobs) {
-    trace.resize(options.max_jobs);
-  }
-  const auto tenants = ProportionalQuotas(trace, options.shape.TotalGpus());
-  // The policies are independent simulations: each runs on its own thread.
-  std::vector<std::future<PolicyReport>> runs;
+// One simulation: a quota policy and, for guaranteed quotas, a victim policy.
+struct PhillyRun {
+  QuotaPolicy policy;
+  engine::VictimPolicy victim_policy;
+  std::string label;
+};
+
+std::vector<PhillyRun> PhillyRuns(const ReplayOptions& options) {
+  std::vector<PhillyRun> runs;
   for (QuotaPolicy policy : options.policies) {
-    runs.push_back(std::async(std::launch::async, [&, policy] {
-      const SimOptions sim{policy, options.shape, options.cycle_seconds};
-      EngineScheduler scheduler(options.shape, tenants, policy, options.min_runtime_seconds,
-                                options.full_cycle_interval_seconds);
+    if (policy == QuotaPolicy::kStatic) {
+      runs.push_back({policy, engine::VictimPolicy::kLeastWorkLost, ToString(policy)});
+      continue;
+    }
+    for (engine::VictimPolicy victim : options.victim_policies) {
+      std::string label = ToString(policy);
+      if (options.victim_policies.size() > 1) label += std::string("/") + ToString(victim);
+      runs.push_back({policy, victim, label});
+    }
+  }
+  return runs;
+}
+
+// The runs are independent simulations: each runs on its own thread.
+std::vector<PolicyReport> RunPhillyAt(const std::vector<PhillyJob>& trace,
+                                      const ReplayOptions& options, const ClusterShape& shape) {
+  const auto tenants = ProportionalQuotas(trace, shape.TotalGpus());
+  std::vector<std::future<PolicyReport>> runs;
+  for (const PhillyRun& run : PhillyRuns(options)) {
+    runs.push_back(std::async(std::launch::async, [&, run] {
+      SimOptions sim{run.policy, shape, options.cycle_seconds};
+      sim.checkpoint_interval_seconds = static_cast<double>(options.checkpoint_interval_seconds);
+      const ReclaimSettings reclaim{run.victim_policy, options.checkpoint_interval_seconds,
+                                    options.reclaim_wait_seconds};
+      EngineScheduler scheduler(shape, tenants, run.policy, options.min_runtime_seconds,
+                                options.full_cycle_interval_seconds, reclaim);
       const auto policy_started = std::chrono::steady_clock::now();
       const auto outcome = RunClusterSimulation(trace, tenants, sim, scheduler);
-      return SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started));
+      PolicyReport report = SummarizePhilly(outcome, tenants, sim, SecondsSince(policy_started));
+      report.label = run.label;
+      return report;
     }));
   }
   std::vector<PolicyReport> reports;
   for (auto& run : runs) reports.push_back(run.get());
+  return reports;
+}
+
+std::vector<PhillyJob> LoadPhilly(const ReplayOptions& options) {
+  auto trace = LoadPhillyTrace(Dir(options) + "/philly-vc/philly.csv");
+  if (options.max_jobs > 0 && int64_t(trace.size()) > options.max_jobs) {
+    trace.resize(options.max_jobs);
+  }
+  return trace;
+}
+
+int RunPhillySweep(const ReplayOptions& options, std::ostream& out) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto trace = LoadPhilly(options);
+  SweepResult sweep;
+  sweep.wait_targets_hours = options.sweep_wait_hours;
+  for (int nodes : options.sweep_nodes) {
+    ClusterShape shape = options.shape;
+    shape.nodes = nodes;
+    sweep.gpus.push_back(shape.TotalGpus());
+    const auto reports = RunPhillyAt(trace, options, shape);
+    if (sweep.series.empty()) {
+      for (const auto& report : reports) sweep.series.push_back({report.label, {}, {}});
+    }
+    for (size_t i = 0; i < reports.size(); ++i) {
+      const PolicyReport& r = reports[i];
+      sweep.series[i].mean_wait_hours.push_back(r.all.wait_seconds.mean / 3600);
+      sweep.series[i].lost_percent.push_back(100.0 * r.all.gpu_hours_lost /
+                                             std::max(r.work_gpu_hours, 1e-9));
+    }
+    if (!options.json) {
+      out << "swept " << shape.TotalGpus() << " GPUs (" << SecondsSince(started) << " s)\n";
+      PrintPhillyComparison(out, reports);
+    }
+  }
+  std::string chart;
+  if (!options.svg_dir.empty()) chart = WriteSweepChart(options.svg_dir, sweep);
+  if (options.json) {
+    auto json = SweepJson(sweep);
+    json["jobs"] = trace.size();
+    json["gpus_per_node"] = options.shape.gpus_per_node;
+    json["chart"] = chart;
+    json["wall_seconds"] = SecondsSince(started);
+    out << json.dump(2) << "\n";
+    return 0;
+  }
+  PrintSweep(out, sweep);
+  if (!chart.empty()) out << "wrote " << chart << "\n";
+  return 0;
+}
+
+int RunPhilly(const ReplayOptions& options, std::ostream& out) {
+  if (!options.sweep_nodes.empty()) return RunPhillySweep(options, out);
+  const auto started = std::chrono::steady_clock::now();
+  const auto trace = LoadPhilly(options);
+  const auto tenants = ProportionalQuotas(trace, options.shape.TotalGpus());
+  const std::vector<PolicyReport> reports = RunPhillyAt(trace, options, options.shape);
   std::vector<std::string> charts;
   if (!options.svg_dir.empty()) charts = WritePhillyCharts(options.svg_dir, reports);
   if (options.json) {
@@ -79,6 +162,8 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
     json["nodes"] = options.shape.nodes;
     json["gpus_per_node"] = options.shape.gpus_per_node;
     json["cycle_seconds"] = options.cycle_seconds;
+    json["checkpoint_interval_seconds"] = options.checkpoint_interval_seconds;
+    json["reclaim_wait_seconds"] = options.reclaim_wait_seconds;
     json["quotas"] = QuotasJson(tenants);
     json["charts"] = charts;
     json["wall_seconds"] = SecondsSince(started);
@@ -87,6 +172,7 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
   }
   PrintQuotas(out, tenants, options, trace.size());
   PrintPhillyTables(out, reports);
+  PrintPhillyComparison(out, reports);
   for (const auto& chart : charts) out << "wrote " << chart << "\n";
   char line[64];
   std::snprintf(line, sizeof line, "total %.1f s\n", SecondsSince(started));

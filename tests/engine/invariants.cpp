@@ -255,6 +255,12 @@ void CheckHeldRoom(const Snapshot& before, const Decisions& d, std::vector<std::
 
 void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snapshot& after,
                           std::vector<std::string>& errors);
+void CheckFairShare(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                    std::vector<std::string>& errors);
+void CheckRunningSet(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                     std::vector<std::string>& errors);
+void CheckPlacementRules(const Snapshot& before, const Decisions& d,
+                         std::vector<std::string>& errors);
 
 std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions& decisions,
                                          const Snapshot& after, bool check_reclaim_progress) {
@@ -264,7 +270,12 @@ std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions
   CheckPreemptions(before, decisions, after, errors);
   CheckQuotas(before, decisions, after, errors);
   CheckHeldRoom(before, decisions, errors);
-  if (check_reclaim_progress) CheckReclaimProgress(before, decisions, after, errors);
+  CheckRunningSet(before, decisions, after, errors);
+  CheckPlacementRules(before, decisions, errors);
+  if (check_reclaim_progress) {
+    CheckReclaimProgress(before, decisions, after, errors);
+    CheckFairShare(before, decisions, after, errors);
+  }
   return errors;
 }
 

@@ -12,7 +12,9 @@ namespace gpupool::engine::testing {
 // Returns one line per violated invariant; empty when all hold.
 // `check_reclaim_progress`: also check that an in-quota job of a Guaranteed queue
 // never waits for capacity while a single reclaimable over-quota job of another
-// project stands in its way (only meaningful when reservations are off).
+// project stands in its way, nor (fair share) one of a project above its deserved
+// share while its own is below its deserved share (only meaningful when
+// reservations are off: held room is not in the snapshot).
 std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions& decisions,
                                          const Snapshot& after, bool check_reclaim_progress);
 

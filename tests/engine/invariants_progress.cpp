@@ -48,8 +48,12 @@ bool FitsWithout(const Snapshot& s, const Node& node, const PendingJob& job,
 
 }  // namespace
 
-void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snapshot& after,
-                          std::vector<std::string>& errors) {
+// An in-quota job waits for capacity while one over-quota job of another project,
+// which that project could give back, holds its room. `above_deserved_only`: only
+// victims of projects above their deserved share (and the waiting job's project
+// within its own), the fair-share form.
+void CheckBlocked(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                  bool above_deserved_only, std::vector<std::string>& errors) {
   // Its own project counts its terminating victims; reclaim does not count the
   // victim project's.
   std::map<std::pair<std::string, std::string>, MilliGpu> quota, usage, running;
@@ -61,6 +65,9 @@ void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snap
     usage[{r.project, r.queue}] += gpu;
     if (!r.terminating) running[{r.project, r.queue}] += gpu;
   }
+  std::map<std::pair<std::string, std::string>, MilliGpu> deserved;
+  for (const ProjectShare& share : d.shares)
+    deserved[{share.project, share.queue}] = share.deserved;
   std::set<std::string> admitted;
   for (const Admission& a : d.admissions) admitted.insert(a.job);
   std::map<std::string, const Queue*> queues;
@@ -79,20 +86,23 @@ void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snap
     if (queue.sharing != Sharing::kGuaranteed || !queue.reclaim) continue;
     std::pair<std::string, std::string> own{job->project, job->queue};
     if (usage[own] + job->shape.gpu_milli > quota[own]) continue;
+    if (above_deserved_only && usage[own] + job->shape.gpu_milli > deserved[own]) continue;
     for (const RunningJob& v : after.running) {
       std::pair<std::string, std::string> theirs{v.project, v.queue};
       MilliGpu size = v.shape.gpu_milli * static_cast<MilliGpu>(v.replicas.size());
       if (v.terminating || v.queue != job->queue || v.project == job->project ||
           !IsPreemptible(v.workload_class) || admitted.count(v.name) ||
           running[theirs] <= quota[theirs] || running[theirs] - size < quota[theirs] ||
-          after.now - v.start_time < queue.min_runtime_seconds) {
+          after.now - v.start_time < queue.min_runtime_seconds ||
+          (above_deserved_only && running[theirs] <= deserved[theirs])) {
         continue;
       }
       for (const ReplicaPlacement& p : v.replicas) {
         const Node& node = *nodes[p.node];
         if (node.schedulable && Matches(queue.node_selector, node.labels) &&
             FitsWithout(after, node, *job, v.name)) {
-          errors.push_back("job " + job->name + " of project " + job->project +
+          errors.push_back(std::string(above_deserved_only ? "fair share: " : "") + "job " +
+                           job->name + " of project " + job->project +
                            " (below its guarantee) waits while over-quota job " + v.name +
                            " of project " + v.project + " holds its room");
           break;
@@ -100,6 +110,16 @@ void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snap
       }
     }
   }
+}
+
+void CheckReclaimProgress(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                          std::vector<std::string>& errors) {
+  CheckBlocked(before, d, after, false, errors);
+}
+
+void CheckFairShare(const Snapshot& before, const Decisions& d, const Snapshot& after,
+                    std::vector<std::string>& errors) {
+  CheckBlocked(before, d, after, true, errors);
 }
 
 }  // namespace gpupool::engine::testing

@@ -284,6 +284,16 @@ TEST(Properties, InvariantsHoldOverTenThousandRandomCycles) {
   }
 }
 
+// Reclaim progress and fair share need every room visible in the snapshot: with
+// reservations off, they are checked on every seed (the tests above check them on
+// the seeds that run without reservations).
+TEST(Properties, ReclaimProgressAndFairShareOnEverySeed) {
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    RunSeed(seed, false, PackingFor(seed), 0);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Incremental cycles between full ones (every 120 s of simulated time, or when a
 // running job passes its minimum runtime): the same invariants, every pending job
 // with a reason.

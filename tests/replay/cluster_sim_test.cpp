@@ -119,6 +119,28 @@ TEST(ClusterSimTest, PreemptedJobsRequeueLoseTheirWorkAndRestart) {
   EXPECT_EQ(report.all.jobs, 2u);
 }
 
+// With checkpoints every 20 s, the job preempted at 30 keeps 20 s of its work and
+// restarts from there: it loses 10 s and needs 80 s more.
+TEST(ClusterSimTest, PreemptedJobsRestartFromTheirLastCheckpoint) {
+  const std::vector<PhillyJob> trace = {{2, 0, 100, 2, "a"}, {3, 30, 10, 2, "b"}};
+  FirstFitScheduler scheduler;
+  scheduler.extra = [](const ClusterView& view, CycleDecisions& decisions) {
+    if (view.now == 30 && view.running->count(0)) {
+      decisions.preempt.push_back(0);
+      decisions.start.push_back({1, {0}});
+    }
+  };
+  SimOptions options = Options(1, 2);
+  options.checkpoint_interval_seconds = 20;
+  const auto outcome = RunClusterSimulation(trace, Tenants(), options, scheduler);
+  const SimJob& a = outcome.jobs[0];
+  EXPECT_DOUBLE_EQ(a.gpu_seconds_lost, 2 * 10);
+  EXPECT_DOUBLE_EQ(a.saved_seconds, 20);
+  EXPECT_EQ(a.finish, 40 + 80);
+  const auto report = SummarizePhilly(outcome, Tenants(), options, 0);
+  EXPECT_DOUBLE_EQ(report.work_gpu_hours, (2 * 100 + 2 * 10) / 3600.0);
+}
+
 TEST(ClusterSimTest, JobsThatNeverFitAreReportedNotLost) {
   const std::vector<PhillyJob> trace = {{2, 0, 10, 4, "a"}, {3, 0, 10, 1, "b"}};
   FirstFitScheduler scheduler;

@@ -88,6 +88,38 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
   EXPECT_TRUE(Parse({"--help"}).help);
 }
 
+TEST(ReplayOptionsTest, PreemptionAndSweepFlags) {
+  const auto options = Parse({"--trace", "philly", "--victim-policy", "both",
+                              "--checkpoint-interval-seconds", "1800", "--reclaim-wait-seconds=600",
+                              "--sweep-nodes", "60:80:10", "--sweep-wait-hours", "1,6.5"});
+  EXPECT_EQ(options.victim_policies,
+            (std::vector<engine::VictimPolicy>{engine::VictimPolicy::kLeastWorkLost,
+                                               engine::VictimPolicy::kFewestVictims}));
+  EXPECT_EQ(options.checkpoint_interval_seconds, 1800);
+  EXPECT_EQ(options.reclaim_wait_seconds, 600);
+  EXPECT_EQ(options.sweep_nodes, (std::vector<int>{60, 70, 80}));
+  EXPECT_EQ(options.sweep_wait_hours, (std::vector<double>{1, 6.5}));
+  EXPECT_EQ(Parse({"--trace", "philly"}).victim_policies,
+            std::vector<engine::VictimPolicy>{engine::VictimPolicy::kLeastWorkLost});
+}
+
+TEST(ReplayOptionsTest, BadPreemptionAndSweepFlagsNameTheFlag) {
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--victim-policy", "oldest"}),
+              HasSubstr("--victim-policy: expected least-work-lost, fewest-victims or both"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--checkpoint-interval-seconds", "-1"}),
+              HasSubstr("--checkpoint-interval-seconds: expected an integer >= 0"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--reclaim-wait-seconds", "x"}),
+              HasSubstr("--reclaim-wait-seconds: expected an integer >= 0"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "60-80"}),
+              HasSubstr("--sweep-nodes: expected FROM:TO:STEP"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "80:60:10"}),
+              HasSubstr("--sweep-nodes: expected an integer >= 80"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "60:80:0"}),
+              HasSubstr("--sweep-nodes: expected an integer >= 1"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-wait-hours", "1,0"}),
+              HasSubstr("--sweep-wait-hours: expected hours > 0"));
+}
+
 // A node's devices are a 64-bit mask in the engine: a larger node would be modelled
 // wrong, so it is refused.
 TEST(ReplayOptionsTest, RefusesNodesLargerThanTheEngineModels) {
@@ -102,7 +134,9 @@ TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
   for (const char* flag :
        {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes", "--gpus-per-node",
         "--max-jobs", "--cycle-seconds", "--min-runtime-seconds", "--full-cycle-interval-seconds",
-        "--pod-list", "--seed", "--arrive-percent"}) {
+        "--pod-list", "--seed", "--arrive-percent", "--victim-policy",
+        "--checkpoint-interval-seconds", "--reclaim-wait-seconds", "--sweep-nodes",
+        "--sweep-wait-hours"}) {
     EXPECT_THAT(std::string(kReplayUsage), HasSubstr(flag));
   }
 }

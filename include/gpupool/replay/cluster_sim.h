@@ -40,7 +40,8 @@ struct SimJob {
   double first_start = -1;
   double finish = -1;
   int preemptions = 0;
-  double gpu_seconds_lost = 0;  // work thrown away by preemptions (no checkpoints)
+  double gpu_seconds_lost = 0;  // work thrown away by preemptions (since the last checkpoint)
+  double saved_seconds = 0;     // run time kept by checkpoints: a restart resumes from there
   uint64_t epoch = 0;           // bumped on every start, so stale completions are ignored
   std::vector<int> nodes;       // node of each replica while running
 
@@ -85,6 +86,9 @@ struct SimOptions {
   // Scheduling cycles run on a grid of this many seconds (0: at every event time);
   // a coarser grid batches arrivals the way a controller's cycle does.
   double cycle_seconds = 0;
+  // Every job checkpoints this often while it runs (0: never): a preempted job loses
+  // only the time since its last checkpoint and restarts from there.
+  double checkpoint_interval_seconds = 0;
 };
 
 struct SimOutcome {

@@ -17,12 +17,23 @@
 
 namespace gpupool::replay {
 
+// How the engine chooses victims, and what jobs declare to it.
+struct ReclaimSettings {
+  engine::VictimPolicy victim_policy = engine::VictimPolicy::kLeastWorkLost;
+  int64_t checkpoint_interval_seconds = 0;  // Declared by every job; 0: none.
+  // The queue's reclaimWaitSeconds; above 0 every job also declares its trace
+  // duration as its expected run time.
+  int64_t reclaim_wait_seconds = 0;
+};
+
+const char* ToString(engine::VictimPolicy policy);
+
 class EngineScheduler : public Scheduler {
  public:
   // `full_cycle_interval_seconds`: engine::Options::full_cycle_interval_seconds.
   EngineScheduler(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
                   QuotaPolicy policy, int64_t min_runtime_seconds,
-                  int64_t full_cycle_interval_seconds = 0);
+                  int64_t full_cycle_interval_seconds = 0, ReclaimSettings reclaim = {});
 
   CycleDecisions Decide(const ClusterView& view) override;
 
@@ -32,12 +43,14 @@ class EngineScheduler : public Scheduler {
   engine::PendingJob ToPending(const ClusterView& view, int64_t index) const;
 
   std::vector<std::string> tenant_names_;
+  ReclaimSettings reclaim_;
   engine::Engine engine_;
   size_t preemptions_ = 0;
 };
 
 // The snapshot the scheduler starts from (exposed for tests and docs).
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
-                                QuotaPolicy policy, int64_t min_runtime_seconds);
+                                QuotaPolicy policy, int64_t min_runtime_seconds,
+                                int64_t reclaim_wait_seconds = 0);
 
 }  // namespace gpupool::replay

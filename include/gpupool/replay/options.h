@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpupool/engine/engine.h"
 #include "gpupool/replay/cluster_sim.h"
 
 namespace gpupool::replay {
@@ -34,6 +35,14 @@ struct ReplayOptions {
   double cycle_seconds = 60;
   int64_t min_runtime_seconds = 0;
   int64_t full_cycle_interval_seconds = 0;  // engine::Options; 0: every cycle full
+  // Guaranteed runs, one per victim policy (static quotas preempt nothing).
+  std::vector<engine::VictimPolicy> victim_policies = {engine::VictimPolicy::kLeastWorkLost};
+  int64_t checkpoint_interval_seconds = 0;  // every job's; 0: restart from zero
+  int64_t reclaim_wait_seconds = 0;         // the queue's reclaimWaitSeconds
+  // Capacity sweep: cluster sizes in nodes (empty: one run at shape.nodes), and
+  // the mean waits to find the GPUs for.
+  std::vector<int> sweep_nodes;
+  std::vector<double> sweep_wait_hours = {1, 6};
   // Alibaba
   std::string pod_list = "openb_pod_list_default.csv";
   uint64_t seed = 42;

@@ -31,6 +31,8 @@ struct TenantStats {
 
 struct PolicyReport {
   QuotaPolicy policy = QuotaPolicy::kGuaranteed;
+  std::string label;          // "static", "guaranteed", or with the victim policy
+  double work_gpu_hours = 0;  // the trace's work: GPUs x duration over every job
   int cluster_gpus = 0;
   std::vector<TenantStats> tenants;
   TenantStats all;
@@ -46,6 +48,13 @@ PolicyReport SummarizePhilly(const SimOutcome& outcome, const std::vector<Tenant
                              const SimOptions& options, double wall_seconds);
 
 void PrintPhillyTables(std::ostream& out, const std::vector<PolicyReport>& reports);
+// The runs side by side: preemptions, GPU-hours lost (and their share of the
+// trace's work), and every tenant's mean / p95 wait; tenants that wait longer under
+// a guaranteed run than under the static one are named.
+void PrintPhillyComparison(std::ostream& out, const std::vector<PolicyReport>& reports);
+// Tenants whose mean wait under `run` is longer than under `baseline`.
+std::vector<std::string> TenantsWaitingLonger(const PolicyReport& baseline,
+                                              const PolicyReport& run);
 nlohmann::json PhillyJson(const std::vector<PolicyReport>& reports);
 // utilization.svg (per day, every policy) and waiting-cdf.svg; returns the paths.
 std::vector<std::string> WritePhillyCharts(const std::string& dir,
