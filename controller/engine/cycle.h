@@ -89,6 +89,12 @@ class Cycle {
                                const std::vector<MilliGpu>& allocated) const;
   double ProjectOverShare(const JobState& victim, const std::vector<MilliGpu>& allocated) const;
   bool Cheaper(const VictimCost& a, const VictimCost& b) const;  // Per Options::victim_policy.
+  bool Cheaper(const LoneVictim& a, const LoneVictim& b) const;
+  // In-project candidates of one slot and priority in the victim order, ranked once
+  // per cycle: those admitted or preempted since are no victims (VictimAllowed).
+  std::map<std::pair<std::size_t, int>, std::vector<int>> ranked_in_project_;
+  bool CannotBeat(const JobState& job, int node, const std::vector<MilliGpu>& allocated,
+                  const VictimCost& best);
   bool EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSource>& sources);
   std::unordered_set<int> ending_work_waits_;  // Jobs whose reclaim waits for ending work.
   void NoteEndingWorkWaits();

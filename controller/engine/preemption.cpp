@@ -5,6 +5,7 @@
 // by the same order.
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "cycle.h"
 #include "victim_order.h"
@@ -141,23 +142,25 @@ bool Cycle::EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSou
 // share is measured by (-1: the state's own).
 std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
                                     const std::vector<MilliGpu>& allocated) const {
-  std::vector<VictimCost> costs;
-  costs.reserve(candidates.size());
-  for (int v : candidates) {
-    costs.emplace_back();
-    costs.back().Add(state_, v, ProjectOverShare(state_.jobs[v], allocated));
+  std::vector<LoneVictim> singles(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const JobState& victim = state_.jobs[candidates[i]];
+    singles[i].job = candidates[i];
+    singles[i].cost.Add(state_, victim, ProjectOverShare(victim, allocated));
   }
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return Cheaper(costs[a], costs[b]); });
-  std::vector<int> ranked;
-  ranked.reserve(order.size());
-  for (std::size_t i : order) ranked.push_back(candidates[i]);
-  return ranked;
+  std::sort(singles.begin(), singles.end(),
+            [&](const LoneVictim& a, const LoneVictim& b) { return Cheaper(a, b); });
+  for (std::size_t i = 0; i < singles.size(); ++i) candidates[i] = singles[i].job;
+  return candidates;
 }
 
 bool Cycle::Cheaper(const VictimCost& a, const VictimCost& b) const {
+  return state_.options.victim_policy == VictimPolicy::kFewestVictims
+             ? FewerVictimsFirst(state_, a, b)
+             : CheaperToStop(state_, a, b);
+}
+
+bool Cycle::Cheaper(const LoneVictim& a, const LoneVictim& b) const {
   return state_.options.victim_policy == VictimPolicy::kFewestVictims
              ? FewerVictimsFirst(state_, a, b)
              : CheaperToStop(state_, a, b);
@@ -239,11 +242,12 @@ void Cycle::ForgetReclaimable(const JobState& victim) {
   }
 }
 
-// The cheapest victim set, by the victim order, among the nodes where victims can
-// make room. At most kReclaimNodesCompared such nodes are compared, starting at the
-// node of the last reclaim (and wrapping), so a reclaim costs about the same on a
-// large cluster as on a small one; a pool with fewer such nodes gets the cheapest
-// set of the pool.
+// The cheapest victim set, by the victim order, among the nodes where victims could
+// make room. At most kReclaimNodesCompared nodes whose free and reclaimable GPUs
+// could hold the job are looked at, starting at the node of the last reclaim (and
+// wrapping), so a reclaim costs about the same on a large cluster as on a small one;
+// a pool with fewer such nodes gets the cheapest set of the pool. A node that cannot
+// beat the best set so far (CannotBeat) is not searched.
 std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated) {
   const JobState& j = state_.jobs[job];
   MilliGpu need = std::max<MilliGpu>(j.shape.gpu_milli, 0);
@@ -259,13 +263,14 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
     if (start == reclaim_nodes_.end()) start = reclaim_nodes_.begin();
     int n = *start;
     if (!member[n] || !NodeCouldFit(j, n, need)) continue;
-    VictimCost cost = CheapestOnNode(job, n, allocated);
-    if (cost.empty()) continue;
-    if (best.empty() || Cheaper(cost, best)) {
-      best = std::move(cost);
-      best_node = n;
+    if (fewest_victims || best.empty() || !CannotBeat(j, n, allocated, best)) {
+      VictimCost cost = CheapestOnNode(job, n, allocated);
+      if (!cost.empty() && (best.empty() || Cheaper(cost, best))) {
+        best = std::move(cost);
+        best_node = n;
+      }
+      if (fewest_victims && best.jobs.size() == 1) break;  // The earlier rule's shortcut.
     }
-    if (fewest_victims && best.jobs.size() == 1) break;  // The earlier rule's shortcut.
     if (++compared >= (fewest_victims ? kFewestVictimsNodesCompared : kReclaimNodesCompared)) break;
   }
   if (best_node >= 0) reclaim_cursor_ = best_node;
@@ -286,6 +291,40 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
   potential -= static_cast<MilliGpu>(state.reserved_full) * kMilliPerGpu;
   (void)job;
   return potential >= need;
+}
+
+// Whether no set of the node's candidates can be cheaper than `best` by criteria 1
+// and 2 of the victim order. A set's top priority is at least the lowest candidate
+// priority p; a set at p holds only candidates of p, and destroys at least the work
+// of the cheapest of them alone, and at least the GPUs the node lacks times the
+// fewest seconds any of them has run since its last checkpoint.
+bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>& allocated,
+                       const VictimCost& best) {
+  bool any = false;
+  int priority = 0;
+  std::int64_t work = 0;
+  Seconds fewest_seconds = 0;
+  for (int v : JobsByNode()[node]) {
+    const JobState& victim = state_.jobs[v];
+    if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
+    if (!VictimAllowed(v)) continue;
+    Seconds seconds = SinceCheckpoint(victim, state_.now);
+    std::int64_t lost = state_.JobGpu(victim, static_cast<int>(victim.placed.size())) * seconds;
+    if (!any || victim.priority < priority) {
+      priority = victim.priority;
+      work = lost;
+      fewest_seconds = seconds;
+      any = true;
+    } else if (victim.priority == priority) {
+      work = std::min(work, lost);
+      fewest_seconds = std::min(fewest_seconds, seconds);
+    }
+  }
+  if (!any) return true;
+  const NodeState& n = state_.nodes[node];
+  MilliGpu lacking = std::max<MilliGpu>(j.shape.gpu_milli, 0) - EngineState::FreeMilli(n);
+  work = std::max(work, std::max<MilliGpu>(lacking, 0) * fewest_seconds);
+  return std::tie(priority, work) > std::tie(best.cost.top_priority, best.cost.work_lost);
 }
 
 // The cheaper of two sets that make room for the job on the node: the first single
@@ -378,14 +417,28 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   std::size_t stamp = count == 1 ? ReleasesNear(j.project) : released_.size();
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == stamp) return false;
-  std::vector<int> candidates;
-  for (int v : lower) {
-    if (state_.jobs[v].priority >= j.priority) break;  // Indexed by priority: none lower left.
-    if (VictimAllowed(v)) candidates.push_back(v);
-  }
-  std::vector<int> ranked = RankVictims(std::move(candidates), {});
+  // Indexed by priority, the victim order's first criterion: one priority at a time
+  // is ranked (once per cycle), when the ones before it are used up.
+  const std::size_t slot = state_.Slot(j.queue, j.project);
+  auto group = lower.begin();
+  const std::vector<int>* ranked = nullptr;
   std::size_t at = 0;
-  VictimSource next = [&]() { return at < ranked.size() ? ranked[at++] : -1; };
+  VictimSource next = [&]() {
+    while (true) {
+      for (; ranked && at < ranked->size(); ++at) {
+        if (VictimAllowed((*ranked)[at])) return (*ranked)[at++];
+      }
+      if (group == lower.end() || state_.jobs[*group].priority >= j.priority) return -1;
+      const int priority = state_.jobs[*group].priority;
+      auto [cached, fresh] = ranked_in_project_.try_emplace({slot, priority});
+      for (; group != lower.end() && state_.jobs[*group].priority == priority; ++group) {
+        if (fresh) cached->second.push_back(*group);
+      }
+      if (fresh) cached->second = RankVictims(std::move(cached->second), {});
+      ranked = &cached->second;
+      at = 0;
+    }
+  };
   std::vector<int> victims = SelectVictims(job, count, next, accounting);
   if (victims.empty() ||
       !FinishPreemption(job, count, std::move(victims), PreemptionReason::kProjectPriority)) {

@@ -28,6 +28,7 @@ bool VictimOrder::operator()(int a, int b) const {
   const JobState& x = state->jobs[a];
   const JobState& y = state->jobs[b];
   if (x.priority != y.priority) return x.priority < y.priority;
+  if (x.start_time != y.start_time) return x.start_time > y.start_time;  // Cheap to compare.
   return x.name < y.name;
 }
 

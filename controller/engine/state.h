@@ -126,9 +126,10 @@ struct PendingOrder {
   const EngineState* state;
   bool operator()(int a, int b) const;
 };
-// Running preemptible jobs of one project and queue, lowest priority first, then by
-// name: an index to find them by, not the order victims are chosen in (that is
-// CheaperToStop, victim_order.h).
+// Running preemptible jobs of one project and queue, lowest priority first (then
+// the latest start, then name, which are cheap to compare and unique): an index to
+// find them by, not the order victims are chosen in (that is CheaperToStop,
+// victim_order.h).
 struct VictimOrder {
   const EngineState* state;
   bool operator()(int a, int b) const;

@@ -12,6 +12,33 @@ bool ByNameThenUid(const EngineState& state, int a, int b) {
   return std::tie(x.name, x.uid) < std::tie(y.name, y.uid);
 }
 
+bool NamesFirst(const EngineState& state, const std::vector<int>& a, const std::vector<int>& b) {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                      [&](int x, int y) { return ByNameThenUid(state, x, y); });
+}
+
+// Criteria 1 to 4 of CheaperToStop: below 0 when `a` is cheaper, 0 on a tie.
+int CompareCost(const StopCost& a, const StopCost& b) {
+  if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority ? -1 : 1;
+  if (a.work_lost != b.work_lost) return a.work_lost < b.work_lost ? -1 : 1;
+  if (a.gpu != b.gpu) return a.gpu < b.gpu ? -1 : 1;
+  if (a.least_over_share != b.least_over_share) {
+    return a.least_over_share > b.least_over_share ? -1 : 1;
+  }
+  return 0;
+}
+
+// Criteria 2 to 5 of FewerVictimsFirst, after the number of victims.
+int CompareFewest(const StopCost& a, const StopCost& b) {
+  if (a.gpu != b.gpu) return a.gpu < b.gpu ? -1 : 1;
+  if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority ? -1 : 1;
+  if (a.least_over_share != b.least_over_share) {
+    return a.least_over_share > b.least_over_share ? -1 : 1;
+  }
+  if (a.latest_start != b.latest_start) return a.latest_start > b.latest_start ? -1 : 1;
+  return 0;
+}
+
 }  // namespace
 
 Seconds SinceCheckpoint(const JobState& job, Seconds now) {
@@ -25,39 +52,41 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
   return allocated > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
 
-void VictimCost::Add(const EngineState& state, int job, double over_share) {
-  const JobState& victim = state.jobs[job];
+void StopCost::Add(const EngineState& state, const JobState& victim, double over_share) {
   MilliGpu victim_gpu = state.JobGpu(victim, static_cast<int>(victim.placed.size()));
   top_priority = std::max(top_priority, victim.priority);
   work_lost += victim_gpu * SinceCheckpoint(victim, state.now);
   gpu += victim_gpu;
   least_over_share = std::min(least_over_share, over_share);
   latest_start = std::max(latest_start, victim.start_time);
+}
+
+void VictimCost::Add(const EngineState& state, int job, double over_share) {
+  cost.Add(state, state.jobs[job], over_share);
   auto at = std::lower_bound(jobs.begin(), jobs.end(), job,
                              [&](int a, int b) { return ByNameThenUid(state, a, b); });
   jobs.insert(at, job);
 }
 
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b) {
-  if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority;  // 1.
-  if (a.work_lost != b.work_lost) return a.work_lost < b.work_lost;              // 2.
-  if (a.gpu != b.gpu) return a.gpu < b.gpu;                                      // 3.
-  if (a.least_over_share != b.least_over_share) {                                // 4.
-    return a.least_over_share > b.least_over_share;
-  }
-  return std::lexicographical_compare(  // 5.
-      a.jobs.begin(), a.jobs.end(), b.jobs.begin(), b.jobs.end(),
-      [&](int x, int y) { return ByNameThenUid(state, x, y); });
+  if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 4.
+  return NamesFirst(state, a.jobs, b.jobs);               // 5.
+}
+
+bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
+  if (int c = CompareCost(a.cost, b.cost)) return c < 0;
+  return ByNameThenUid(state, a.job, b.job);
 }
 
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b) {
   if (a.jobs.size() != b.jobs.size()) return a.jobs.size() < b.jobs.size();
-  if (a.gpu != b.gpu) return a.gpu < b.gpu;
-  if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority;
-  if (a.least_over_share != b.least_over_share) return a.least_over_share > b.least_over_share;
-  if (a.latest_start != b.latest_start) return a.latest_start > b.latest_start;
-  return std::lexicographical_compare(a.jobs.begin(), a.jobs.end(), b.jobs.begin(), b.jobs.end(),
-                                      [&](int x, int y) { return ByNameThenUid(state, x, y); });
+  if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
+  return NamesFirst(state, a.jobs, b.jobs);
+}
+
+bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
+  if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
+  return ByNameThenUid(state, a.job, b.job);
 }
 
 }  // namespace gpupool::engine::internal

@@ -12,18 +12,31 @@
 namespace gpupool::engine::internal {
 
 // What stopping a set of victims costs, in the terms the victim order compares.
-struct VictimCost {
+struct StopCost {
   int top_priority = std::numeric_limits<int>::min();  // Highest job priority among them.
   std::int64_t work_lost = 0;  // Milli-GPUs x seconds since each victim's last checkpoint.
   MilliGpu gpu = 0;            // GPUs stopped.
   // Allocation / deserved share of the least over-share project among the victims'.
   double least_over_share = std::numeric_limits<double>::infinity();
   Seconds latest_start = std::numeric_limits<Seconds>::min();  // Of the youngest victim.
-  std::vector<int> jobs;  // The victims, by namespace/name then UID.
 
   // `over_share`: the victim's project's allocation / deserved share.
+  void Add(const EngineState& state, const JobState& victim, double over_share);
+};
+
+// A set of victims with its cost; the victims by namespace/name then UID.
+struct VictimCost {
+  StopCost cost;
+  std::vector<int> jobs;
+
   void Add(const EngineState& state, int job, double over_share);
   bool empty() const { return jobs.empty(); }
+};
+
+// One victim alone: the set of one, kept without a list.
+struct LoneVictim {
+  StopCost cost;
+  int job = -1;
 };
 
 // Seconds of work a running job loses if stopped now: since its last checkpoint,
@@ -44,10 +57,13 @@ double OverShare(MilliGpu allocated, MilliGpu deserved);
 //   5. the victims' namespace/names, then their UIDs, compared in order: the
 //      deterministic tiebreak (never an internal index).
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b);
+// The same order for single victims (sets of one).
+bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
 
 // The earlier order, selectable as VictimPolicy::kFewestVictims so the replay can
 // compare the two: 1. fewer victims; 2. fewer GPUs; 3. lower highest priority; 4. the
 // project further over its share; 5. the younger youngest victim; 6. as 5 above.
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b);
+bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
 
 }  // namespace gpupool::engine::internal

@@ -116,9 +116,10 @@ TEST(AdmissionOrder, Table) {
   }
 }
 
-// Victims: the most-over-share project first, then the lowest priority, then the
-// shortest run; never below quota, never in-quota work, never younger than the
-// queue's minimum runtime.
+// Victims (one 1-GPU job each, so the work lost is the run so far): the lowest
+// priority, then the shortest run, then the project furthest over its share; never
+// below quota, never in-quota work, never younger than the queue's minimum runtime.
+// victim_cost_test.cpp covers the order's other criteria.
 TEST(Reclaim, VictimOrderTable) {
   struct Case {
     const char* rule;
@@ -183,8 +184,8 @@ TEST(Reclaim, MinimalVictimSet) {
   cluster.Nodes(2, 2, "n").AddQueue("train", Sharing::kGuaranteed);
   cluster.AddProject("bob", "train", 0).AddProject("joe", "train", 2 * kGpu);
   Snapshot s = cluster.Build();
-  // Victim order would pick b4 and b3 (newest) first, on different nodes; the
-  // minimal set is the two jobs of one node.
+  // Room for 2 GPUs needs both jobs of one node: n-1's two (b3, b4, the newest) lose
+  // less than n-0's two.
   s.running = {
       Running("b1", "bob", kGpu, "n-0", {0}, 0, 1), Running("b2", "bob", kGpu, "n-0", {1}, 0, 2),
       Running("b3", "bob", kGpu, "n-1", {0}, 0, 3), Running("b4", "bob", kGpu, "n-0", {1}, 0, 4)};
