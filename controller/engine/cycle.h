@@ -92,7 +92,11 @@ class Cycle {
   bool Cheaper(const LoneVictim& a, const LoneVictim& b) const;
   // In-project candidates of one slot and priority in the victim order, ranked once
   // per cycle: those admitted or preempted since are no victims (VictimAllowed).
-  std::map<std::pair<std::size_t, int>, std::vector<int>> ranked_in_project_;
+  struct RankedGroup {
+    std::vector<int> jobs;
+    std::size_t first = 0;  // Those before it are no victims any more this cycle.
+  };
+  std::map<std::pair<std::size_t, int>, RankedGroup> ranked_in_project_;
   bool CannotBeat(const JobState& job, int node, const std::vector<MilliGpu>& allocated,
                   const VictimCost& best);
   bool EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSource>& sources);

@@ -418,25 +418,31 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == stamp) return false;
   // Indexed by priority, the victim order's first criterion: one priority at a time
-  // is ranked (once per cycle), when the ones before it are used up.
+  // is ranked (once per cycle), when the ones before it are used up. A job that is
+  // no victim stays none for the rest of the cycle (admitted, stopped, or younger
+  // than the minimum runtime at the cycle's time), so it is left out for good.
   const std::size_t slot = state_.Slot(j.queue, j.project);
   auto group = lower.begin();
-  const std::vector<int>* ranked = nullptr;
+  RankedGroup* ranked = nullptr;
   std::size_t at = 0;
   VictimSource next = [&]() {
     while (true) {
-      for (; ranked && at < ranked->size(); ++at) {
-        if (VictimAllowed((*ranked)[at])) return (*ranked)[at++];
+      for (; ranked && at < ranked->jobs.size(); ++at) {
+        if (VictimAllowed(ranked->jobs[at])) return ranked->jobs[at++];
       }
       if (group == lower.end() || state_.jobs[*group].priority >= j.priority) return -1;
       const int priority = state_.jobs[*group].priority;
       auto [cached, fresh] = ranked_in_project_.try_emplace({slot, priority});
       for (; group != lower.end() && state_.jobs[*group].priority == priority; ++group) {
-        if (fresh) cached->second.push_back(*group);
+        if (fresh && VictimAllowed(*group)) cached->second.jobs.push_back(*group);
       }
-      if (fresh) cached->second = RankVictims(std::move(cached->second), {});
       ranked = &cached->second;
-      at = 0;
+      if (fresh) ranked->jobs = RankVictims(std::move(ranked->jobs), {});
+      // Jobs stopped or started this cycle stay no victims: skip them for good.
+      while (ranked->first < ranked->jobs.size() && !VictimAllowed(ranked->jobs[ranked->first])) {
+        ++ranked->first;
+      }
+      at = ranked->first;
     }
   };
   std::vector<int> victims = SelectVictims(job, count, next, accounting);
