@@ -1,6 +1,7 @@
 // The gpupool binary as a user runs it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -23,6 +24,15 @@ TEST(Cli, VersionPrintsTheApiGroup) {
   Result result = RunGpupool("version");
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_NE(result.output.find("gpupool.dev/v1alpha1"), std::string::npos);
+}
+
+// The binary runs on mimalloc (docs/development.md): it announces itself when asked.
+TEST(Cli, BinaryAllocatesWithMimalloc) {
+  ::setenv("MIMALLOC_VERBOSE", "1", 1);
+  Result result = RunGpupool("version");
+  ::unsetenv("MIMALLOC_VERBOSE");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("mimalloc: process init"), std::string::npos) << result.output;
 }
 
 TEST(Cli, UnknownCommandFailsWithUsage) {
