@@ -185,6 +185,9 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
   pod->failed_scheduling.clear();
   cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
   AddUse(used[chosen], pod->requests);
+  // Its kubelet sees the binding now, not one round later when the change is read back.
+  pod->node = chosen;
+  pod->seen_bound = SimClock::now();
 }
 
 void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message) {
@@ -275,13 +278,17 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     return true;
   }
   if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
-    cluster_.Mutate(
+    const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {
           MarkRunning(object, key);
           return true;
         },
         "status", "kubelet");
+    if (written) {  // The run's clock starts with the write, not when it is read back.
+      pod.phase = "Running";
+      pod.seen_running = now;
+    }
     return false;
   }
   if (pod.phase == "Running" && pod.run_seconds >= 0 &&

@@ -149,7 +149,8 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const std::string node = spec.value("nodeName", "");
   const std::string phase = pod.value("status", Json::object()).value("phase", "Pending");
   if (!node.empty() && facts.node.empty()) facts.seen_bound = now;
-  if (phase == "Running" && facts.phase != "Running") facts.seen_running = now;
+  // A pod runs once: its clock started with its kubelet's write, or starts now.
+  if (phase == "Running" && facts.seen_running == SimClock::time_point{}) facts.seen_running = now;
   const bool deleting = pod["metadata"].contains("deletionTimestamp");
   if (deleting && !facts.deleting) facts.seen_deleting = now;
   facts.ns = object.ns;
