@@ -3,13 +3,15 @@
 // fractions submitted and finished in random order for 1,000 steps. Each step
 // runs PlanCycle until it has nothing left to write, applying its writes to an
 // in-memory cluster whose kubelet binds released pods and whose device plugin
-// (sandbox/device_plugin.h) gives each GPU pod devices no other live pod holds.
+// (sandbox/device_plugin.h) gives each GPU pod devices no other live pod holds,
+// admitting pods in random order.
 // After every step: no physical device is given both to a whole-GPU pod and to
 // fractions, the fractions on a device sum to at most 1, and every device
 // fractions use is held by their reservation pod. Each cycle is planned from
 // the cluster alone, as a freshly restarted controller would plan it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -189,7 +191,13 @@ class SharingWorld {
       for (int d : sandbox::ParseDevices(annotations.value(kVisibleDevicesAnnotation, "")))
         taken.insert(d);
     }
-    for (auto& [key, pod] : pods_) {
+    // The kubelet admits pods in no particular order, so the devices the device
+    // plugin gives follow no order the engine's device slots follow either.
+    std::vector<Json*> waiting;
+    for (auto& [key, pod] : pods_) waiting.push_back(&pod);
+    std::shuffle(waiting.begin(), waiting.end(), random_);
+    for (Json* waiting_pod : waiting) {
+      Json& pod = *waiting_pod;
       const PodView view = DecodePodView(pod);
       if (view.gates > 0 || !view.node.empty() || view.pinned != kNode || Finished(pod)) continue;
       if (used + view.gpu_milli > kGpus * 1000) continue;
