@@ -39,23 +39,39 @@ std::string ReservationName(const std::string& node, int slot) {
   return name;
 }
 
+namespace {
+
+// It only reports its device and waits: a few MB, and the restricted Pod
+// Security profile.
+Json ReserveContainer(const CycleState& state) {
+  const Json requests = {{api::kGpuResource, "1"}, {"cpu", "10m"}, {"memory", "32Mi"}};
+  const Json limits = {{api::kGpuResource, "1"}, {"memory", "64Mi"}};
+  return {{"name", "reserve"},
+          {"image", state.options.reservation_image},
+          {"command", Json::array({"/usr/local/bin/gpupool", "reserve-device"})},
+          {"env", Json::array({FieldEnv("POD_NAME", "metadata.name"),
+                               FieldEnv("POD_NAMESPACE", "metadata.namespace")})},
+          {"resources", {{"requests", requests}, {"limits", limits}}},
+          {"securityContext",
+           {{"allowPrivilegeEscalation", false},
+            {"readOnlyRootFilesystem", true},
+            {"capabilities", {{"drop", Json::array({"ALL"})}}}}}};
+}
+
+}  // namespace
+
 Json BuildReservationPod(const CycleState& state, const std::string& node, int slot) {
-  const Json gpu = {{api::kGpuResource, "1"}};
-  Json container = {{"name", "reserve"},
-                    {"image", state.options.reservation_image},
-                    {"command", Json::array({"/usr/local/bin/gpupool", "reserve-device"})},
-                    {"env", Json::array({FieldEnv("POD_NAME", "metadata.name"),
-                                         FieldEnv("POD_NAMESPACE", "metadata.namespace")})},
-                    {"resources", {{"requests", gpu}, {"limits", gpu}}}};
   Json spec = {
       {"nodeSelector", {{kHostnameLabel, node}}},
       {"priorityClassName", PriorityClassName(state.options, api::WorkloadClass::kBuild)},
       {"restartPolicy", "Never"},
       {"terminationGracePeriodSeconds", 0},
+      {"securityContext",
+       {{"runAsNonRoot", true}, {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       {"tolerations",
        Json::array(
            {{{"key", api::kGpuResource}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
-      {"containers", Json::array({container})}};
+      {"containers", Json::array({ReserveContainer(state)})}};
   if (!state.options.reservation_service_account.empty())
     spec["serviceAccountName"] = state.options.reservation_service_account;
   return {{"apiVersion", "v1"},

@@ -339,6 +339,7 @@ TEST(PlanCycle, PlacementOfAReplicaTheJobDoesNotHaveIsSkipped) {
 PlanOptions SharingOptions() {
   PlanOptions options;
   options.reservation_namespace = "gpupool-system";
+  options.reservation_service_account = "gpupool-reservation";
   return options;
 }
 
@@ -374,6 +375,22 @@ TEST(PlanCycle, FirstFractionOnADeviceCreatesItsReservationPodAndWaits) {
   EXPECT_EQ(resources["requests"]["nvidia.com/gpu"], "1");
   EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "1");
   EXPECT_FALSE(pod["spec"].contains("schedulingGates"));
+  EXPECT_EQ(pod["spec"]["serviceAccountName"], "gpupool-reservation");
+  EXPECT_EQ(pod["spec"]["containers"][0]["command"][1], "reserve-device");
+}
+
+// A node name near the length limit still gives a valid pod name, one per slot.
+TEST(PlanCycle, ReservationPodNameStaysWithinTheLimitForLongNodeNames) {
+  const std::string node(250, 'n');
+  ViewBuilder b(kNow);
+  b.Node(node, 2, "build").Queue("build", "build", "Fixed");
+  b.Project("ana", "ana", 2, "build");
+  b.Job("ana", "notebook", 1, "0.5", HoldingStatus("Admitted", node, {1}, kNow, "ana"), "build");
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  ASSERT_EQ(plan.reservation_pods.size(), 1u);
+  const std::string name = plan.reservation_pods[0]["metadata"]["name"];
+  EXPECT_LE(name.size(), 253u);
+  EXPECT_EQ(name.substr(name.size() - 2), "-1");
 }
 
 // Bound but not yet given a device by the device plugin: the fraction still waits.
