@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sandbox/api_error.h"
+#include "sandbox/device_plugin.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/simulator.h"
 
@@ -277,7 +278,9 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     }
     return true;
   }
-  if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
+  const bool waits_for_devices = pod.requests.gpu_milli >= 1000 && pod.devices.empty();
+  if (pod.phase == "Pending" && !waits_for_devices &&
+      now >= pod.seen_bound + Scaled(config_.start_seconds)) {
     const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {
@@ -305,9 +308,39 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
   return false;
 }
 
+void Simulator::AllocateDevices(const ResourceType& pods) {
+  // Devices stay taken until their pod is gone or finished (active_ holds no
+  // finished pod that is not being deleted).
+  std::map<std::string, std::set<int>> taken;
+  for (const auto& [key, pod] : active_)
+    if (!pod->node.empty() && !Terminal(*pod))
+      taken[pod->node].insert(pod->devices.begin(), pod->devices.end());
+  for (auto& [key, pod] : active_) {
+    if (pod->node.empty() || pod->deleting || pod->phase != "Pending" ||
+        pod->requests.gpu_milli < 1000 || !pod->devices.empty())
+      continue;
+    auto node = nodes_.find(pod->node);
+    if (node == nodes_.end()) continue;
+    const auto picked = PickDevices(node->second.allocatable.gpu_milli / 1000, taken[pod->node],
+                                    pod->requests.gpu_milli / 1000);
+    if (picked.empty()) continue;  // Held until a pod on the node lets devices go.
+    const bool written = cluster_.Mutate(
+        pods, pod->ns, pod->name,
+        [&](Json& object) {
+          object["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(picked);
+          return true;
+        },
+        "", "kubelet");
+    if (!written) continue;
+    pod->devices = picked;
+    taken[pod->node].insert(picked.begin(), picked.end());
+  }
+}
+
 void Simulator::RunKubelets() {
   const auto pods = cluster_.Resource("", "v1", "pods");
   const auto now = SimClock::now();
+  AllocateDevices(*pods);
   bool freed = false;
   for (auto& [key, pod] : active_) {
     if (pod->node.empty()) continue;

@@ -4,6 +4,7 @@
 
 #include "gpupool/api/quantity.h"
 #include "sandbox/api_error.h"
+#include "sandbox/device_plugin.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -173,6 +174,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   facts.exit_code = exit_code.empty() ? 0 : std::atoi(exit_code.c_str());
   const std::string stop = annotations.value("sandbox.gpupool.dev/stop-seconds", "");
   facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
+  facts.devices = ParseDevices(annotations.value(kVisibleDevicesAnnotation, ""));
   const bool finished = phase == "Succeeded" || phase == "Failed";
   if (finished && !deleting) {
     active_.erase(key);

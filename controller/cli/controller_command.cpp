@@ -33,6 +33,12 @@ constexpr char kUsage[] =
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --concurrent-writes N      requests in flight at once while writing a cycle's\n"
     "                             decisions (default 8)\n"
+    "  --reservation-namespace N  namespace of the pods that hold shared GPUs for\n"
+    "                             fractions (default: the config's namespace)\n"
+    "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
+    "                             (default gpupool)\n"
+    "  --reservation-service-account NAME  their ServiceAccount, allowed to patch pods\n"
+    "                             in that namespace (default: the namespace's default)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
@@ -44,7 +50,8 @@ constexpr char kUsage[] =
     "                             port 0: any free port; 0: no endpoint)\n";
 
 struct Flags {
-  std::string kubeconfig, context, lease_namespace, identity;
+  std::string kubeconfig, context, lease_namespace, identity, reservation_namespace;
+  std::string reservation_image = "gpupool", reservation_service_account;
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   double qps = 200;
@@ -85,6 +92,12 @@ Flags ParseFlags(Args args) {
       flags.lease_namespace = value();
     else if (flag == "--leader-elect-name")
       flags.lease_name = value();
+    else if (flag == "--reservation-namespace")
+      flags.reservation_namespace = NameFlag(flag, value());
+    else if (flag == "--reservation-image")
+      flags.reservation_image = NonEmptyFlag(flag, value());
+    else if (flag == "--reservation-service-account")
+      flags.reservation_service_account = NameFlag(flag, value());
     else if (flag == "--identity")
       flags.identity = value();
     else if (flag == "--lease-duration-seconds")
@@ -149,6 +162,11 @@ int RunWith(const Flags& flags) {
   std::unique_ptr<kube::LeaderElector> elector;
   op::ControllerOptions options;
   options.plan.start_timeout_seconds = flags.start_timeout;
+  options.plan.reservation_namespace = flags.reservation_namespace.empty()
+                                           ? client.default_namespace()
+                                           : flags.reservation_namespace;
+  options.plan.reservation_image = flags.reservation_image;
+  options.plan.reservation_service_account = flags.reservation_service_account;
   options.concurrent_writes = flags.concurrent_writes;
   options.resync = std::chrono::seconds(flags.resync);
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;

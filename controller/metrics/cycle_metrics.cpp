@@ -13,6 +13,7 @@ std::string PreemptionReasonLabel(const std::string& condition_reason) {
       {"PreemptedByPriority", reason::kPriority},
       {"NodeLost", reason::kNodeLost},
       {"ReplicaLost", reason::kReplicaLost},
+      {"ReservationLost", reason::kReservationLost},
       {"StartTimeout", reason::kStartTimeout},
       {"PlacementConflict", reason::kPlacementConflict},
       {"QueueDeleted", reason::kQueueDeleted},

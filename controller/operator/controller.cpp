@@ -152,6 +152,8 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
   for (const auto& create : plan.pod_creates)
     add(Kind::kPod, create.pod["metadata"].value("namespace", ""),
         create.pod["metadata"].value("name", ""));
+  for (const auto& pod : plan.reservation_pods)
+    add(Kind::kPod, pod["metadata"].value("namespace", ""), pod["metadata"].value("name", ""));
   return versions;
 }
 

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "cycle_state.h"
+#include "reservations.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -29,8 +30,8 @@ void IndexNodeUse(CycleState& state) {
     if (host.empty()) continue;
     NodeUse& use = state.node_use[host];
     use.gpu_milli += pod->gpu_milli;
-    if (!pod->Managed()) use.unmanaged_milli += pod->gpu_milli;
-    if (pod->terminating) use.terminating_gpu_pods = true;
+    // A reservation pod holds its device for fractions, which the engine counts.
+    if (!pod->Managed() && !IsReservation(state, *pod)) use.unmanaged_milli += pod->gpu_milli;
   }
 }
 
@@ -43,6 +44,7 @@ void IndexCluster(CycleState& state) {
   IndexProjects(state);
   for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
   IndexNodeUse(state);
+  IndexReservations(state);
 }
 
 namespace {

@@ -14,6 +14,7 @@ Plan RunCycle(const ClusterView& view, const PlanOptions& options, DecideFn deci
   const engine::Snapshot snapshot = internal::BuildSnapshot(state);
   engine::Decisions decisions = decide(snapshot);
   internal::ApplyDecisions(state, decisions);
+  internal::PlanReservations(state);
   internal::PlanPods(state);
   internal::PlanJobStatuses(state);
   internal::PlanUsageStatuses(state, decisions);

@@ -147,6 +147,7 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
+  Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
   ApplyAdmissions(plan, tally);
   Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   for (const auto& note : plan.events) RecordEvent(note);
@@ -263,6 +264,20 @@ void PlanWriter::CreateService(const Json& service, Tally& tally) {
     tally.Failed();
     spdlog::warn("create service {}/{}: {}", ns, service["metadata"].value("name", ""),
                  Describe(error));
+  }
+}
+
+void PlanWriter::CreateReservation(const Json& pod, Tally& tally) {
+  if (!Allowed(tally)) return;
+  const std::string ns = pod["metadata"].value("namespace", "");
+  const std::string name = pod["metadata"].value("name", "");
+  try {
+    client_.Create(kube::resources::kPods, ns, pod);
+    tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsAlreadyExists(error)) return;
+    tally.Failed();
+    spdlog::warn("create reservation pod {}/{}: {}", ns, name, Describe(error));
   }
 }
 

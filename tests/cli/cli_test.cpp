@@ -43,8 +43,10 @@ TEST(Cli, UnknownCommandFailsWithUsage) {
 
 // Flags are checked before anything connects: each bad value is named.
 TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
-  for (const std::string flag : {"--concurrent-writes 0", "--concurrent-writes 257",
-                                 "--concurrent-writes many", "--qps -1", "--burst 0"}) {
+  for (const std::string flag :
+       {"--concurrent-writes 0", "--concurrent-writes 257", "--concurrent-writes many", "--qps -1",
+        "--burst 0", "--reservation-namespace Bad_Name", "--reservation-service-account -x",
+        "--reservation-image ''"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

@@ -36,7 +36,9 @@ TEST(ChartLint, PassesStrictWithEveryOptionalPartOn) {
   EXPECT_THAT(result.output, HasSubstr("kind: ServiceMonitor"));
   EXPECT_THAT(result.output, HasSubstr("grafana_dashboard: \"1\""));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("kind: PriorityClass")));
-  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("kind: Role\n")));
+  // Leader election off: no Lease Role (the reservation pods' Role stays).
+  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("-leader-election\n")));
+  EXPECT_THAT(result.output, HasSubstr("name: gpupool-reservation\n"));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("--leader-elect")));
 }
 

@@ -124,12 +124,17 @@ TEST(CycleMetrics, DeletedProjectHasNoFigures) {
 }
 
 TEST(CycleMetrics, PreemptionReasonsAreABoundedSet) {
-  const std::map<std::string, std::string> table = {
-      {"Reclaimed", "reclaim"},          {"PreemptedByPriority", "priority"},
-      {"NodeLost", "node_lost"},         {"ReplicaLost", "replica_lost"},
-      {"StartTimeout", "start_timeout"}, {"PlacementConflict", "placement_conflict"},
-      {"QueueDeleted", "queue_deleted"}, {"PodFailed", ""},
-      {"SomethingNew", "other"},         {"", "other"}};
+  const std::map<std::string, std::string> table = {{"Reclaimed", "reclaim"},
+                                                    {"PreemptedByPriority", "priority"},
+                                                    {"NodeLost", "node_lost"},
+                                                    {"ReplicaLost", "replica_lost"},
+                                                    {"ReservationLost", "reservation_lost"},
+                                                    {"StartTimeout", "start_timeout"},
+                                                    {"PlacementConflict", "placement_conflict"},
+                                                    {"QueueDeleted", "queue_deleted"},
+                                                    {"PodFailed", ""},
+                                                    {"SomethingNew", "other"},
+                                                    {"", "other"}};
   for (const auto& [reason, label] : table)
     EXPECT_EQ(PreemptionReasonLabel(reason), label) << reason;
 }

@@ -87,6 +87,34 @@ ViewBuilder& ViewBuilder::JobPod(const std::string& ns, const std::string& job, 
   return *this;
 }
 
+ViewBuilder& ViewBuilder::FractionPod(const std::string& ns, const std::string& job,
+                                      const std::string& node, const std::string& device) {
+  JobPod(ns, job, 0, node, "Running", false, 0);
+  PodView pod = *view_.pods.back();
+  pod.gpu_device = device;
+  view_.pods.back() = std::make_shared<const PodView>(pod);
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::ReservationPod(const std::string& ns, const std::string& node, int slot,
+                                         const std::string& visible_devices, bool bound,
+                                         bool terminating) {
+  PodView pod;
+  pod.ns = ns;
+  pod.name = "gpupool-reservation-" + node + "-" + std::to_string(slot);
+  pod.uid = "pod-" + pod.name;
+  pod.reservation_slot = slot;
+  pod.pinned = node;
+  pod.has_node_selector = true;
+  pod.node = bound ? node : "";
+  pod.gpu_milli = 1000;
+  pod.visible_devices = visible_devices;
+  pod.phase = bound && !visible_devices.empty() ? PodPhase::kRunning : PodPhase::kPending;
+  pod.terminating = terminating;
+  view_.pods.push_back(std::make_shared<const PodView>(pod));
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::ForeignPod(const std::string& ns, const std::string& name,
                                      const std::string& node, int gpus) {
   PodView pod;

@@ -25,6 +25,15 @@ class ViewBuilder {
   ViewBuilder& JobPod(const std::string& ns, const std::string& job, int replica,
                       const std::string& node, const std::string& phase, bool gated, int gpus = 1,
                       bool terminating = false);
+  // A fraction's pod of job `job`, released and running on `device` of `node`.
+  ViewBuilder& FractionPod(const std::string& ns, const std::string& job, const std::string& node,
+                           const std::string& device);
+  // A reservation pod of slot `slot` of `node` in namespace `ns`; `visible_devices`
+  // is what it reports ("" before the device plugin gave it one), and an unbound
+  // one waits for the scheduler.
+  ViewBuilder& ReservationPod(const std::string& ns, const std::string& node, int slot,
+                              const std::string& visible_devices, bool bound = true,
+                              bool terminating = false);
   ViewBuilder& ForeignPod(const std::string& ns, const std::string& name, const std::string& node,
                           int gpus);
 

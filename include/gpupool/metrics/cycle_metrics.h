@@ -59,6 +59,7 @@ inline constexpr char kReclaim[] = "reclaim";
 inline constexpr char kPriority[] = "priority";
 inline constexpr char kNodeLost[] = "node_lost";
 inline constexpr char kReplicaLost[] = "replica_lost";
+inline constexpr char kReservationLost[] = "reservation_lost";
 inline constexpr char kStartTimeout[] = "start_timeout";
 inline constexpr char kPlacementConflict[] = "placement_conflict";
 inline constexpr char kQueueDeleted[] = "queue_deleted";

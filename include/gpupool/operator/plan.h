@@ -26,6 +26,13 @@ struct PlanOptions {
   // Prefix of the PriorityClasses the pods name: gpupool-train, -build, -inference.
   std::string priority_class_prefix = "gpupool-";
   int master_port = 29500;
+  // Where reservation pods live (the controller's own namespace), and what they
+  // run: a container that reports the device it was given (docs/operator.md,
+  // "Fractions next to the device plugin").
+  std::string reservation_namespace = "default";
+  std::string reservation_image = "gpupool";
+  // Allowed to patch pods in reservation_namespace (the report); "": the default one.
+  std::string reservation_service_account;
   engine::Options engine;
 };
 
@@ -76,6 +83,7 @@ struct Plan {
   std::vector<PodDelete> pod_deletes;
   std::vector<StatusWrite> admission_statuses;
   std::vector<Json> services;
+  std::vector<Json> reservation_pods;  // Created with the Services, before admissions.
   std::vector<PodCreate> pod_creates;
   std::vector<PodRelease> pod_releases;
   std::vector<StatusWrite> other_statuses;  // Waiting reasons, projects, queues.

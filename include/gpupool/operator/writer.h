@@ -49,6 +49,7 @@ class PlanWriter {
   void RejectTemplate(const PodCreate& create, const std::string& message);
   void ReleasePod(const PodRelease& release, Tally& tally);
   void CreateService(const Json& service, Tally& tally);
+  void CreateReservation(const Json& pod, Tally& tally);
   void RecordEvent(const EventNote& note);
   bool Allowed(Tally& tally);
 
