@@ -90,6 +90,15 @@ std::string LimitReason(const EngineState& state, const JobState& job, int repli
          FormatGpus(job.shape.gpu_milli * replicas) + ")";
 }
 
+std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {
+  const ProjectState& project = state.projects[job.project];
+  const DepartmentQuotaState& department = *state.DepartmentQuotaOf(job.queue, job.project);
+  return "department " + project.department_name + " is at its limit of " +
+         FormatGpus(department.limit) + " in queue " + job.queue_name + " (its projects use " +
+         FormatGpus(department.used + department.stopping) + ", this job of project " +
+         job.project_name + " needs " + FormatGpus(job.shape.gpu_milli * replicas) + ")";
+}
+
 std::string TopologyReason(const JobState& job, int replicas) {
   return "no single " + job.topology.key + " domain has room for " +
          DescribeRequest(job, replicas) + " (the pool as a whole has)";
