@@ -237,6 +237,22 @@ TEST(Departments, ReclaimTakesFirstFromDepartmentsOverTheirQuota) {
   }
 }
 
+// A fixed quota scaled into the department's: the reason names the department.
+TEST(Departments, ReasonNamesTheDepartmentThatScaledTheQuota) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, 8).AddQueue("build", Sharing::kFixed);
+  cluster.AddDepartment("research", "build", 2 * kGpu);
+  cluster.AddProject("a", "build", 2 * kGpu).InDepartment("a", "research");
+  cluster.AddProject("b", "build", 2 * kGpu).InDepartment("b", "research");
+  cluster.Submit("a-0", "build", "a", kGpu, 1, WorkloadClass::kBuild);
+  cluster.Submit("a-1", "build", "a", kGpu, 1, WorkloadClass::kBuild);
+  Decisions d = Decide(cluster.Build());
+  EXPECT_THAT(Admitted(d), ElementsAre("a-0"));
+  EXPECT_EQ(FindWaiting(d, "a-1")->message,
+            "project a is at its fixed quota of 1 GPU (department research's quota of 2 GPUs "
+            "scales its 2 GPUs down) in queue build (uses 1 GPU, this job needs 1 GPU)");
+}
+
 // A department that no project names changes nothing: the same decisions.
 TEST(Departments, WithoutMembersNothingChanges) {
   ClusterBuilder cluster;
