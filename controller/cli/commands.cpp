@@ -12,7 +12,7 @@ int RunSandbox(Args args);  // defined in sandbox/sandbox_command.cpp
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
       {"version", "print the gpupool version", RunVersion},
-      {"validate", "check Queue, Project and TrainingJob YAML files", RunValidate},
+      {"validate", "check Queue, Project, Department and TrainingJob YAML files", RunValidate},
       {"controller", "run the operator against a Kubernetes API server", RunController},
       {"reserve-device", "hold a shared GPU for fractions (run by reservation pods)",
        RunReserveDevice},

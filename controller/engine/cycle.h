@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fair_share.h"
 #include "gpupool/engine/decisions.h"
 #include "packing.h"
 #include "placement.h"
@@ -39,6 +40,16 @@ class Cycle {
   using Accounting = std::function<bool(MilliGpu freed_own)>;
 
   void ComputeDeserved();
+  std::vector<MilliGpu> ShareOut(int queue, const std::vector<ShareRequest>& requests) const;
+  // Departments (cycle_departments.cpp). The slot's department (if any) uses less
+  // than its quota in the slot's queue.
+  bool DepartmentBelowQuota(std::size_t slot) const;
+  // GPUs the job's department may still take over quota (its limit less its use).
+  MilliGpu DepartmentLimitRoom(const JobState& job) const;
+  // The project's department uses more than its quota in the queue, less `taken`.
+  bool DepartmentOverQuota(int queue, int project, MilliGpu taken = 0) const;
+  std::size_t VictimsOutsideDepartmentsOverQuota(const std::vector<int>& victims) const;
+  void RecordDepartmentShares();
   double DominantShare(std::size_t slot) const;
   std::vector<std::vector<int>> CollectPending();
   void RunPass(std::vector<std::vector<int>>& lists, bool in_quota);

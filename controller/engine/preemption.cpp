@@ -59,15 +59,19 @@ bool Cycle::TryReclaim(int job, int count) {
   }
   MilliGpu reclaimable = 0;
   for (const ReclaimSource& s : sources) reclaimable += s.allocated - s.quota;
+  std::vector<MilliGpu> department_taken(state_.departments.size(), 0);
+  // Projects of departments over their quota first, then the furthest over its share.
+  auto reclaim_key = [&](const ReclaimSource& s) {
+    int d = state_.projects[s.project].department;
+    bool over = DepartmentOverQuota(j.queue, s.project, d < 0 ? 0 : department_taken[d]);
+    return std::pair(over, OverShare(s.allocated, s.deserved));
+  };
   VictimSource next = [&]() {
     while (true) {
       ReclaimSource* best = nullptr;
       for (ReclaimSource& s : sources) {
         if (s.next == s.end || s.allocated <= s.quota) continue;
-        if (!best ||
-            OverShare(s.allocated, s.deserved) > OverShare(best->allocated, best->deserved)) {
-          best = &s;
-        }
+        if (!best || reclaim_key(s) > reclaim_key(*best)) best = &s;
       }
       if (!best) return -1;
       int victim = *best->next++;
@@ -75,6 +79,7 @@ bool Cycle::TryReclaim(int job, int count) {
       MilliGpu gpu = state_.JobGpu(v, static_cast<int>(v.placed.size()));
       if (!VictimAllowed(victim) || best->allocated - gpu < best->quota) continue;
       best->allocated -= gpu;
+      if (int d = state_.projects[best->project].department; d >= 0) department_taken[d] += gpu;
       return victim;
     }
   };
@@ -173,9 +178,10 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
   const JobState& j = state_.jobs[job];
   MilliGpu need = std::max<MilliGpu>(j.shape.gpu_milli, 0);
   std::vector<int> best;
-  // Fewest victims, then fewest GPUs taken, then the set whose most important
-  // victim (highest priority, then longest run) matters least.
-  std::tuple<std::size_t, MilliGpu, int, Seconds> best_key;
+  // Fewest victims outside departments over their quota, then fewest victims, then
+  // fewest GPUs taken, then the set whose most important victim (highest priority,
+  // then longest run) matters least.
+  std::tuple<std::size_t, std::size_t, MilliGpu, int, Seconds> best_key;
   int found = 0;
   JobsByNode();
   const std::vector<char>& member = *Member(j);
@@ -199,14 +205,16 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
       top_priority = std::max(top_priority, victim.priority);
       first_start = std::min(first_start, victim.start_time);
     }
-    std::tuple<std::size_t, MilliGpu, int, Seconds> key{victims.size(), gpu, top_priority,
-                                                        -first_start};
+    std::tuple<std::size_t, std::size_t, MilliGpu, int, Seconds> key{
+        VictimsOutsideDepartmentsOverQuota(victims), victims.size(), gpu, top_priority,
+        -first_start};
     if (best.empty() || key < best_key) {
       best = std::move(victims);
       best_key = key;
       reclaim_cursor_ = n;
     }
-    if (best.size() == 1 || found >= kEnoughCandidates) break;
+    bool unbeatable = best.size() == 1 && std::get<0>(best_key) == 0;
+    if (unbeatable || found >= kEnoughCandidates) break;
   }
   return best;
 }
@@ -229,19 +237,21 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
 
 std::vector<int> Cycle::VictimsOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
   const JobState& j = state_.jobs[job];
-  std::vector<std::tuple<double, int, Seconds, int>> candidates;
+  // Victims of departments over their quota first.
+  std::vector<std::tuple<bool, double, int, Seconds, int>> candidates;
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
     if (!VictimAllowed(v)) continue;
     const QuotaState& quota = state_.quotas[state_.Slot(victim.queue, victim.project)];
-    candidates.emplace_back(-OverShare(allocated[victim.project], quota.deserved), victim.priority,
+    candidates.emplace_back(!DepartmentOverQuota(victim.queue, victim.project),
+                            -OverShare(allocated[victim.project], quota.deserved), victim.priority,
                             -victim.start_time, v);
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::vector<int> ordered;
-  for (const auto& candidate : candidates) ordered.push_back(std::get<3>(candidate));
+  for (const auto& candidate : candidates) ordered.push_back(std::get<4>(candidate));
   // One victim is the least harm: take the first (in victim order) that is enough.
   if (int v = SingleVictim(j, node, ordered, allocated); v >= 0) return {v};
   std::vector<MilliGpu> taken(state_.projects.size(), 0);

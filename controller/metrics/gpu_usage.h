@@ -4,7 +4,7 @@
 
 namespace gpupool::metrics::internal {
 
-// Fills `projects` and `queues`.
+// Fills `projects`, `departments` and `queues`.
 void AddGpuUsage(const op::ClusterView& view, const op::Plan& plan, CycleMetrics& metrics);
 
 }  // namespace gpupool::metrics::internal

@@ -46,6 +46,8 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
       std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject);
   projects_ = std::make_unique<kube::Informer<ProjectObject>>(client, r::kProjects, "",
                                                               DecodeProjectObject);
+  departments_ = std::make_unique<kube::Informer<DepartmentObject>>(client, r::kDepartments, "",
+                                                                    DecodeDepartmentObject);
   jobs_ =
       std::make_unique<kube::Informer<JobObject>>(client, r::kTrainingJobs, "", DecodeJobObject);
   nodes_ = std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject);
@@ -56,6 +58,7 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
       client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);
   Watch(*queues_, *this);
   Watch(*projects_, *this);
+  Watch(*departments_, *this);
   Watch(*jobs_, *this);
   Watch(*nodes_, *this);
   Watch(*pods_, *this);
@@ -66,6 +69,7 @@ Controller::~Controller() {
   pods_->Stop();
   nodes_->Stop();
   jobs_->Stop();
+  departments_->Stop();
   projects_->Stop();
   queues_->Stop();
 }
@@ -73,6 +77,7 @@ Controller::~Controller() {
 bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic<bool>* stop) {
   queues_->Start();
   projects_->Start();
+  departments_->Start();
   jobs_->Start();
   nodes_->Start();
   pods_->Start();
@@ -86,8 +91,8 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
 }
 
 bool Controller::Synced() const {
-  return queues_->HasSynced() && projects_->HasSynced() && jobs_->HasSynced() &&
-         nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
+  return queues_->HasSynced() && projects_->HasSynced() && departments_->HasSynced() &&
+         jobs_->HasSynced() && nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
 }
 
 void Controller::Notify() {
@@ -104,6 +109,7 @@ ClusterView Controller::View() const {
   view.now = WallSeconds();
   view.queues = ListOf(*queues_);
   view.projects = ListOf(*projects_);
+  view.departments = ListOf(*departments_);
   view.jobs = ListOf(*jobs_);
   view.nodes = ListOf(*nodes_);
   view.pods = ListOf(*pods_);
@@ -117,6 +123,8 @@ std::string Controller::CachedVersion(Kind kind, const std::string& key) const {
       return queues_->cache().ResourceVersion(key);
     case Kind::kProject:
       return projects_->cache().ResourceVersion(key);
+    case Kind::kDepartment:
+      return departments_->cache().ResourceVersion(key);
     case Kind::kTrainingJob:
       return jobs_->cache().ResourceVersion(key);
     default:

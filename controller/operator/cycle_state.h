@@ -54,8 +54,9 @@ struct CycleState {
   const ClusterView& view;
   const PlanOptions& options;
   EpochSeconds now;
-  std::map<std::string, const QueueObject*> queues;      // Valid queues by name.
-  std::map<std::string, const ProjectObject*> projects;  // Valid projects by name.
+  std::map<std::string, const QueueObject*> queues;            // Valid queues by name.
+  std::map<std::string, const ProjectObject*> projects;        // Valid projects by name.
+  std::map<std::string, const DepartmentObject*> departments;  // Valid departments by name.
   std::map<std::string, std::string> project_of_namespace;
   std::map<std::string, const NodeObject*> nodes;
   std::map<std::string, NodeUse> node_use;

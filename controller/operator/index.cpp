@@ -42,6 +42,10 @@ void IndexCluster(CycleState& state) {
     if (queue->errors.empty()) state.queues[queue->object.metadata.name] = queue.get();
   }
   IndexProjects(state);
+  for (const auto& department : state.view.departments) {
+    if (department->errors.empty())
+      state.departments[department->object.metadata.name] = department.get();
+  }
   for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
   IndexNodeUse(state);
   IndexReservations(state);

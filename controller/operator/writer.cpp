@@ -38,6 +38,8 @@ const kube::Resource& ResourceOf(Kind kind) {
       return kube::resources::kProjects;
     case Kind::kTrainingJob:
       return kube::resources::kTrainingJobs;
+    case Kind::kDepartment:
+      return kube::resources::kDepartments;
     default:
       return kube::resources::kPods;
   }
@@ -285,10 +287,11 @@ void PlanWriter::RecordEvent(const EventNote& note) {
   if (!events_ || (may_write_ && !may_write_())) return;
   kube::ObjectReference object;
   object.api_version = note.kind == Kind::kPod ? "v1" : api::kApiVersion;
-  object.kind = note.kind == Kind::kQueue     ? "Queue"
-                : note.kind == Kind::kProject ? "Project"
-                : note.kind == Kind::kPod     ? "Pod"
-                                              : "TrainingJob";
+  object.kind = note.kind == Kind::kQueue        ? "Queue"
+                : note.kind == Kind::kProject    ? "Project"
+                : note.kind == Kind::kDepartment ? "Department"
+                : note.kind == Kind::kPod        ? "Pod"
+                                                 : "TrainingJob";
   object.ns = note.ns;
   object.name = note.name;
   object.uid = note.uid;

@@ -46,6 +46,39 @@ const Json* FindCondition(const StatusWrite& write, const std::string& type) {
   return nullptr;
 }
 
+// Departments: the project's guarantee in force, the department's status, the
+// reason that names the department's limit, and a project naming a missing one.
+TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {
+  auto b = Cluster();
+  b.Department("research", 2, 3).InDepartment("susan", "research").InDepartment("joe", "research");
+  b.Project("ana", "ana", 0).InDepartment("ana", "nowhere");
+  for (int i = 0; i < 4; ++i) b.Job("susan", "s" + std::to_string(i), 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_EQ(plan.decisions.admissions.size(), 3u);  // 1 + 1 within the scaled quotas, 1 over.
+  const StatusWrite* waiting = FindStatus(plan.other_statuses, "s3");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_EQ((*FindCondition(*waiting, "Admitted"))["message"],
+            "department research is at its limit of 3 GPUs in queue train (its projects use 3 "
+            "GPUs, this job of project susan needs 1 GPU)");
+  const StatusWrite* department = FindStatus(plan.other_statuses, "research");
+  ASSERT_NE(department, nullptr);
+  EXPECT_EQ(department->kind, Kind::kDepartment);
+  const Json& status = department->patch["status"];
+  EXPECT_EQ(status["guaranteed"], 2);
+  EXPECT_EQ(status["allocated"], 3);
+  EXPECT_EQ(status["overQuota"], 1);
+  EXPECT_EQ(status["projects"], Json::array({"joe", "susan"}));
+  EXPECT_EQ((*FindCondition(*department, "Ready"))["message"],
+            "in queue train its projects' quotas add up to 4 GPUs, above its 2: each is "
+            "guaranteed that fraction of its own");
+  const StatusWrite* susan = FindStatus(plan.other_statuses, "susan");
+  ASSERT_NE(susan, nullptr);
+  EXPECT_EQ(susan->patch["status"]["guaranteed"], 1);  // 2 asked, scaled by 2 / 4.
+  const StatusWrite* ana = FindStatus(plan.other_statuses, "ana");
+  ASSERT_NE(ana, nullptr);
+  EXPECT_EQ((*FindCondition(*ana, "Ready"))["reason"], "UnknownDepartment");
+}
+
 // The pod contract, on a job that must wait: the node is full of work within quota.
 TEST(PlanCycle, WaitingJobGetsGatedPodsOfThePodContract) {
   auto b = Cluster();

@@ -72,6 +72,40 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
+// Departments end to end: examples/departments.yaml (two labs whose quotas of 3 are
+// scaled into the department's 4, limit 6) and seven jobs of one lab on 8 GPUs. Six
+// run, the seventh says the department's limit holds it; `kubectl get dept` and the
+// projects' status carry the department's accounting and the scaled guarantees.
+TEST(Story, ADepartmentsLimitHoldsItsLabsBorrowing) {
+  ClusterHarness cluster(kStoryNodes);
+  cluster.Kubectl("apply -f " + sandbox::testing::SourcePath("examples/departments.yaml"));
+  std::string jobs;
+  for (int i = 0; i < 7; ++i) jobs += TrainJobYaml("cv-lab", "cv-" + std::to_string(i), 900);
+  cluster.Apply(jobs);
+  ASSERT_TRUE(cluster.WaitFor(10, [&](const Json& all) {
+    return CountPhase(all, "cv-lab", "Running") == 6;
+  })) << cluster.ControllerLog();
+  std::string reason;
+  for (const Json& job : cluster.Get("trainingjobs")) {
+    if (job["metadata"]["name"] != "cv-6") continue;
+    for (const Json& condition : job["status"]["conditions"])
+      if (condition["type"] == "Admitted") reason = condition.value("message", "");
+  }
+  EXPECT_EQ(reason,
+            "department labs is at its limit of 6 GPUs in queue train (its projects use 6 GPUs, "
+            "this job of project cv-lab needs 1 GPU)");
+  const Json departments = cluster.Get("departments");
+  ASSERT_EQ(departments.size(), 1u);
+  const Json& status = departments[0]["status"];
+  EXPECT_EQ(status["guaranteed"], 4);
+  EXPECT_EQ(status["allocated"], 6);
+  EXPECT_EQ(status["overQuota"], 2);
+  for (const Json& project : cluster.Get("projects")) {
+    EXPECT_EQ(project["status"]["guaranteed"], 2) << project["metadata"]["name"];
+  }
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
 TEST(Story, SusanJoeAndJemmaShareEightGpus) {
   ClusterHarness cluster(kStoryNodes);
   PlayStory1(cluster, [] {});

@@ -36,6 +36,29 @@ ViewBuilder& ViewBuilder::Project(const std::string& name, const std::string& ns
   return *this;
 }
 
+ViewBuilder& ViewBuilder::Department(const std::string& name, int gpu, int limit,
+                                     const std::string& queue) {
+  Json quota = {{"queue", queue}, {"gpu", gpu}};
+  if (limit >= 0) quota["limit"] = limit;
+  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                       {"kind", "Department"},
+                       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+                       {"spec", {{"quotas", {quota}}}}};
+  view_.departments.push_back(
+      std::make_shared<const DepartmentObject>(DecodeDepartmentObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
+  for (auto& shared : view_.projects) {
+    if (shared->object.metadata.name != project) continue;
+    Json object = api::ToJson(shared->object);
+    object["spec"]["department"] = department;
+    shared = std::make_shared<const ProjectObject>(DecodeProjectObject(object));
+  }
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::Job(const std::string& ns, const std::string& name, int replicas,
                               const Json& gpus, const Json& status, const std::string& queue) {
   Json object = {

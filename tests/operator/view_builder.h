@@ -17,6 +17,11 @@ class ViewBuilder {
                      const std::string& sharing = "Guaranteed");
   ViewBuilder& Project(const std::string& name, const std::string& ns, int gpu,
                        const std::string& queue = "train");
+  // A Department with a quota in one queue (limit -1: none), and a project's membership
+  // (the project must be added first).
+  ViewBuilder& Department(const std::string& name, int gpu, int limit = -1,
+                          const std::string& queue = "train");
+  ViewBuilder& InDepartment(const std::string& project, const std::string& department);
   // A TrainingJob; `status` (may be null) is its status as the API holds it.
   ViewBuilder& Job(const std::string& ns, const std::string& name, int replicas, const Json& gpus,
                    const Json& status = nullptr, const std::string& queue = "train");

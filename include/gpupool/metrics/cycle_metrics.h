@@ -31,6 +31,11 @@ struct QueueProject {
   auto operator<=>(const QueueProject&) const = default;
 };
 
+struct QueueDepartment {
+  std::string queue, department;
+  auto operator<=>(const QueueDepartment&) const = default;
+};
+
 // `detail` is the workload class of an admission or the reason of a preemption.
 struct QueueProjectDetail {
   std::string queue, project, detail;
@@ -45,6 +50,7 @@ struct QueueWait {
 
 struct CycleMetrics {
   std::map<QueueProject, ProjectGpus> projects;
+  std::map<QueueDepartment, ProjectGpus> departments;  // Its projects' GPUs, against its quota.
   std::map<std::string, QueueGpus> queues;
   std::map<std::string, std::int64_t> jobs_by_phase;       // Every phase, zeros included.
   std::map<QueueProjectDetail, std::int64_t> admissions;   // detail: workload class.

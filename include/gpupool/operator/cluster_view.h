@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpupool/api/department.h"
 #include "gpupool/api/field_error.h"
 #include "gpupool/api/pod.h"
 #include "gpupool/api/project.h"
@@ -28,6 +29,7 @@ struct Decoded {
 };
 using QueueObject = Decoded<api::Queue>;
 using ProjectObject = Decoded<api::Project>;
+using DepartmentObject = Decoded<api::Department>;
 
 struct JobObject : Decoded<api::TrainingJob> {
   api::ResourceAmounts requests;  // Of one replica's pod template (GPUs excluded).
@@ -45,6 +47,7 @@ struct NodeObject {
 
 QueueObject DecodeQueueObject(const nlohmann::json& object);
 ProjectObject DecodeProjectObject(const nlohmann::json& object);
+DepartmentObject DecodeDepartmentObject(const nlohmann::json& object);
 JobObject DecodeJobObject(const nlohmann::json& object);
 NodeObject DecodeNodeObject(const nlohmann::json& object);
 
@@ -55,6 +58,7 @@ struct ClusterView {
   EpochSeconds now = 0;
   std::vector<Shared<QueueObject>> queues;
   std::vector<Shared<ProjectObject>> projects;
+  std::vector<Shared<DepartmentObject>> departments;
   std::vector<Shared<JobObject>> jobs;
   std::vector<Shared<NodeObject>> nodes;
   std::vector<Shared<PodView>> pods;

@@ -77,6 +77,7 @@ class Controller {
   engine::LiveEngine engine_;
   std::unique_ptr<kube::Informer<QueueObject>> queues_;
   std::unique_ptr<kube::Informer<ProjectObject>> projects_;
+  std::unique_ptr<kube::Informer<DepartmentObject>> departments_;
   std::unique_ptr<kube::Informer<JobObject>> jobs_;
   std::unique_ptr<kube::Informer<NodeObject>> nodes_;
   std::unique_ptr<kube::Informer<PodView>> pods_;

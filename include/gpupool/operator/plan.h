@@ -36,7 +36,7 @@ struct PlanOptions {
   engine::Options engine;
 };
 
-enum class Kind { kQueue, kProject, kTrainingJob, kPod };
+enum class Kind { kQueue, kProject, kTrainingJob, kPod, kDepartment };
 
 // A status subresource write: a merge patch of `status` that sets every key of
 // `status` and removes the keys of the old status it no longer has. The
