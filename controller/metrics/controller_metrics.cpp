@@ -64,6 +64,10 @@ ControllerMetrics::ControllerMetrics(const std::string& version)
       project_pending_(Gauges(*registry_, "gpupool_project_pending_gpus",
                               "GPUs asked for by a project's jobs still waiting in a queue."),
                        QueueProjectLabels),
+      project_utilization_(Gauges(*registry_, "gpupool_project_gpu_utilization",
+                                  "Utilization (0 to 1) of the GPUs a project's running pods "
+                                  "hold, as the DCGM exporter reports it."),
+                           QueueProjectLabels),
       queue_guaranteed_(Gauges(*registry_, "gpupool_queue_guaranteed_gpus",
                                "Sum of the guarantees of a queue's projects."),
                         QueueLabels),
@@ -111,6 +115,7 @@ void ControllerMetrics::RecordGpuUsage(const CycleMetrics& cycle) {
   project_allocated_.Update(cycle.projects, [](const ProjectGpus& p) { return p.allocated; });
   project_over_quota_.Update(cycle.projects, [](const ProjectGpus& p) { return p.over_quota; });
   project_pending_.Update(cycle.projects, [](const ProjectGpus& p) { return p.pending; });
+  project_utilization_.Update(cycle.utilization, [](double ratio) { return ratio; });
   queue_guaranteed_.Update(cycle.queues, [](const QueueGpus& q) { return q.guaranteed; });
   queue_allocated_.Update(cycle.queues, [](const QueueGpus& q) { return q.allocated; });
   queue_capacity_.Update(cycle.queues, [](const QueueGpus& q) { return q.capacity; });

@@ -73,6 +73,8 @@ void ReadMetadata(const json& metadata, PodView& pod) {
     pod.job = StringField(*labels, kJobLabel);
     pod.replica = ParseIndex(StringField(*labels, kReplicaLabel));
   }
+  if (const json* annotations = Field(metadata, "annotations"))
+    pod.idle_flagged = Field(*annotations, kIdleSinceAnnotation) != nullptr;
   if (const json* owners = Field(metadata, "ownerReferences"); owners && owners->is_array()) {
     for (const json& owner : *owners) {
       const json* controller = Field(owner, "controller");

@@ -33,8 +33,11 @@ TEST(Cli, UnknownCommandFailsWithUsage) {
 
 // Flags are checked before anything connects: each bad value is named.
 TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
-  for (const std::string flag : {"--concurrent-writes 0", "--concurrent-writes 257",
-                                 "--concurrent-writes many", "--qps -1", "--burst 0"}) {
+  for (const std::string flag :
+       {"--concurrent-writes 0", "--concurrent-writes 257", "--concurrent-writes many", "--qps -1",
+        "--burst 0", "--gpu-metrics-url dcgm:9400/metrics", "--gpu-metrics-url file:///etc/passwd",
+        "--gpu-metrics-interval-seconds 0", "--gpu-metrics-timeout-seconds 601",
+        "--gpu-metrics-ca-file /nonexistent/ca.pem"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)
