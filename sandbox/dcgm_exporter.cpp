@@ -1,6 +1,7 @@
 #include "sandbox/dcgm_exporter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -131,7 +132,7 @@ void WriteDevice(std::ostringstream& out, const NodeGpus& node, std::size_t inde
   auto row = [&](const PodOnGpu& pod) {
     out << "DCGM_FI_DEV_GPU_UTIL{" << device_labels << ",container=" << Quoted(pod.container)
         << ",namespace=" << Quoted(pod.ns) << ",pod=" << Quoted(pod.name) << "} "
-        << static_cast<long long>(percent + 0.5) << "\n";
+        << std::lround(percent) << "\n";
   };
   if (pods.empty()) row(PodOnGpu{});
   for (const auto& pod : pods) row(pod);
