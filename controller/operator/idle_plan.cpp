@@ -116,6 +116,9 @@ const api::IdlePolicy* IdlePolicyOf(const CycleState& state, const JobRecord& jo
 void PlanUtilization(CycleState& state) {
   const utilization::Readings* readings = state.view.gpu_readings.get();
   const bool available = readings && readings->available;
+  // Before its first scrape a (re)started controller knows nothing new: what the
+  // statuses say (utilization, the idle clock) stays as it is.
+  const bool not_yet_read = readings && !readings->available && readings->read_at == 0;
   for (JobRecord& job : state.jobs) {
     if (job.stage != Stage::kHolding) {
       job.status.gpu_utilization_percent.reset();
@@ -123,6 +126,7 @@ void PlanUtilization(CycleState& state) {
       if (job.stage == Stage::kWaiting) RemoveIdle(job);
       continue;
     }
+    if (not_yet_read) continue;
     std::optional<JobUtilization> measured;
     if (available) measured = UtilizationOf(*readings, job.pods);
     RecordUtilization(job, measured);

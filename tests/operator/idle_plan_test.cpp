@@ -62,6 +62,7 @@ utilization::SharedReadings Reading(double percent, const std::string& pod = "no
 utilization::SharedReadings Broken() {
   auto readings = std::make_shared<utilization::Readings>();
   readings->problem = "GET http://exporter/metrics: HTTP status 500";
+  readings->read_at = kNow;
   return readings;
 }
 
@@ -171,6 +172,16 @@ TEST(IdlePlan, WithoutReadingsEveryJobIsLeftAloneAndTheConditionSaysWhy) {
     EXPECT_EQ(ConditionOf(*write, "Idle")["reason"], "MetricsUnavailable");
     EXPECT_TRUE(plan.pod_deletes.empty());
   }
+}
+
+// A restarted controller's first cycles come before its first scrape: the idle
+// clock and the recorded utilization are kept, not reset.
+TEST(IdlePlan, BeforeTheFirstScrapeTheStatusesAreKept) {
+  auto b = AnasNotebook(IdlePolicy("Preempt"), IdleSince(kNow - 300), 40);
+  b.GpuReadings(std::make_shared<utilization::Readings>());
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_EQ(StatusOf(plan, "notebook"), nullptr);
+  EXPECT_TRUE(plan.pod_deletes.empty());
 }
 
 TEST(IdlePlan, APodTheExporterDoesNotReportIsNotJudged) {

@@ -26,7 +26,7 @@ struct Readings {
   // The last scrape succeeded: `gpus` is what the exporter said then.
   bool available = false;
   std::string problem;       // Why not, when unavailable.
-  std::int64_t read_at = 0;  // Wall-clock seconds of the scrape.
+  std::int64_t read_at = 0;  // Wall-clock seconds of the scrape; 0: none yet.
   std::vector<GpuReading> gpus;
   std::size_t malformed_lines = 0;  // Skipped, the page's other lines still count.
   std::string first_problem;        // Of the first skipped line.
