@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
 #include <iostream>
 
 #include "controller_telemetry.h"
@@ -11,6 +12,7 @@
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"
+#include "gpupool/utilization/scraper.h"
 #include "log_format.h"
 #include "numeric_flag.h"
 
@@ -44,6 +46,13 @@ constexpr char kUsage[] =
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
     "                             seconds; between, only what changes could start\n"
     "                             (default 30; 0: every cycle looks at every job)\n"
+    "  --gpu-metrics-url URL      the NVIDIA DCGM exporter's /metrics (or a Prometheus\n"
+    "                             /federate URL): GPU utilization for job status, metrics\n"
+    "                             and the queues' idle policies (default: none)\n"
+    "  --gpu-metrics-interval-seconds S  scrape every S seconds (default 15)\n"
+    "  --gpu-metrics-timeout-seconds S   give one scrape at most S seconds (default 5)\n"
+    "  --gpu-metrics-ca-file PATH PEM CA bundle for an https --gpu-metrics-url\n"
+    "                             (default: the system's)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
     "  --log-format F             text or json (default text)\n"
     "  --metrics-bind-address A   HOST:PORT of /metrics, /healthz and /readyz (default :8080;\n"
@@ -61,6 +70,9 @@ struct Flags {
   int resync = 30;
   int full_cycle = 30;
   int concurrent_writes = 8;
+  std::string gpu_metrics_url, gpu_metrics_ca_file;
+  int gpu_metrics_interval = 15;
+  int gpu_metrics_timeout = 5;
   std::string log_level = "info", log_format = "text";
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
 };
@@ -72,6 +84,27 @@ std::optional<metrics::BindAddress> BindAddressFlag(const std::string& flag,
   } catch (const std::invalid_argument& error) {
     throw UsageError(flag + ": " + error.what());
   }
+}
+
+std::string UrlFlag(const std::string& flag, const std::string& value) {
+  if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
+    throw UsageError(flag + ": must be an http:// or https:// URL, got \"" + value + "\"");
+  return value;
+}
+
+std::string ReadableFileFlag(const std::string& flag, const std::string& value) {
+  if (!std::ifstream(value).good()) throw UsageError(flag + ": cannot read \"" + value + "\"");
+  return value;
+}
+
+std::unique_ptr<utilization::Scraper> MakeScraper(const Flags& flags) {
+  if (flags.gpu_metrics_url.empty()) return nullptr;
+  utilization::ScrapeOptions options;
+  options.url = flags.gpu_metrics_url;
+  options.interval = std::chrono::seconds(flags.gpu_metrics_interval);
+  options.timeout = std::chrono::seconds(flags.gpu_metrics_timeout);
+  options.ca_file = flags.gpu_metrics_ca_file;
+  return std::make_unique<utilization::Scraper>(std::move(options));
 }
 
 Flags ParseFlags(Args args) {
@@ -114,6 +147,14 @@ Flags ParseFlags(Args args) {
       flags.full_cycle = IntFlag(flag, value(), 0, 86400);
     else if (flag == "--concurrent-writes")
       flags.concurrent_writes = IntFlag(flag, value(), 1, 256);
+    else if (flag == "--gpu-metrics-url")
+      flags.gpu_metrics_url = UrlFlag(flag, value());
+    else if (flag == "--gpu-metrics-interval-seconds")
+      flags.gpu_metrics_interval = IntFlag(flag, value(), 1, 3600);
+    else if (flag == "--gpu-metrics-timeout-seconds")
+      flags.gpu_metrics_timeout = IntFlag(flag, value(), 1, 600);
+    else if (flag == "--gpu-metrics-ca-file")
+      flags.gpu_metrics_ca_file = ReadableFileFlag(flag, value());
     else if (flag == "--log-level")
       flags.log_level = value();
     else if (flag == "--log-format")
@@ -139,6 +180,14 @@ std::string Hostname() {
 struct CancelOnExit {
   kube::Transport& transport;
   ~CancelOnExit() { transport.Cancel(); }
+};
+
+// The scraper wakes the controller: it stops first.
+struct StopScraperOnExit {
+  utilization::Scraper* scraper;
+  ~StopScraperOnExit() {
+    if (scraper) scraper->Stop();
+  }
 };
 
 // The API server names a client's writes (metadata.managedFields) after its
@@ -182,14 +231,18 @@ int RunWith(const Flags& flags) {
     elector = std::make_unique<kube::LeaderElector>(client, config);
     options.is_leader = [raw = elector.get()] { return raw->IsLeader(); };
   }
+  // Scrapes on its own thread; each cycle takes the last reading it holds.
+  const auto scraper = MakeScraper(flags);
+  if (scraper) options.gpu_readings = [raw = scraper.get()] { return raw->Latest(); };
   if (telemetry) telemetry->Observe(options);
   op::Controller controller(client, &events, options);
+  const StopScraperOnExit stop_scraper{scraper.get()};
   // Leaving (stopped, or the caches never synced) cancels what is still in flight, so
   // the informers stop at once instead of finishing their retries.
   const CancelOnExit cancel_requests{client.transport()};
   // Serves from before the caches sync (/readyz says so) until the controller stops.
   std::unique_ptr<metrics::HttpEndpoint> endpoint;
-  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), identity);
+  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), scraper.get(), identity);
   if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
     if (g_stop) {
       spdlog::info("stopped before the caches synced");
@@ -200,6 +253,7 @@ int RunWith(const Flags& flags) {
   }
   spdlog::info("caches synced; gpupool controller {} running", identity);
   if (elector) elector->Start();
+  if (scraper) scraper->Start([&controller] { controller.Notify(); });
   controller.Run(g_stop);
   if (elector) elector->Stop();
   events.Flush(std::chrono::milliseconds(2000));

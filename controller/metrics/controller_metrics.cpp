@@ -67,6 +67,10 @@ ControllerMetrics::ControllerMetrics(const std::string& version)
       project_pending_(Gauges(*registry_, "gpupool_project_pending_gpus",
                               "GPUs asked for by a project's jobs still waiting in a queue."),
                        QueueProjectLabels),
+      project_utilization_(Gauges(*registry_, "gpupool_project_gpu_utilization",
+                                  "Utilization (0 to 1) of the GPUs a project's running pods "
+                                  "hold, as the DCGM exporter reports it."),
+                           QueueProjectLabels),
       department_guaranteed_(Gauges(*registry_, "gpupool_department_guaranteed_gpus",
                                     "A department's quota in a queue."),
                              QueueDepartmentLabels),
@@ -128,6 +132,7 @@ void ControllerMetrics::RecordGpuUsage(const CycleMetrics& cycle) {
   department_allocated_.Update(cycle.departments, [](const ProjectGpus& d) { return d.allocated; });
   department_over_quota_.Update(cycle.departments,
                                 [](const ProjectGpus& d) { return d.over_quota; });
+  project_utilization_.Update(cycle.utilization, [](double ratio) { return ratio; });
   queue_guaranteed_.Update(cycle.queues, [](const QueueGpus& q) { return q.guaranteed; });
   queue_allocated_.Update(cycle.queues, [](const QueueGpus& q) { return q.allocated; });
   queue_capacity_.Update(cycle.queues, [](const QueueGpus& q) { return q.capacity; });

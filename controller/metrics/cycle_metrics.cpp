@@ -28,6 +28,7 @@ CycleMetrics ComputeCycleMetrics(const op::ClusterView& view, const op::Plan& pl
                                  const op::WriteStats& written) {
   CycleMetrics metrics;
   internal::AddGpuUsage(view, plan, metrics);
+  internal::AddUtilization(view, metrics);
   internal::AddJobTransitions(view, plan, written, metrics);
   return metrics;
 }

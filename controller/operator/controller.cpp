@@ -114,6 +114,7 @@ ClusterView Controller::View() const {
   view.nodes = ListOf(*nodes_);
   view.pods = ListOf(*pods_);
   for (const auto& [key, rv] : services_->cache().Versions()) view.services.insert(key);
+  if (options_.gpu_readings) view.gpu_readings = options_.gpu_readings();
   return view;
 }
 
@@ -156,6 +157,7 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
        {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
     for (const auto& write : *writes) add(write.kind, write.ns, write.name);
   for (const auto& remove : plan.pod_deletes) add(Kind::kPod, remove.ns, remove.name);
+  for (const auto& patch : plan.pod_patches) add(Kind::kPod, patch.ns, patch.name);
   for (const auto& release : plan.pod_releases) add(Kind::kPod, release.ns, release.name);
   for (const auto& create : plan.pod_creates)
     add(Kind::kPod, create.pod["metadata"].value("namespace", ""),

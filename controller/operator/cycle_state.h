@@ -87,6 +87,7 @@ struct CycleState {
 void IndexCluster(CycleState& state);
 void BuildJobRecords(CycleState& state);
 void AdvanceLifecycles(CycleState& state);
+void PlanUtilization(CycleState& state);
 engine::Snapshot BuildSnapshot(CycleState& state);
 void ApplyDecisions(CycleState& state, const engine::Decisions& decisions);
 void PlanReservations(CycleState& state);

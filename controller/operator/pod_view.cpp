@@ -78,6 +78,8 @@ void ReadMetadata(const json& metadata, PodView& pod) {
     pod.gpu_device = StringField(*annotations, kDeviceAnnotation);
     pod.visible_devices = StringField(*annotations, kVisibleDevicesAnnotation);
   }
+  if (const json* annotations = Field(metadata, "annotations"))
+    pod.idle_flagged = Field(*annotations, kIdleSinceAnnotation) != nullptr;
   if (const json* owners = Field(metadata, "ownerReferences"); owners && owners->is_array()) {
     for (const json& owner : *owners) {
       const json* controller = Field(owner, "controller");

@@ -152,6 +152,7 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
   ApplyAdmissions(plan, tally);
   Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  Each(plan.pod_patches, [&](const PodPatch& patch) { PatchPod(patch, tally); });
   for (const auto& note : plan.events) RecordEvent(note);
   return tally.Take();
 }
@@ -253,6 +254,19 @@ void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
     tally.Failed();
     // A failed test (422) means the pod was replaced or already released.
     spdlog::info("release pod {}: {}", kube::ObjectKey(release.ns, release.name), Describe(error));
+  }
+}
+
+void PlanWriter::PatchPod(const PodPatch& patch, Tally& tally) {
+  if (!Allowed(tally)) return;
+  try {
+    client_.Patch(kube::resources::kPods, patch.ns, patch.name, kube::PatchType::kMerge,
+                  patch.patch);
+    tally.Changed(Kind::kPod, kube::ObjectKey(patch.ns, patch.name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsNotFound(error)) return;
+    tally.Failed();
+    spdlog::warn("patch pod {}: {}", kube::ObjectKey(patch.ns, patch.name), Describe(error));
   }
 }
 

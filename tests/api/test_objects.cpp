@@ -35,7 +35,8 @@ Json ValidQueue() {
     "apiVersion": "gpupool.dev/v1alpha1", "kind": "Queue",
     "metadata": {"name": "train"},
     "spec": {"sharing": "Guaranteed", "nodeSelector": {"pool": "train"},
-             "preemption": {"minRuntimeSeconds": 60, "gracePeriodSeconds": 30}}})");
+             "preemption": {"minRuntimeSeconds": 60, "gracePeriodSeconds": 30},
+             "idle": {"utilizationBelowPercent": 5, "forSeconds": 1800, "action": "Preempt"}}})");
 }
 
 std::string SourcePath(const std::string& relative) {

@@ -46,7 +46,9 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
   for (const std::string flag :
        {"--concurrent-writes 0", "--concurrent-writes 257", "--concurrent-writes many", "--qps -1",
         "--burst 0", "--reservation-namespace Bad_Name", "--reservation-service-account -x",
-        "--reservation-image ''"}) {
+        "--reservation-image ''", "--gpu-metrics-url dcgm:9400/metrics",
+        "--gpu-metrics-url file:///etc/passwd", "--gpu-metrics-interval-seconds 0",
+        "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

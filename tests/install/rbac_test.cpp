@@ -40,7 +40,7 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "pods", "list", "operator/controller.cpp informer"},
       {"", "pods", "watch", "operator/controller.cpp informer"},
       {"", "pods", "create", "operator/writer.cpp CreatePod, CreateReservation"},
-      {"", "pods", "patch", "operator/writer.cpp release (JSON patch)"},
+      {"", "pods", "patch", "operator/writer.cpp release (JSON patch), PatchPod (idle flag)"},
       {"", "pods", "delete", "operator/writer.cpp DeletePod (also of reservation pods)"},
       {"", "pods/eviction", "create", "operator/writer.cpp DeletePod, kube/client.cpp Evict"},
       {"", "services", "list", "operator/controller.cpp gang Service informer"},

@@ -69,6 +69,20 @@ void ControllerProcess::Kill(int signal) {
 
 bool ControllerProcess::Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
+namespace {
+
+// The CA of the sandbox's serving certificate, from its kubeconfig, as a PEM file.
+std::string WriteSandboxCa(const sandbox::testing::SandboxProcess& sandbox) {
+  const std::string path = sandbox.dir() + "/ca.pem";
+  const auto result =
+      sandbox::testing::RunCommand("sed -n 's/^ *certificate-authority-data: //p' " +
+                                   sandbox.kubeconfig() + " | base64 -d > " + path);
+  if (result.exit_code != 0) throw std::runtime_error("no CA in the kubeconfig: " + result.output);
+  return path;
+}
+
+}  // namespace
+
 ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags,
                                std::vector<std::string> controller_flags) {
   std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
@@ -79,6 +93,12 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
       Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
+  const std::string address = "127.0.0.1:" + std::to_string(sandbox_->port());
+  for (std::string& flag : controller_flags) {
+    if (flag == kSandboxCaFile) flag = WriteSandboxCa(*sandbox_);
+    if (auto at = flag.find(kSandboxAddress); at != std::string::npos)
+      flag.replace(at, std::string(kSandboxAddress).size(), address);
+  }
   controller_ = std::make_unique<ControllerProcess>(
       sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", std::move(controller_flags));
   controller_->Start();

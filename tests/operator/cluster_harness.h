@@ -68,6 +68,12 @@ class ControllerProcess {
   pid_t pid_ = -1;
 };
 
+// In a controller flag, stands for the sandbox's HOST:PORT (its simulated DCGM exporter).
+inline constexpr char kSandboxAddress[] = "{sandbox}";
+// A whole controller flag that stands for a file holding the CA the sandbox's
+// HTTPS certificate is signed by.
+inline constexpr char kSandboxCaFile[] = "{sandbox-ca}";
+
 class ClusterHarness {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added.

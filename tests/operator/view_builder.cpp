@@ -15,12 +15,18 @@ ViewBuilder& ViewBuilder::Node(const std::string& name, int gpus, const std::str
   return *this;
 }
 
+ViewBuilder& ViewBuilder::GpuReadings(utilization::SharedReadings readings) {
+  view_.gpu_readings = std::move(readings);
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::Queue(const std::string& name, const std::string& pool,
-                                const std::string& sharing) {
-  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
-                       {"kind", "Queue"},
-                       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
-                       {"spec", {{"sharing", sharing}, {"nodeSelector", {{"pool", pool}}}}}};
+                                const std::string& sharing, const Json& idle) {
+  Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                 {"kind", "Queue"},
+                 {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+                 {"spec", {{"sharing", sharing}, {"nodeSelector", {{"pool", pool}}}}}};
+  if (!idle.is_null()) object["spec"]["idle"] = idle;
   view_.queues.push_back(std::make_shared<const QueueObject>(DecodeQueueObject(object)));
   return *this;
 }

@@ -14,7 +14,8 @@ class ViewBuilder {
 
   ViewBuilder& Node(const std::string& name, int gpus, const std::string& pool, bool ready = true);
   ViewBuilder& Queue(const std::string& name, const std::string& pool,
-                     const std::string& sharing = "Guaranteed");
+                     const std::string& sharing = "Guaranteed", const Json& idle = nullptr);
+  ViewBuilder& GpuReadings(utilization::SharedReadings readings);
   ViewBuilder& Project(const std::string& name, const std::string& ns, int gpu,
                        const std::string& queue = "train");
   // A Department with a quota in one queue (limit -1: none), and a project's membership

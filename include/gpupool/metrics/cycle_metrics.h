@@ -56,6 +56,9 @@ struct CycleMetrics {
   std::map<QueueProjectDetail, std::int64_t> admissions;   // detail: workload class.
   std::map<QueueProjectDetail, std::int64_t> preemptions;  // detail: a PreemptionReason value.
   std::vector<QueueWait> queue_waits;                      // Jobs admitted for the first time.
+  // Utilization (0..1) of the GPUs a project's running pods hold, weighted by
+  // their GPUs; only projects with readings.
+  std::map<QueueProject, double> utilization;
 };
 
 // The bounded set of preemption reasons: a job sent back to its queue while

@@ -17,6 +17,7 @@
 #include "gpupool/api/training_job.h"
 #include "gpupool/operator/pod_view.h"
 #include "gpupool/operator/time.h"
+#include "gpupool/utilization/readings.h"
 
 namespace gpupool::op {
 
@@ -63,6 +64,8 @@ struct ClusterView {
   std::vector<Shared<NodeObject>> nodes;
   std::vector<Shared<PodView>> pods;
   std::set<std::string> services;  // "namespace/name" of the gang Services gpupool made.
+  // The last GPU utilization scrape; null when no exporter is configured.
+  utilization::SharedReadings gpu_readings;
 };
 
 }  // namespace gpupool::op

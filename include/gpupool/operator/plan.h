@@ -69,6 +69,12 @@ struct PodDelete {
   bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
 };
 
+// A merge patch of a pod's metadata (the idle annotation).
+struct PodPatch {
+  std::string ns, name;
+  Json patch;
+};
+
 struct EventNote {
   Kind kind = Kind::kTrainingJob;
   std::string ns, name, uid;
@@ -87,6 +93,7 @@ struct Plan {
   std::vector<PodCreate> pod_creates;
   std::vector<PodRelease> pod_releases;
   std::vector<StatusWrite> other_statuses;  // Waiting reasons, projects, queues.
+  std::vector<PodPatch> pod_patches;
   std::vector<EventNote> events;
   // When the controller must look again even if nothing changes (a start
   // timeout, a deadline, a backoff ending); 0: no such moment.

@@ -17,6 +17,9 @@ inline constexpr char kAdmissionGate[] = "gpupool.dev/admission";
 inline constexpr char kDeviceAnnotation[] = "gpupool.dev/gpu-device";
 inline constexpr char kFractionAnnotation[] = "gpupool.dev/gpu-fraction";
 inline constexpr char kWorldSizeAnnotation[] = "gpupool.dev/world-size";
+// Set on the pods of a Build session whose queue's idle policy (action Annotate)
+// found its GPUs idle too long: the time they became idle.
+inline constexpr char kIdleSinceAnnotation[] = "gpupool.dev/idle-since";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
 // A reservation pod (docs/operator.md, "Fractions"): it holds one device of its
 // node from the device plugin for the fractions the engine put on device slot
@@ -44,6 +47,7 @@ struct PodView {
   bool ready = false;        // The Ready condition is True.
   bool terminating = false;  // metadata.deletionTimestamp is set.
   bool has_node_selector = false;
+  bool idle_flagged = false;  // Carries kIdleSinceAnnotation.
 
   bool Managed() const { return !job.empty(); }
   bool Reservation() const { return reservation_slot >= 0 && job.empty(); }
