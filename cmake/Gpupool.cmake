@@ -12,6 +12,8 @@ function(gpupool_find_dependencies)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET GLOBAL cpp-httplib)
   find_package(prometheus-cpp CONFIG REQUIRED)
+  # The binary's allocator (docs/development.md, "Dependencies").
+  find_package(mimalloc 2.0 CONFIG REQUIRED)
   if(GPUPOOL_BUILD_TESTS)
     find_package(GTest REQUIRED)
   endif()

@@ -11,6 +11,7 @@
 #include "gpupool/api/yaml.h"
 #include "sandbox/body_limits.h"
 #include "sandbox/connection_pool.h"
+#include "sandbox/dcgm_exporter.h"
 #include "sandbox/discovery.h"
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
@@ -157,6 +158,11 @@ void HttpServer::Stop() {
 
 void HttpServer::Handle(const httplib::Request& request, httplib::Response& response) {
   try {
+    // A node's exporter answers without credentials; so does the simulated one.
+    if (request.method == "GET" && request.path == kDcgmMetricsPath) {
+      response.set_content(DcgmExposition(cluster_), "text/plain; version=0.0.4; charset=utf-8");
+      return;
+    }
     const auto account = Authenticate(request);
     if (HandleNonResource(request, response)) return;
     auto path = ParseResourcePath(request.path);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sandbox/api_error.h"
+#include "sandbox/device_plugin.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/simulator.h"
 
@@ -185,6 +186,9 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
   pod->failed_scheduling.clear();
   cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
   AddUse(used[chosen], pod->requests);
+  // Its kubelet sees the binding now, not one round later when the change is read back.
+  pod->node = chosen;
+  pod->seen_bound = SimClock::now();
 }
 
 void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message) {
@@ -274,14 +278,20 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     }
     return true;
   }
-  if (pod.phase == "Pending" && now >= pod.seen_bound + Scaled(config_.start_seconds)) {
-    cluster_.Mutate(
+  const bool waits_for_devices = pod.requests.gpu_milli >= 1000 && pod.devices.empty();
+  if (pod.phase == "Pending" && !waits_for_devices &&
+      now >= pod.seen_bound + Scaled(config_.start_seconds)) {
+    const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {
           MarkRunning(object, key);
           return true;
         },
         "status", "kubelet");
+    if (written) {  // The run's clock starts with the write, not when it is read back.
+      pod.phase = "Running";
+      pod.seen_running = now;
+    }
     return false;
   }
   if (pod.phase == "Running" && pod.run_seconds >= 0 &&
@@ -298,9 +308,39 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
   return false;
 }
 
+void Simulator::AllocateDevices(const ResourceType& pods) {
+  // Devices stay taken until their pod is gone or finished (active_ holds no
+  // finished pod that is not being deleted).
+  std::map<std::string, std::set<int>> taken;
+  for (const auto& [key, pod] : active_)
+    if (!pod->node.empty() && !Terminal(*pod))
+      taken[pod->node].insert(pod->devices.begin(), pod->devices.end());
+  for (auto& [key, pod] : active_) {
+    if (pod->node.empty() || pod->deleting || pod->phase != "Pending" ||
+        pod->requests.gpu_milli < 1000 || !pod->devices.empty())
+      continue;
+    auto node = nodes_.find(pod->node);
+    if (node == nodes_.end()) continue;
+    const auto picked = PickDevices(node->second.allocatable.gpu_milli / 1000, taken[pod->node],
+                                    pod->requests.gpu_milli / 1000);
+    if (picked.empty()) continue;  // Held until a pod on the node lets devices go.
+    const bool written = cluster_.Mutate(
+        pods, pod->ns, pod->name,
+        [&](Json& object) {
+          object["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(picked);
+          return true;
+        },
+        "", "kubelet");
+    if (!written) continue;
+    pod->devices = picked;
+    taken[pod->node].insert(picked.begin(), picked.end());
+  }
+}
+
 void Simulator::RunKubelets() {
   const auto pods = cluster_.Resource("", "v1", "pods");
   const auto now = SimClock::now();
+  AllocateDevices(*pods);
   bool freed = false;
   for (auto& [key, pod] : active_) {
     if (pod->node.empty()) continue;

@@ -4,6 +4,7 @@
 
 #include "gpupool/api/quantity.h"
 #include "sandbox/api_error.h"
+#include "sandbox/device_plugin.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -149,7 +150,8 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const std::string node = spec.value("nodeName", "");
   const std::string phase = pod.value("status", Json::object()).value("phase", "Pending");
   if (!node.empty() && facts.node.empty()) facts.seen_bound = now;
-  if (phase == "Running" && facts.phase != "Running") facts.seen_running = now;
+  // A pod runs once: its clock started with its kubelet's write, or starts now.
+  if (phase == "Running" && facts.seen_running == SimClock::time_point{}) facts.seen_running = now;
   const bool deleting = pod["metadata"].contains("deletionTimestamp");
   if (deleting && !facts.deleting) facts.seen_deleting = now;
   facts.ns = object.ns;
@@ -172,6 +174,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   facts.exit_code = exit_code.empty() ? 0 : std::atoi(exit_code.c_str());
   const std::string stop = annotations.value("sandbox.gpupool.dev/stop-seconds", "");
   facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
+  facts.devices = ParseDevices(annotations.value(kVisibleDevicesAnnotation, ""));
   const bool finished = phase == "Succeeded" || phase == "Failed";
   if (finished && !deleting) {
     active_.erase(key);

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sandbox/cluster.h"
 
@@ -35,6 +36,7 @@ struct PodFacts {
   double run_seconds = -1;
   double stop_seconds = -1;  // annotation sandbox.gpupool.dev/stop-seconds
   int exit_code = 0;
+  std::vector<int> devices;  // Given by the device plugin (sandbox/device_plugin.h).
   SimClock::time_point seen_bound, seen_running, seen_deleting;
   bool unschedulable_reported = false;
   std::string failed_scheduling;  // the message of the last FailedScheduling Event
@@ -78,6 +80,8 @@ class Simulator {
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
             std::string* why) const;
   void RunKubelets();
+  // The device plugin: devices for every bound GPU pod that has none yet.
+  void AllocateDevices(const ResourceType& pods);
   bool StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
                SimClock::time_point now);
   void CollectGarbage();

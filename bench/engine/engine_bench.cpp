@@ -69,6 +69,27 @@ void BM_FullCycleFromSnapshot(benchmark::State& state) {
 }
 BENCHMARK(BM_FullCycleFromSnapshot)->Apply(ClusterSizes);
 
+// The same with the 200 projects in 20 departments (quotas scaled into theirs, limits,
+// weights): the two-level fair share, department order and limits at work.
+void BM_FullCycleFromSnapshotDepartments(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  spec.departments = 20;
+  RunFullCycle(state, SyntheticCluster(spec), From::kSnapshot);
+}
+BENCHMARK(BM_FullCycleFromSnapshotDepartments)->Apply(ClusterSizes);
+
+// A fifth of the projects far over quota, in 20 departments: reclaim ordered by
+// department.
+void BM_FullCycleReclaimStormDepartments(benchmark::State& state) {
+  ClusterSpec spec;
+  spec.nodes = static_cast<int>(state.range(0));
+  spec.skewed = true;
+  spec.departments = 20;
+  RunFullCycle(state, SyntheticCluster(spec), From::kKeptState);
+}
+BENCHMARK(BM_FullCycleReclaimStormDepartments)->Apply(ClusterSizes);
+
 // A fifth of the projects hold 80 % of the running work: the cycle reclaims
 // thousands of jobs for the others.
 void BM_FullCycleReclaimStorm(benchmark::State& state) {

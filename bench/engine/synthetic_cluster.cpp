@@ -99,6 +99,16 @@ Snapshot SyntheticCluster(const ClusterSpec& spec) {
                           p % 3,
                           {{"train", quota, -1, 1 + p % 4, -1, -1}}});
   }
+  for (int d = 0; d < spec.departments; ++d) {
+    int members = spec.projects / spec.departments + (d < spec.projects % spec.departments);
+    MilliGpu department_quota = quota * members * 9 / 10;
+    s.departments.push_back({Named("department-", static_cast<std::uint64_t>(d)),
+                             {{"train", department_quota, department_quota * 3 / 2, 1 + d % 3}}});
+  }
+  for (int p = 0; spec.departments > 0 && p < spec.projects; ++p) {
+    s.projects[static_cast<std::size_t>(p)].department =
+        Named("department-", static_cast<std::uint64_t>(p % spec.departments));
+  }
   // Running work fills about 90 % of the GPUs; its size follows from the count.
   MilliGpu per_job = capacity * 9 / 10 / spec.running;
   std::mt19937_64 rng(spec.seed);

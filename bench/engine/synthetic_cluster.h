@@ -19,6 +19,10 @@ struct ClusterSpec {
   int pending = 20000;
   std::uint64_t seed = 42;
   bool skewed = false;  // 80 % of the running work owned by a fifth of the projects.
+  // Projects spread round-robin over this many departments (0: none). Each department's
+  // quota is 90 % of its projects' quotas together (so they are scaled), its limit 1.5
+  // times its quota, its weight 1 to 3.
+  int departments = 0;
 };
 
 Snapshot SyntheticCluster(const ClusterSpec& spec);

@@ -53,6 +53,7 @@ void JobWatch::Observe(const JobPhase& seen) {
     job.gpu_seconds += job.gpus * Seconds(now - job.held_since);
     job.held_since = {};
   }
+  if (seen.phase == "Running" && job.running == Clock::time_point{}) job.running = now;
   if (Done(seen.phase)) {
     job.finished = now;
     ++finished_;

@@ -23,7 +23,7 @@ struct JobPhase {
 struct JobTimes {
   std::string pool, kind;  // Set by the generator.
   int gpus = 0;
-  Clock::time_point created{}, admitted{}, finished{};
+  Clock::time_point created{}, admitted{}, running{}, finished{};
   Clock::time_point held_since{};  // Set while the job holds its GPUs.
   double gpu_seconds = 0;          // Held GPU time so far.
   int preemptions = 0;

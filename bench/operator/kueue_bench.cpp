@@ -77,6 +77,8 @@ void Report(const std::map<std::string, JobTimes>& jobs, Clock::time_point start
   Clock::time_point end = start;
   std::map<std::string, double> gpu_seconds;
   std::map<std::string, std::pair<double, int>> admission;  // per class: sum, count
+  std::map<std::string, std::pair<double, int>> held;       // admitted -> finished
+  std::map<std::string, std::pair<double, int>> starting;   // admitted -> Running
   int preemptions = 0, unfinished = 0;
   for (const auto& [key, job] : jobs) {
     if (job.finished == Clock::time_point{}) ++unfinished;
@@ -86,6 +88,16 @@ void Report(const std::map<std::string, JobTimes>& jobs, Clock::time_point start
     if (job.admitted != Clock::time_point{}) {
       auto& [sum, count] = admission[job.kind];
       sum += Seconds(job.admitted - job.created);
+      ++count;
+    }
+    if (job.admitted != Clock::time_point{} && job.finished != Clock::time_point{}) {
+      auto& [sum, count] = held[job.kind];
+      sum += Seconds(job.finished - job.admitted);
+      ++count;
+    }
+    if (job.admitted != Clock::time_point{} && job.running != Clock::time_point{}) {
+      auto& [sum, count] = starting[job.kind];
+      sum += Seconds(job.running - job.admitted);
       ++count;
     }
   }
@@ -112,6 +124,15 @@ void Report(const std::map<std::string, JobTimes>& jobs, Clock::time_point start
   for (const auto& [kind, sum_count] : admission)
     std::printf("mean time to admission, %s: %.2f s (Kueue: %.1f s)\n", kind.c_str(),
                 sum_count.first / sum_count.second, kueue.at(kind));
+  for (const JobClass& kind : kClasses) {
+    const auto& [sum, count] = held[kind.name];
+    const auto& [to_run, runs] = starting[kind.name];
+    if (count && runs)
+      std::printf(
+          "mean time held, admission to recorded end, %s: %.2f s (runs %.1f s; %.2f s "
+          "until recorded Running)\n",
+          kind.name, sum / count, kind.run_seconds, to_run / runs);
+  }
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ ProjectSpec ReadSpec(JsonReader& spec) {
   }
   result.priority = spec.Int32("priority").value_or(0);
   result.quotas = ReadQuotas(spec);
+  result.department = spec.String("department").value_or("");
+  if (spec.Has("department") && !IsDnsSubdomain(result.department)) {
+    spec.Error("department",
+               "must be a Department name (RFC 1123 subdomain), got \"" + result.department + "\"");
+  }
   return result;
 }
 
@@ -133,6 +138,11 @@ Json ToJson(const Project& project) {
   Json quotas = Json::array();
   for (const auto& quota : project.spec.quotas) quotas.push_back(QuotaToJson(quota));
   spec["quotas"] = quotas;
+  if (project.spec.department.empty()) {
+    spec.erase("department");
+  } else {
+    spec["department"] = project.spec.department;
+  }
   SetOrEraseObject(json, "status",
                    Overlay(json.value("status", Json::object()), StatusToJson(project.status),
                            {"observedGeneration", "guaranteed", "allocated", "overQuota", "queues",

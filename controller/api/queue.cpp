@@ -1,9 +1,26 @@
 #include "gpupool/api/queue.h"
 
+#include <algorithm>
+
 #include "rules.h"
 
 namespace gpupool::api {
 namespace {
+
+std::optional<IdlePolicy> ReadIdlePolicy(JsonReader& spec) {
+  const Json* idle = spec.Object("idle");
+  if (!idle) return std::nullopt;
+  JsonReader reader(*idle, spec, "idle");
+  IdlePolicy policy;
+  const auto percent = ReadMinimum(reader, "utilizationBelowPercent", 1, Presence::kRequired);
+  if (percent && *percent > 100) reader.Error("utilizationBelowPercent", "must be <= 100");
+  policy.utilization_below_percent =
+      static_cast<int32_t>(std::min<int64_t>(percent.value_or(0), 100));
+  policy.for_seconds = ReadMinimum(reader, "forSeconds", 1, Presence::kRequired).value_or(0);
+  if (auto action = ReadEnum(reader, "action", {"Preempt", "Annotate"}))
+    policy.action = *action == "Preempt" ? IdleAction::kPreempt : IdleAction::kAnnotate;
+  return policy;
+}
 
 QueueSpec ReadSpec(JsonReader& spec) {
   QueueSpec result;
@@ -19,6 +36,7 @@ QueueSpec ReadSpec(JsonReader& spec) {
     result.preemption.reclaim_wait_seconds =
         ReadMinimum(reader, "reclaimWaitSeconds", 0).value_or(0);
   }
+  result.idle = ReadIdlePolicy(spec);
   return result;
 }
 
@@ -73,6 +91,10 @@ const char* SharingName(Sharing sharing) {
   return sharing == Sharing::kFixed ? "Fixed" : "Guaranteed";
 }
 
+const char* IdleActionName(IdleAction action) {
+  return action == IdleAction::kPreempt ? "Preempt" : "Annotate";
+}
+
 Queue DecodeQueue(const Json& object, FieldErrors& errors) {
   return DecodeKind<Queue>(object, errors, "Queue", Presence::kOptional, ReadSpec, ReadStatus);
 }
@@ -91,6 +113,13 @@ Json ToJson(const Queue& queue) {
                         {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
   if (queue.spec.preemption.reclaim_wait_seconds > 0) {
     spec["preemption"]["reclaimWaitSeconds"] = queue.spec.preemption.reclaim_wait_seconds;
+  }
+  if (queue.spec.idle) {
+    spec["idle"] = {{"utilizationBelowPercent", queue.spec.idle->utilization_below_percent},
+                    {"forSeconds", queue.spec.idle->for_seconds},
+                    {"action", IdleActionName(queue.spec.idle->action)}};
+  } else {
+    spec.erase("idle");
   }
   SetOrEraseObject(json, "status",
                    Overlay(json.value("status", Json::object()), StatusToJson(queue.status),

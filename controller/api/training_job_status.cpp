@@ -57,6 +57,7 @@ TrainingJobStatus ReadTrainingJobStatus(JsonReader& status) {
   result.allocated_gpu = status.QuantityField("allocatedGpu");
   result.over_quota = status.Bool("overQuota").value_or(false);
   result.placement = ReadPlacement(status);
+  result.gpu_utilization_percent = status.Int32("gpuUtilizationPercent");
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   return result;
 }
@@ -82,6 +83,8 @@ Json TrainingJobStatusToJson(const TrainingJobStatus& status) {
     }
     json["placement"] = list;
   }
+  if (status.gpu_utilization_percent)
+    json["gpuUtilizationPercent"] = *status.gpu_utilization_percent;
   if (status.observed_generation) json["observedGeneration"] = status.observed_generation;
   return json;
 }

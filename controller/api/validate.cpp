@@ -1,5 +1,6 @@
 #include "gpupool/api/validate.h"
 
+#include "gpupool/api/department.h"
 #include "gpupool/api/project.h"
 #include "gpupool/api/queue.h"
 #include "gpupool/api/training_job.h"
@@ -16,8 +17,11 @@ FieldErrors ValidateObject(const nlohmann::json& object) {
     DecodeProject(object, errors);
   } else if (kind == "TrainingJob") {
     DecodeTrainingJob(object, errors);
+  } else if (kind == "Department") {
+    DecodeDepartment(object, errors);
   } else {
-    errors.push_back({"kind", "must be one of Queue, Project, TrainingJob, got \"" + kind + "\""});
+    errors.push_back(
+        {"kind", "must be one of Queue, Project, TrainingJob, Department, got \"" + kind + "\""});
   }
   return errors;
 }

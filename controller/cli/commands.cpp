@@ -6,13 +6,16 @@ int RunVersion(Args args);
 int RunValidate(Args args);
 int RunReplay(Args args);
 int RunController(Args args);
+int RunReserveDevice(Args args);
 int RunSandbox(Args args);  // defined in sandbox/sandbox_command.cpp
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
       {"version", "print the gpupool version", RunVersion},
-      {"validate", "check Queue, Project and TrainingJob YAML files", RunValidate},
+      {"validate", "check Queue, Project, Department and TrainingJob YAML files", RunValidate},
       {"controller", "run the operator against a Kubernetes API server", RunController},
+      {"reserve-device", "hold a shared GPU for fractions (run by reservation pods)",
+       RunReserveDevice},
       {"replay", "replay a real GPU-cluster trace through the scheduling engine", RunReplay},
       {"sandbox", "serve an in-memory Kubernetes API with simulated GPU nodes", RunSandbox},
   };

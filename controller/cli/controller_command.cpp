@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <fstream>
 #include <iostream>
 
 #include "controller_telemetry.h"
@@ -11,6 +12,7 @@
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"
+#include "gpupool/utilization/scraper.h"
 #include "log_format.h"
 #include "numeric_flag.h"
 
@@ -33,18 +35,32 @@ constexpr char kUsage[] =
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --concurrent-writes N      requests in flight at once while writing a cycle's\n"
     "                             decisions (default 8)\n"
+    "  --reservation-namespace N  namespace of the pods that hold shared GPUs for\n"
+    "                             fractions (default: the config's namespace)\n"
+    "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
+    "                             (default gpupool)\n"
+    "  --reservation-service-account NAME  their ServiceAccount, allowed to patch pods\n"
+    "                             in that namespace (default: the namespace's default)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
     "                             seconds; between, only what changes could start\n"
     "                             (default 30; 0: every cycle looks at every job)\n"
+    "  --gpu-metrics-url URL      the NVIDIA DCGM exporter's /metrics (or a Prometheus\n"
+    "                             /federate URL): GPU utilization for job status, metrics\n"
+    "                             and the queues' idle policies (default: none)\n"
+    "  --gpu-metrics-interval-seconds S  scrape every S seconds (default 15)\n"
+    "  --gpu-metrics-timeout-seconds S   give one scrape at most S seconds (default 5)\n"
+    "  --gpu-metrics-ca-file PATH PEM CA bundle for an https --gpu-metrics-url\n"
+    "                             (default: the system's)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
     "  --log-format F             text or json (default text)\n"
     "  --metrics-bind-address A   HOST:PORT of /metrics, /healthz and /readyz (default :8080;\n"
     "                             port 0: any free port; 0: no endpoint)\n";
 
 struct Flags {
-  std::string kubeconfig, context, lease_namespace, identity;
+  std::string kubeconfig, context, lease_namespace, identity, reservation_namespace;
+  std::string reservation_image = "gpupool", reservation_service_account;
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   double qps = 200;
@@ -54,6 +70,9 @@ struct Flags {
   int resync = 30;
   int full_cycle = 30;
   int concurrent_writes = 8;
+  std::string gpu_metrics_url, gpu_metrics_ca_file;
+  int gpu_metrics_interval = 15;
+  int gpu_metrics_timeout = 5;
   std::string log_level = "info", log_format = "text";
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
 };
@@ -65,6 +84,27 @@ std::optional<metrics::BindAddress> BindAddressFlag(const std::string& flag,
   } catch (const std::invalid_argument& error) {
     throw UsageError(flag + ": " + error.what());
   }
+}
+
+std::string UrlFlag(const std::string& flag, const std::string& value) {
+  if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
+    throw UsageError(flag + ": must be an http:// or https:// URL, got \"" + value + "\"");
+  return value;
+}
+
+std::string ReadableFileFlag(const std::string& flag, const std::string& value) {
+  if (!std::ifstream(value).good()) throw UsageError(flag + ": cannot read \"" + value + "\"");
+  return value;
+}
+
+std::unique_ptr<utilization::Scraper> MakeScraper(const Flags& flags) {
+  if (flags.gpu_metrics_url.empty()) return nullptr;
+  utilization::ScrapeOptions options;
+  options.url = flags.gpu_metrics_url;
+  options.interval = std::chrono::seconds(flags.gpu_metrics_interval);
+  options.timeout = std::chrono::seconds(flags.gpu_metrics_timeout);
+  options.ca_file = flags.gpu_metrics_ca_file;
+  return std::make_unique<utilization::Scraper>(std::move(options));
 }
 
 Flags ParseFlags(Args args) {
@@ -85,6 +125,12 @@ Flags ParseFlags(Args args) {
       flags.lease_namespace = value();
     else if (flag == "--leader-elect-name")
       flags.lease_name = value();
+    else if (flag == "--reservation-namespace")
+      flags.reservation_namespace = NameFlag(flag, value());
+    else if (flag == "--reservation-image")
+      flags.reservation_image = NonEmptyFlag(flag, value());
+    else if (flag == "--reservation-service-account")
+      flags.reservation_service_account = NameFlag(flag, value());
     else if (flag == "--identity")
       flags.identity = value();
     else if (flag == "--lease-duration-seconds")
@@ -101,6 +147,14 @@ Flags ParseFlags(Args args) {
       flags.full_cycle = IntFlag(flag, value(), 0, 86400);
     else if (flag == "--concurrent-writes")
       flags.concurrent_writes = IntFlag(flag, value(), 1, 256);
+    else if (flag == "--gpu-metrics-url")
+      flags.gpu_metrics_url = UrlFlag(flag, value());
+    else if (flag == "--gpu-metrics-interval-seconds")
+      flags.gpu_metrics_interval = IntFlag(flag, value(), 1, 3600);
+    else if (flag == "--gpu-metrics-timeout-seconds")
+      flags.gpu_metrics_timeout = IntFlag(flag, value(), 1, 600);
+    else if (flag == "--gpu-metrics-ca-file")
+      flags.gpu_metrics_ca_file = ReadableFileFlag(flag, value());
     else if (flag == "--log-level")
       flags.log_level = value();
     else if (flag == "--log-format")
@@ -128,6 +182,14 @@ struct CancelOnExit {
   ~CancelOnExit() { transport.Cancel(); }
 };
 
+// The scraper wakes the controller: it stops first.
+struct StopScraperOnExit {
+  utilization::Scraper* scraper;
+  ~StopScraperOnExit() {
+    if (scraper) scraper->Stop();
+  }
+};
+
 // The API server names a client's writes (metadata.managedFields) after its
 // User-Agent up to the first "/": each replica's writes carry its identity.
 std::string UserAgentOf(const std::string& identity) { return "gpupool-controller@" + identity; }
@@ -149,6 +211,11 @@ int RunWith(const Flags& flags) {
   std::unique_ptr<kube::LeaderElector> elector;
   op::ControllerOptions options;
   options.plan.start_timeout_seconds = flags.start_timeout;
+  options.plan.reservation_namespace = flags.reservation_namespace.empty()
+                                           ? client.default_namespace()
+                                           : flags.reservation_namespace;
+  options.plan.reservation_image = flags.reservation_image;
+  options.plan.reservation_service_account = flags.reservation_service_account;
   options.concurrent_writes = flags.concurrent_writes;
   options.resync = std::chrono::seconds(flags.resync);
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
@@ -164,14 +231,18 @@ int RunWith(const Flags& flags) {
     elector = std::make_unique<kube::LeaderElector>(client, config);
     options.is_leader = [raw = elector.get()] { return raw->IsLeader(); };
   }
+  // Scrapes on its own thread; each cycle takes the last reading it holds.
+  const auto scraper = MakeScraper(flags);
+  if (scraper) options.gpu_readings = [raw = scraper.get()] { return raw->Latest(); };
   if (telemetry) telemetry->Observe(options);
   op::Controller controller(client, &events, options);
+  const StopScraperOnExit stop_scraper{scraper.get()};
   // Leaving (stopped, or the caches never synced) cancels what is still in flight, so
   // the informers stop at once instead of finishing their retries.
   const CancelOnExit cancel_requests{client.transport()};
   // Serves from before the caches sync (/readyz says so) until the controller stops.
   std::unique_ptr<metrics::HttpEndpoint> endpoint;
-  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), identity);
+  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), scraper.get(), identity);
   if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
     if (g_stop) {
       spdlog::info("stopped before the caches synced");
@@ -182,6 +253,7 @@ int RunWith(const Flags& flags) {
   }
   spdlog::info("caches synced; gpupool controller {} running", identity);
   if (elector) elector->Start();
+  if (scraper) scraper->Start([&controller] { controller.Notify(); });
   controller.Run(g_stop);
   if (elector) elector->Stop();
   events.Flush(std::chrono::milliseconds(2000));

@@ -22,9 +22,17 @@ void ControllerTelemetry::Observe(op::ControllerOptions& options) {
 
 std::unique_ptr<metrics::HttpEndpoint> ControllerTelemetry::Serve(
     const op::Controller& controller, const kube::LeaderElector* elector,
-    const std::string& identity) const {
+    const utilization::Scraper* scraper, const std::string& identity) const {
   metrics::EndpointHandlers handlers;
   handlers.metrics_text = [metrics = metrics_] { return metrics->Text(); };
+  handlers.ready_detail = [scraper] {
+    metrics::ReadinessState state;
+    if (scraper) {
+      const auto readings = scraper->Latest();
+      if (!readings->available) state.gpu_metrics_problem = readings->problem;
+    }
+    return metrics::ReadyDetail(state);
+  };
   handlers.not_ready_reason = [&controller, elector, identity] {
     metrics::ReadinessState state;
     state.caches_synced = controller.Synced();

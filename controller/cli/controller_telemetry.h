@@ -9,6 +9,7 @@
 #include "gpupool/metrics/controller_metrics.h"
 #include "gpupool/metrics/http_endpoint.h"
 #include "gpupool/operator/controller.h"
+#include "gpupool/utilization/scraper.h"
 
 namespace gpupool::cli {
 
@@ -25,6 +26,7 @@ class ControllerTelemetry {
   // without leader election) must outlive the endpoint.
   std::unique_ptr<metrics::HttpEndpoint> Serve(const op::Controller& controller,
                                                const kube::LeaderElector* elector,
+                                               const utilization::Scraper* scraper,
                                                const std::string& identity) const;
 
  private:

@@ -10,8 +10,9 @@ void PrintUsage(std::ostream& out) {
   out << "gpupool: a Kubernetes operator that pools GPUs for data-science teams\n\n"
          "Usage: gpupool <command> [flags]\n\nCommands:\n";
   for (const auto& command : gpupool::cli::AllCommands()) {
-    out << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary
-        << "\n";
+    constexpr std::size_t kNameWidth = 16;
+    const std::size_t pad = command.name.size() < kNameWidth ? kNameWidth - command.name.size() : 1;
+    out << "  " << command.name << std::string(pad, ' ') << command.summary << "\n";
   }
   out << "\nRun 'gpupool <command> --help' for the flags of a command.\n";
 }

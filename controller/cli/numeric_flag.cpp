@@ -36,4 +36,19 @@ double DoubleFlag(const std::string& flag, const std::string& text, double min, 
   return value;
 }
 
+std::string NameFlag(const std::string& flag, const std::string& text) {
+  const auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  bool valid = !text.empty() && text.size() <= 63 && allowed(text.front()) && allowed(text.back());
+  for (char c : text) valid = valid && (allowed(c) || c == '-');
+  if (!valid)
+    throw UsageError(flag + ": must be a lower-case RFC 1123 label (a-z, 0-9, '-'), got \"" + text +
+                     "\"");
+  return text;
+}
+
+std::string NonEmptyFlag(const std::string& flag, const std::string& text) {
+  if (text.empty()) throw UsageError(flag + ": must not be empty");
+  return text;
+}
+
 }  // namespace gpupool::cli

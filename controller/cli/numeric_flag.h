@@ -14,5 +14,10 @@ class UsageError : public std::invalid_argument {
 // The whole of `text` as an integer in [min, max], else UsageError naming `flag`.
 int IntFlag(const std::string& flag, const std::string& text, int min, int max);
 double DoubleFlag(const std::string& flag, const std::string& text, double min, double max);
+// `text` if it is an RFC 1123 label (a namespace or ServiceAccount name), else
+// UsageError naming `flag`.
+std::string NameFlag(const std::string& flag, const std::string& text);
+// `text` unless empty, else UsageError naming `flag`.
+std::string NonEmptyFlag(const std::string& flag, const std::string& text);
 
 }  // namespace gpupool::cli

@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kUsage[] =
     "Usage: gpupool validate FILE|DIR...\n\n"
-    "Checks every Queue, Project and TrainingJob in the given YAML files (or the\n"
+    "Checks every Queue, Project, Department and TrainingJob in the given YAML files (or the\n"
     "*.yaml, *.yml and *.json files of a directory, as `kubectl apply -f` reads them)\n"
     "the way the API server does with kubectl's defaults: unknown fields refused,\n"
     "the CRD schema of crds/ (compiled in), the CRD's CEL rules; then gpupool's own\n"

@@ -107,12 +107,40 @@ void Cycle::ComputeDeserved() {
     }
     bool fixed = state_.queues[q].spec.sharing == Sharing::kFixed;
     std::vector<MilliGpu> deserved;
-    if (!fixed) deserved = WaterFill(state_.queues[q].capacity, requests);
+    if (!fixed) deserved = ShareOut(static_cast<int>(q), requests);
     for (std::size_t p = 0; p < projects; ++p) {
       QuotaState& quota = state_.quotas[state_.Slot(static_cast<int>(q), static_cast<int>(p))];
       quota.deserved = fixed ? quota.gpu : deserved[p];
     }
   }
+}
+
+// Without departments, one level; with them, departments first (see WaterFillNested),
+// taken in the order of their names so that the shares do not depend on the order
+// departments were created in.
+std::vector<MilliGpu> Cycle::ShareOut(int q, const std::vector<ShareRequest>& requests) const {
+  MilliGpu capacity = state_.queues[q].capacity;
+  if (state_.departments.empty()) return WaterFill(capacity, requests);
+  std::vector<int> by_name;
+  for (int d = 0; d < static_cast<int>(state_.departments.size()); ++d) {
+    if (!state_.departments[d].removed) by_name.push_back(d);
+  }
+  std::sort(by_name.begin(), by_name.end(), [&](int a, int b) {
+    return state_.departments[a].spec.name < state_.departments[b].spec.name;
+  });
+  std::vector<int> group_of_department(state_.departments.size(), -1);
+  std::vector<ShareGroup> groups;
+  for (int d : by_name) {
+    const DepartmentQuotaState& department = state_.department_quotas[state_.DepartmentSlot(q, d)];
+    group_of_department[d] = static_cast<int>(groups.size());
+    groups.push_back({department.gpu, department.limit, department.weight});
+  }
+  std::vector<int> group_of(requests.size(), -1);
+  for (std::size_t p = 0; p < requests.size(); ++p) {
+    int d = state_.projects[p].department;
+    if (d >= 0) group_of[p] = group_of_department[d];
+  }
+  return WaterFillNested(capacity, requests, group_of, groups);
 }
 
 double Cycle::DominantShare(std::size_t slot) const {
@@ -135,15 +163,18 @@ std::vector<std::vector<int>> Cycle::CollectPending() {
 // Projects take turns: the best project (priority, then lowest dominant share) offers
 // its best job (priority, then arrival); its share is re-read after every decision.
 void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
-  using Key = std::tuple<int, double, int, Seconds, std::size_t>;
+  using Key = std::tuple<int, int, double, int, Seconds, std::size_t>;
   std::vector<int> project_priority(lists.size());
   for (std::size_t slot = 0; slot < lists.size(); ++slot) {
     project_priority[slot] = state_.projects[slot % state_.projects.size()].priority;
   }
+  // Over quota, projects whose department has quota left borrow it first.
+  bool by_department = !in_quota && !state_.departments.empty();
   auto key_of = [&](std::size_t slot, std::size_t cursor) {
     const JobState& head = state_.jobs[lists[slot][cursor]];
-    return Key{-project_priority[slot], DominantShare(slot), -head.priority, head.arrival_time,
-               slot};
+    int tier = by_department && DepartmentBelowQuota(slot) ? 0 : 1;
+    return Key{tier,           -project_priority[slot], DominantShare(slot),
+               -head.priority, head.arrival_time,       slot};
   };
   // A min-heap with one key per slot that has jobs left; keys differ in the slot,
   // so the least key, and the order slots take turns, is unique.
@@ -159,7 +190,7 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
     heap.pop_back();
   };
   while (!heap.empty()) {
-    std::size_t slot = std::get<4>(heap.front());
+    std::size_t slot = std::get<5>(heap.front());
     if (cursor[slot] >= lists[slot].size()) {
       drop_least();
       continue;
@@ -226,13 +257,21 @@ Cycle::Outcome Cycle::AttemptOverQuota(int job) {
   std::size_t slot = state_.Slot(j.queue, j.project);
   const Usage& usage = state_.usage[slot];
   MilliGpu limit = state_.quotas[slot].limit;
+  MilliGpu department_room = DepartmentLimitRoom(j);
+  auto within_limits = [&](int c) {
+    MilliGpu gpu = state_.JobGpu(j, c);
+    return usage.gpu + usage.stopping_gpu + gpu <= limit && gpu <= department_room;
+  };
   int count = 0;
   for (int c : {j.replicas, j.min_replicas}) {
-    if (count == 0 && usage.gpu + usage.stopping_gpu + state_.JobGpu(j, c) <= limit) count = c;
+    if (count == 0 && within_limits(c)) count = c;
   }
   if (count == 0) {
     state_.limited_slots.push_back(slot);  // A larger pool may raise its limit.
-    Wait(job, WaitCode::kLimit, LimitReason(state_, j, j.min_replicas));
+    bool project_blocks = usage.gpu + usage.stopping_gpu + state_.JobGpu(j, j.min_replicas) > limit;
+    Wait(job, WaitCode::kLimit,
+         project_blocks ? LimitReason(state_, j, j.min_replicas)
+                        : DepartmentLimitReason(state_, j, j.min_replicas));
     return {};
   }
   PlaceResult placed = PlaceBest(j, count);

@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "fair_share.h"
 #include "gpupool/engine/decisions.h"
 #include "packing.h"
 #include "placement.h"
@@ -50,6 +51,13 @@ class Cycle {
   using Accounting = std::function<bool(MilliGpu freed_own)>;
 
   void ComputeDeserved();
+  std::vector<MilliGpu> ShareOut(int queue, const std::vector<ShareRequest>& requests) const;
+  // Departments (cycle_departments.cpp). The slot's department (if any) uses less
+  // than its quota in the slot's queue.
+  bool DepartmentBelowQuota(std::size_t slot) const;
+  // GPUs the job's department may still take over quota (its limit less its use).
+  MilliGpu DepartmentLimitRoom(const JobState& job) const;
+  void RecordDepartmentShares();
   double DominantShare(std::size_t slot) const;
   std::vector<std::vector<int>> CollectPending();
   void RunPass(std::vector<std::vector<int>>& lists, bool in_quota);

@@ -284,6 +284,7 @@ void Cycle::RecordShares() {
            usage.gpu, std::max<MilliGpu>(0, usage.gpu - quota.gpu), usage.pending_gpu});
     }
   }
+  RecordDepartmentShares();
 }
 
 }  // namespace gpupool::engine::internal

@@ -60,6 +60,12 @@ void Engine::UpsertProject(const Project& project) { state_->UpsertProject(proje
 bool Engine::RemoveProject(std::string_view project) {
   return state_->RemoveProject(std::string(project));
 }
+void Engine::UpsertDepartment(const Department& department) {
+  state_->UpsertDepartment(department);
+}
+bool Engine::RemoveDepartment(std::string_view department) {
+  return state_->RemoveDepartment(std::string(department));
+}
 
 void Engine::AddPending(const PendingJob& job) { state_->AddPendingReplacing(job); }
 bool Engine::UpsertPending(const PendingJob& job) { return state_->UpsertPending(job); }

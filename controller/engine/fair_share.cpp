@@ -68,4 +68,45 @@ std::vector<MilliGpu> WaterFill(MilliGpu capacity, const std::vector<ShareReques
   return deserved;
 }
 
+std::vector<MilliGpu> WaterFillNested(MilliGpu capacity, const std::vector<ShareRequest>& requests,
+                                      const std::vector<int>& group_of,
+                                      const std::vector<ShareGroup>& groups) {
+  // The upper level: one entry per group, then one per request outside any group.
+  // A group asks for what its members ask for, and can hold no more than they may.
+  std::vector<ShareRequest> upper(groups.size());
+  std::vector<std::vector<std::size_t>> members(groups.size());
+  std::vector<std::size_t> entry(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (group_of[i] < 0) {
+      entry[i] = upper.size();
+      upper.push_back(requests[i]);
+      continue;
+    }
+    entry[i] = static_cast<std::size_t>(group_of[i]);
+    members[entry[i]].push_back(i);
+    upper[entry[i]].demand += std::min(requests[i].demand, requests[i].limit);
+    upper[entry[i]].limit += requests[i].limit;
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    ShareRequest& u = upper[g];
+    if (groups[g].limit >= 0) u.limit = std::min(u.limit, groups[g].limit);
+    u.quota = groups[g].quota;
+    u.limit = std::max(u.limit, u.quota);
+    u.weight = groups[g].weight;
+  }
+  std::vector<MilliGpu> upper_deserved = WaterFill(capacity, upper);
+  std::vector<MilliGpu> deserved(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (group_of[i] < 0) deserved[i] = upper_deserved[entry[i]];
+  }
+  std::vector<ShareRequest> inner;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    inner.clear();
+    for (std::size_t i : members[g]) inner.push_back(requests[i]);
+    std::vector<MilliGpu> shares = WaterFill(upper_deserved[g], inner);
+    for (std::size_t k = 0; k < members[g].size(); ++k) deserved[members[g][k]] = shares[k];
+  }
+  return deserved;
+}
+
 }  // namespace gpupool::engine::internal

@@ -32,8 +32,17 @@ auto QuotaFields(const ProjectQuota& q) {
 }
 
 bool Same(const Project& a, const Project& b) {
-  return a.priority == b.priority &&
+  return a.priority == b.priority && a.department == b.department &&
          std::equal(a.quotas.begin(), a.quotas.end(), b.quotas.begin(), b.quotas.end(),
+                    [](const auto& x, const auto& y) { return QuotaFields(x) == QuotaFields(y); });
+}
+
+auto QuotaFields(const DepartmentQuota& q) {
+  return std::tie(q.queue, q.gpu, q.limit, q.over_quota_weight);
+}
+
+bool Same(const Department& a, const Department& b) {
+  return std::equal(a.quotas.begin(), a.quotas.end(), b.quotas.begin(), b.quotas.end(),
                     [](const auto& x, const auto& y) { return QuotaFields(x) == QuotaFields(y); });
 }
 
@@ -95,6 +104,7 @@ Decisions LiveEngine::Decide(const Snapshot& snapshot) {
   config_.nodes = snapshot.nodes;
   config_.queues = snapshot.queues;
   config_.projects = snapshot.projects;
+  config_.departments = snapshot.departments;
   return engine_->Decide();
 }
 
@@ -143,6 +153,9 @@ bool LiveEngine::Follow(const Snapshot& next) {
   std::uint64_t updates = 0;
   updates +=
       UpsertChanged(config_.queues, next.queues, [&](const auto& q) { engine.UpsertQueue(q); });
+  // Departments before projects: a project's department is known when it arrives.
+  updates += UpsertChanged(config_.departments, next.departments,
+                           [&](const auto& d) { engine.UpsertDepartment(d); });
   updates += UpsertChanged(config_.projects, next.projects,
                            [&](const auto& p) { engine.UpsertProject(p); });
   updates += UpsertChanged(config_.nodes, next.nodes, [&](const auto& n) { engine.UpsertNode(n); });
@@ -154,6 +167,8 @@ bool LiveEngine::Follow(const Snapshot& next) {
   updates += RemoveGone(config_.nodes, next.nodes, [&](const auto& n) { engine.RemoveNode(n); });
   updates +=
       RemoveGone(config_.projects, next.projects, [&](const auto& p) { engine.RemoveProject(p); });
+  updates += RemoveGone(config_.departments, next.departments,
+                        [&](const auto& d) { engine.RemoveDepartment(d); });
   updates += RemoveGone(config_.queues, next.queues, [&](const auto& q) { engine.RemoveQueue(q); });
   stats_.updates += updates;
   return true;

@@ -128,7 +128,7 @@ void EngineState::ResolveLimits() {
       std::size_t slot = Slot(static_cast<int>(q), static_cast<int>(p));
       QuotaState& quota = quotas[slot];
       if (quota.limit_spec >= 0) continue;
-      MilliGpu limit = std::max(quota.gpu, queues[q].capacity);
+      MilliGpu limit = std::max(quota.gpu_spec, queues[q].capacity);  // As SetQuotas.
       grown[slot] = limit > quota.limit ? 1 : 0;
       quota.limit = limit;
     }

@@ -36,6 +36,7 @@ void EngineState::UpsertQueue(const Queue& spec) {
   last_queue_ = -1;
   SetQueuePool(q);
   for (std::size_t p = 0; p < projects.size(); ++p) SetQuotas(static_cast<int>(p));
+  ApplyDepartments();
   RebindJobs(spec.name);
   eligible.clear();  // Pools and the queue's nodes changed: recomputed on first use.
   if (tracking_) EnableTracking();
@@ -60,6 +61,7 @@ bool EngineState::RemoveQueue(const std::string& name) {
   for (std::size_t p = 0; p < projects.size(); ++p) {
     quotas[Slot(q, static_cast<int>(p))] = QuotaState{};
   }
+  ApplyDepartments();
   eligible.clear();
   if (tracking_) EnableTracking();
   return true;
@@ -119,6 +121,14 @@ void EngineState::UpsertProject(const Project& spec) {
   int p = ProjectFor(spec.name);
   projects[p].priority = spec.priority;  // Turn order only: nothing to look at again.
   projects[p].quotas = spec.quotas;
+  projects[p].department_name = spec.department;
+  if (!departments.empty()) {
+    // Its department's other projects may be scaled differently now.
+    SetQuotas(p);
+    ApplyDepartments();
+    changes.structure = true;
+    return;
+  }
   std::vector<QuotaState> before;
   for (std::size_t q = 0; q < queues.size(); ++q) {
     before.push_back(quotas[Slot(static_cast<int>(q), p)]);

@@ -75,18 +75,38 @@ bool Cycle::TryReclaim(int job, int count) {
       }
     }
     std::vector<int> ranked = RankVictims(std::move(candidates), allocated);
+    // In the victim order, first the victims of departments still over their quota
+    // once what this reclaim took from them is gone, then the rest; without
+    // departments, one pass.
+    std::vector<MilliGpu> department_taken(state_.departments.size(), 0);
+    std::vector<char> chosen(ranked.size(), 0);
+    bool departments_first = !state_.departments.empty();
     std::size_t at = 0;
     VictimSource next = [&]() {
-      while (at < ranked.size()) {
-        int victim = ranked[at++];
+      while (true) {
+        if (at == ranked.size()) {
+          if (!departments_first) return -1;
+          departments_first = false;
+          at = 0;
+          continue;
+        }
+        std::size_t i = at++;
+        if (chosen[i]) continue;
+        int victim = ranked[i];
         const JobState& v = state_.jobs[victim];
+        int d = state_.projects[v.project].department;
+        if (departments_first &&
+            (d < 0 || !state_.DepartmentOverQuota(v.queue, v.project, department_taken[d]))) {
+          continue;
+        }
         MilliGpu gpu = state_.JobGpu(v, static_cast<int>(v.placed.size()));
         MilliGpu quota = state_.quotas[state_.Slot(v.queue, v.project)].gpu;
         if (allocated[v.project] - gpu < quota) continue;  // Never below its quota.
         allocated[v.project] -= gpu;
+        if (d >= 0) department_taken[d] += gpu;
+        chosen[i] = 1;
         return victim;
       }
-      return -1;
     };
     Accounting any = [](MilliGpu) { return true; };
     victims = SelectVictims(job, count, next, any);
@@ -269,7 +289,11 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
         best = std::move(cost);
         best_node = n;
       }
-      if (fewest_victims && best.jobs.size() == 1) break;  // The earlier rule's shortcut.
+      // The earlier rule's shortcut: one victim, of a department over its quota if
+      // there are departments.
+      if (fewest_victims && best.jobs.size() == 1 && !best.cost.outside_departments_over_quota) {
+        break;
+      }
     }
     if (++compared >= (fewest_victims ? kFewestVictimsNodesCompared : kReclaimNodesCompared)) break;
   }
@@ -294,12 +318,16 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
 }
 
 // Whether no set of the node's candidates can be cheaper than `best` by criteria 1
-// and 2 of the victim order. A set's top priority is at least the lowest candidate
-// priority p; a set at p holds only candidates of p, and destroys at least the work
-// of the cheapest of them alone, and at least the GPUs the node lacks times the
-// fewest seconds any of them has run since its last checkpoint.
+// to 3 of the victim order. A set is all of departments over their quota only if
+// its candidates are, and if `best` is, only such candidates can beat it. A set's
+// top priority is at least the lowest candidate priority p; a set at p holds only
+// candidates of p, and destroys at least the work of the cheapest of them alone,
+// and at least the GPUs the node lacks times the fewest seconds any of them has run
+// since its last checkpoint.
 bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>& allocated,
                        const VictimCost& best) {
+  const bool departments = !state_.departments.empty();
+  const bool best_outside = best.cost.outside_departments_over_quota;
   bool any = false;
   int priority = 0;
   std::int64_t work = 0;
@@ -308,6 +336,11 @@ bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>&
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
     if (!VictimAllowed(v)) continue;
+    if (departments) {
+      bool over = state_.DepartmentOverQuota(victim.queue, victim.project);
+      if (over && best_outside) return false;  // A set of such candidates is cheaper.
+      if (!over && !best_outside) continue;    // Would make a set dearer than `best`.
+    }
     Seconds seconds = SinceCheckpoint(victim, state_.now);
     std::int64_t lost = state_.JobGpu(victim, static_cast<int>(victim.placed.size())) * seconds;
     if (!any || victim.priority < priority) {
@@ -417,7 +450,8 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
   std::size_t stamp = count == 1 ? ReleasesNear(j.project) : released_.size();
   auto failed = failed_in_project_.find(memo);
   if (failed != failed_in_project_.end() && failed->second == stamp) return false;
-  // Indexed by priority, the victim order's first criterion: one priority at a time
+  // Indexed by priority, the first criterion of the victim order that tells one
+  // project's jobs apart (they share a department): one priority at a time
   // is ranked (once per cycle), when the ones before it are used up. A job that is
   // no victim stays none for the rest of the cycle (admitted, stopped, or younger
   // than the minimum runtime at the cycle's time), so it is left out for good.

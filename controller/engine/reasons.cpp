@@ -21,6 +21,16 @@ MilliGpu FreeGpus(const EngineState& state, int queue) {
   return std::max<MilliGpu>(0, state.queues[queue].free);
 }
 
+// When the project's quota was scaled into its department's: which level set the
+// number the sentence gives. Empty otherwise.
+std::string ScaledBy(const EngineState& state, const JobState& job) {
+  const QuotaState& quota = QuotaOf(state, job);
+  const DepartmentQuotaState* department = state.DepartmentQuotaOf(job.queue, job.project);
+  if (!department || quota.gpu >= quota.gpu_spec) return {};
+  return " (department " + state.projects[job.project].department_name + "'s quota of " +
+         FormatGpus(department->gpu) + " scales its " + FormatGpus(quota.gpu_spec) + " down)";
+}
+
 }  // namespace
 
 std::string FormatGpus(MilliGpu milli) {
@@ -71,16 +81,16 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
 
 std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas) {
   return "project " + job.project_name + " is at its fixed quota of " +
-         FormatGpus(QuotaOf(state, job).gpu) + " in queue " + job.queue_name + " (uses " +
-         FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
+         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
+         job.queue_name + " (uses " + FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
          FormatGpus(job.shape.gpu_milli * replicas) + ")";
 }
 
 std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas) {
   return std::string(ToString(job.workload_class)) + " jobs run only within quota: project " +
          job.project_name + " uses " + FormatGpus(UsageOf(state, job).gpu) + " of its " +
-         FormatGpus(QuotaOf(state, job).gpu) + " in queue " + job.queue_name + ", this job needs " +
-         FormatGpus(job.shape.gpu_milli * replicas);
+         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
+         job.queue_name + ", this job needs " + FormatGpus(job.shape.gpu_milli * replicas);
 }
 
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
@@ -88,6 +98,15 @@ std::string LimitReason(const EngineState& state, const JobState& job, int repli
          FormatGpus(QuotaOf(state, job).limit) + " in queue " + job.queue_name + " (uses " +
          FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
          FormatGpus(job.shape.gpu_milli * replicas) + ")";
+}
+
+std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {
+  const ProjectState& project = state.projects[job.project];
+  const DepartmentQuotaState& department = *state.DepartmentQuotaOf(job.queue, job.project);
+  return "department " + project.department_name + " is at its limit of " +
+         FormatGpus(department.limit) + " in queue " + job.queue_name + " (its projects use " +
+         FormatGpus(department.used + department.stopping) + ", this job of project " +
+         job.project_name + " needs " + FormatGpus(job.shape.gpu_milli * replicas) + ")";
 }
 
 std::string TopologyReason(const JobState& job, int replicas) {

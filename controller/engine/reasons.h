@@ -16,6 +16,8 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
 std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas);
 std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas);
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas);
+// "department research is at its limit of 32 GPUs in queue train (...)"
+std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas);
 std::string TopologyReason(const JobState& job, int replicas);
 std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
                            MilliGpu held_for_it);

@@ -296,11 +296,15 @@ void EngineState::Account(const JobState& job, int sign) {
   if (job.queue < 0) return;
   Usage& u = usage[Slot(job.queue, job.project)];
   auto count = static_cast<std::int64_t>(job.placed.size());
+  MilliGpu gpu = sign * job.shape.gpu_milli * count;
+  DepartmentQuotaState* department = DepartmentQuotaOf(job.queue, job.project);
   if (job.terminating) {
-    u.stopping_gpu += sign * job.shape.gpu_milli * count;
+    u.stopping_gpu += gpu;
+    if (department) department->stopping += gpu;
     return;
   }
-  u.gpu += sign * job.shape.gpu_milli * count;
+  u.gpu += gpu;
+  if (department) department->used += gpu;
   u.cpu += sign * job.shape.cpu_milli * count;
   u.memory += sign * job.shape.memory_bytes * count;
 }
@@ -454,7 +458,14 @@ void EngineState::NoteRelease(const JobState& job) {
   for (const Placed& p : job.placed) {
     if (p.node >= 0) changes.released_nodes.push_back(p.node);
   }
-  if (job.queue >= 0) changes.dropped_slots.push_back(Slot(job.queue, job.project));
+  if (job.queue < 0) return;
+  changes.dropped_slots.push_back(Slot(job.queue, job.project));
+  // Its department's use dropped too: its other projects may be under its limit again.
+  int department = projects[job.project].department;
+  if (department < 0) return;
+  for (int p : departments[department].projects) {
+    if (p != job.project) changes.dropped_slots.push_back(Slot(job.queue, p));
+  }
 }
 
 }  // namespace gpupool::engine::internal

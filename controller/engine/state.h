@@ -86,7 +86,8 @@ struct JobState {
 };
 
 struct QuotaState {
-  MilliGpu gpu = 0;
+  MilliGpu gpu = 0;          // The guarantee in force: within the department's quota.
+  MilliGpu gpu_spec = 0;     // As given.
   MilliGpu limit = 0;        // Resolved: never below gpu; the pool's size when unset.
   MilliGpu limit_spec = -1;  // As given: -1 means the pool.
   std::int64_t weight = 1;
@@ -117,6 +118,24 @@ struct ProjectState {
   std::string name;
   int priority = 0;
   std::vector<ProjectQuota> quotas;  // As given; applied to queues created later too.
+  std::string department_name;       // As given; may name no department (yet).
+  int department = -1;               // Its index when that department exists.
+};
+
+// One department in one queue: its quota as given, and its projects' use together.
+struct DepartmentQuotaState {
+  bool bounded = false;  // The department has an entry for this queue.
+  MilliGpu gpu = 0;      // Unbounded: its projects' guarantees summed.
+  MilliGpu limit = -1;   // -1: none.
+  std::int64_t weight = 1;
+  MilliGpu used = 0;      // Its projects' Usage::gpu, summed.
+  MilliGpu stopping = 0;  // Their Usage::stopping_gpu, summed.
+};
+
+struct DepartmentState {
+  Department spec;
+  std::vector<int> projects;  // Members, by project index.
+  bool removed = false;       // Deleted: kept so indexes stay.
 };
 
 class EngineState;
@@ -158,6 +177,28 @@ class EngineState {
   std::unordered_map<std::string, int> queue_index;
   std::unordered_map<std::string, int> project_index;
   NameIndex<JobState> job_index{&jobs};
+  std::vector<DepartmentState> departments;
+  std::unordered_map<std::string, int> department_index;
+  // Indexed by DepartmentSlot(queue, department).
+  std::vector<DepartmentQuotaState> department_quotas;
+  std::size_t DepartmentSlot(int queue, int department) const {
+    return static_cast<std::size_t>(queue) * departments.size() +
+           static_cast<std::size_t>(department);
+  }
+  // The department slot of a project in a queue, or nullptr without a department.
+  DepartmentQuotaState* DepartmentQuotaOf(int queue, int project) {
+    int d = projects[project].department;
+    return d < 0 ? nullptr : &department_quotas[DepartmentSlot(queue, d)];
+  }
+  const DepartmentQuotaState* DepartmentQuotaOf(int queue, int project) const {
+    int d = projects[project].department;
+    return d < 0 ? nullptr : &department_quotas[DepartmentSlot(queue, d)];
+  }
+  // The project's department uses more than its quota in the queue, less `taken`.
+  bool DepartmentOverQuota(int queue, int project, MilliGpu taken = 0) const {
+    const DepartmentQuotaState* department = DepartmentQuotaOf(queue, project);
+    return department && department->used - taken > department->gpu;
+  }
 
   // Indexed by Slot(queue, project).
   std::vector<QuotaState> quotas;
@@ -271,6 +312,12 @@ class EngineState {
   bool RemoveQueue(const std::string& name);
   void UpsertProject(const Project& spec);
   bool RemoveProject(const std::string& name);
+  // Departments (departments.cpp): any change asks for a full cycle.
+  void UpsertDepartment(const Department& spec);
+  bool RemoveDepartment(const std::string& name);
+  // Members, department quotas per queue, their projects' guarantees scaled into
+  // them and their use summed: after any change to departments, projects or queues.
+  void ApplyDepartments();
   // A pending job's new spec (or a new job); false if the job runs or is stopping.
   bool UpsertPending(const PendingJob& spec);
   // A job of this name and another uid is replaced: it is a new job.
@@ -325,6 +372,8 @@ class EngineState {
   // Returns the project index of each job: running jobs first, then pending ones.
   std::vector<int> LoadProjects(const Snapshot& snapshot);
   void ExportProjects(Snapshot& snapshot) const;
+  void LoadDepartments(const Snapshot& snapshot);
+  void ScaleGuarantees(int queue, int department);
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
   std::unordered_map<std::string, Domains> domains_;

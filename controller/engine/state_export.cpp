@@ -72,17 +72,20 @@ Snapshot EngineState::ToSnapshot() const {
     if (!queue.removed) snapshot.queues.push_back(queue.spec);
   }
   ExportProjects(snapshot);
+  for (const DepartmentState& department : departments) {
+    if (!department.removed) snapshot.departments.push_back(department.spec);
+  }
   ExportJobs(snapshot);
   return snapshot;
 }
 
 void EngineState::ExportProjects(Snapshot& snapshot) const {
   for (std::size_t p = 0; p < projects.size(); ++p) {
-    Project project{projects[p].name, projects[p].priority, {}};
+    Project project{projects[p].name, projects[p].priority, {}, projects[p].department_name};
     for (std::size_t q = 0; q < queues.size(); ++q) {
       if (queues[q].removed) continue;
       const QuotaState& quota = quotas[Slot(static_cast<int>(q), static_cast<int>(p))];
-      project.quotas.push_back({queues[q].spec.name, quota.gpu, quota.limit_spec, quota.weight,
+      project.quotas.push_back({queues[q].spec.name, quota.gpu_spec, quota.limit_spec, quota.weight,
                                 quota.cpu, quota.memory});
     }
     snapshot.projects.push_back(std::move(project));

@@ -117,10 +117,11 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
 }
 
 std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
+  LoadDepartments(snapshot);
   for (const Project& project : snapshot.projects) {
     if (project_index.count(project.name)) continue;
     project_index.emplace(project.name, static_cast<int>(projects.size()));
-    projects.push_back({project.name, project.priority, project.quotas});
+    projects.push_back({project.name, project.priority, project.quotas, project.department});
   }
   // Jobs may name projects that have no object (yet): they get quota 0.
   std::vector<int> project_of_job;
@@ -137,6 +138,7 @@ std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
     victims.push_back(NewVictimSet());
   }
   for (std::size_t p = 0; p < projects.size(); ++p) SetQuotas(static_cast<int>(p));
+  ApplyDepartments();
   return project_of_job;
 }
 
@@ -149,7 +151,7 @@ void EngineState::SetQuotas(int p) {
       if (quota.queue == spec.queue) spec = quota;  // The last one wins.
     }
     QuotaState& state = quotas[Slot(static_cast<int>(q), p)];
-    state.gpu = std::max<MilliGpu>(0, spec.gpu);
+    state.gpu = state.gpu_spec = std::max<MilliGpu>(0, spec.gpu);
     state.limit_spec = spec.limit;
     state.limit =
         spec.limit < 0 ? std::max(state.gpu, queues[q].capacity) : std::max(state.gpu, spec.limit);

@@ -17,8 +17,15 @@ bool NamesFirst(const EngineState& state, const std::vector<int>& a, const std::
                                       [&](int x, int y) { return ByNameThenUid(state, x, y); });
 }
 
-// Criteria 1 to 4 of CheaperToStop: below 0 when `a` is cheaper, 0 on a tie.
+// Criterion 1 of both orders: below 0 when `a` is cheaper, 0 on a tie.
+int CompareDepartments(const StopCost& a, const StopCost& b) {
+  if (a.outside_departments_over_quota == b.outside_departments_over_quota) return 0;
+  return a.outside_departments_over_quota ? 1 : -1;
+}
+
+// Criteria 1 to 5 of CheaperToStop: below 0 when `a` is cheaper, 0 on a tie.
 int CompareCost(const StopCost& a, const StopCost& b) {
+  if (int c = CompareDepartments(a, b)) return c;
   if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority ? -1 : 1;
   if (a.work_lost != b.work_lost) return a.work_lost < b.work_lost ? -1 : 1;
   if (a.gpu != b.gpu) return a.gpu < b.gpu ? -1 : 1;
@@ -28,7 +35,7 @@ int CompareCost(const StopCost& a, const StopCost& b) {
   return 0;
 }
 
-// Criteria 2 to 5 of FewerVictimsFirst, after the number of victims.
+// Criteria 3 to 6 of FewerVictimsFirst, after the number of victims.
 int CompareFewest(const StopCost& a, const StopCost& b) {
   if (a.gpu != b.gpu) return a.gpu < b.gpu ? -1 : 1;
   if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority ? -1 : 1;
@@ -54,6 +61,9 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
 
 void StopCost::Add(const EngineState& state, const JobState& victim, double over_share) {
   MilliGpu victim_gpu = state.JobGpu(victim, static_cast<int>(victim.placed.size()));
+  if (!state.departments.empty() && !state.DepartmentOverQuota(victim.queue, victim.project)) {
+    outside_departments_over_quota = true;
+  }
   top_priority = std::max(top_priority, victim.priority);
   work_lost += victim_gpu * SinceCheckpoint(victim, state.now);
   gpu += victim_gpu;
@@ -69,8 +79,8 @@ void VictimCost::Add(const EngineState& state, int job, double over_share) {
 }
 
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b) {
-  if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 4.
-  return NamesFirst(state, a.jobs, b.jobs);               // 5.
+  if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 5.
+  return NamesFirst(state, a.jobs, b.jobs);               // 6.
 }
 
 bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
@@ -79,12 +89,14 @@ bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVict
 }
 
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b) {
+  if (int c = CompareDepartments(a.cost, b.cost)) return c < 0;
   if (a.jobs.size() != b.jobs.size()) return a.jobs.size() < b.jobs.size();
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
   return NamesFirst(state, a.jobs, b.jobs);
 }
 
 bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
+  if (int c = CompareDepartments(a.cost, b.cost)) return c < 0;
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
   return ByNameThenUid(state, a.job, b.job);
 }

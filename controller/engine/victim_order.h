@@ -13,6 +13,9 @@ namespace gpupool::engine::internal {
 
 // What stopping a set of victims costs, in the terms the victim order compares.
 struct StopCost {
+  // Some victim is not of a department over its department quota (never set
+  // without departments).
+  bool outside_departments_over_quota = false;
   int top_priority = std::numeric_limits<int>::min();  // Highest job priority among them.
   std::int64_t work_lost = 0;  // Milli-GPUs x seconds since each victim's last checkpoint.
   MilliGpu gpu = 0;            // GPUs stopped.
@@ -48,21 +51,25 @@ Seconds SinceCheckpoint(const JobState& job, Seconds now);
 double OverShare(MilliGpu allocated, MilliGpu deserved);
 
 // The victim order. A set of victims is cheaper to stop than another by, in turn:
-//   1. the highest job priority among its victims: lower first;
-//   2. the work it destroys: less first (each victim's GPUs x the seconds since its
+//   1. the victims' departments: a set whose victims are all of departments over
+//      their department quota first (a project in no department counts as within;
+//      without departments every set ties here);
+//   2. the highest job priority among its victims: lower first;
+//   3. the work it destroys: less first (each victim's GPUs x the seconds since its
 //      last checkpoint, or since its start when it declares none);
-//   3. the GPUs it stops: fewer first;
-//   4. the victims' projects: the set whose least over-share project is further over
+//   4. the GPUs it stops: fewer first;
+//   5. the victims' projects: the set whose least over-share project is further over
 //      its deserved share first;
-//   5. the victims' namespace/names, then their UIDs, compared in order: the
+//   6. the victims' namespace/names, then their UIDs, compared in order: the
 //      deterministic tiebreak (never an internal index).
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b);
 // The same order for single victims (sets of one).
 bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
 
 // The earlier order, selectable as VictimPolicy::kFewestVictims so the replay can
-// compare the two: 1. fewer victims; 2. fewer GPUs; 3. lower highest priority; 4. the
-// project further over its share; 5. the younger youngest victim; 6. as 5 above.
+// compare the two: 1. as 1 above; 2. fewer victims; 3. fewer GPUs; 4. lower highest
+// priority; 5. the project further over its share; 6. the younger youngest victim;
+// 7. as 6 above.
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b);
 bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
 

@@ -13,6 +13,9 @@ using prometheus::Labels;
 prometheus::Labels QueueProjectLabels(const QueueProject& key) {
   return {{"queue", key.queue}, {"project", key.project}};
 }
+prometheus::Labels QueueDepartmentLabels(const QueueDepartment& key) {
+  return {{"queue", key.queue}, {"department", key.department}};
+}
 prometheus::Labels QueueLabels(const std::string& queue) { return {{"queue", queue}}; }
 prometheus::Labels PhaseLabels(const std::string& phase) { return {{"phase", phase}}; }
 
@@ -64,6 +67,19 @@ ControllerMetrics::ControllerMetrics(const std::string& version)
       project_pending_(Gauges(*registry_, "gpupool_project_pending_gpus",
                               "GPUs asked for by a project's jobs still waiting in a queue."),
                        QueueProjectLabels),
+      project_utilization_(Gauges(*registry_, "gpupool_project_gpu_utilization",
+                                  "Utilization (0 to 1) of the GPUs a project's running pods "
+                                  "hold, as the DCGM exporter reports it."),
+                           QueueProjectLabels),
+      department_guaranteed_(Gauges(*registry_, "gpupool_department_guaranteed_gpus",
+                                    "A department's quota in a queue."),
+                             QueueDepartmentLabels),
+      department_allocated_(Gauges(*registry_, "gpupool_department_allocated_gpus",
+                                   "GPUs held by a department's projects' jobs in a queue."),
+                            QueueDepartmentLabels),
+      department_over_quota_(Gauges(*registry_, "gpupool_department_over_quota_gpus",
+                                    "Part of a department's allocated GPUs above its quota."),
+                             QueueDepartmentLabels),
       queue_guaranteed_(Gauges(*registry_, "gpupool_queue_guaranteed_gpus",
                                "Sum of the guarantees of a queue's projects."),
                         QueueLabels),
@@ -111,6 +127,12 @@ void ControllerMetrics::RecordGpuUsage(const CycleMetrics& cycle) {
   project_allocated_.Update(cycle.projects, [](const ProjectGpus& p) { return p.allocated; });
   project_over_quota_.Update(cycle.projects, [](const ProjectGpus& p) { return p.over_quota; });
   project_pending_.Update(cycle.projects, [](const ProjectGpus& p) { return p.pending; });
+  department_guaranteed_.Update(cycle.departments,
+                                [](const ProjectGpus& d) { return d.guaranteed; });
+  department_allocated_.Update(cycle.departments, [](const ProjectGpus& d) { return d.allocated; });
+  department_over_quota_.Update(cycle.departments,
+                                [](const ProjectGpus& d) { return d.over_quota; });
+  project_utilization_.Update(cycle.utilization, [](double ratio) { return ratio; });
   queue_guaranteed_.Update(cycle.queues, [](const QueueGpus& q) { return q.guaranteed; });
   queue_allocated_.Update(cycle.queues, [](const QueueGpus& q) { return q.allocated; });
   queue_capacity_.Update(cycle.queues, [](const QueueGpus& q) { return q.capacity; });

@@ -13,6 +13,7 @@ std::string PreemptionReasonLabel(const std::string& condition_reason) {
       {"PreemptedByPriority", reason::kPriority},
       {"NodeLost", reason::kNodeLost},
       {"ReplicaLost", reason::kReplicaLost},
+      {"ReservationLost", reason::kReservationLost},
       {"StartTimeout", reason::kStartTimeout},
       {"PlacementConflict", reason::kPlacementConflict},
       {"QueueDeleted", reason::kQueueDeleted},
@@ -27,6 +28,7 @@ CycleMetrics ComputeCycleMetrics(const op::ClusterView& view, const op::Plan& pl
                                  const op::WriteStats& written) {
   CycleMetrics metrics;
   internal::AddGpuUsage(view, plan, metrics);
+  internal::AddUtilization(view, metrics);
   internal::AddJobTransitions(view, plan, written, metrics);
   return metrics;
 }

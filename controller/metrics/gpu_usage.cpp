@@ -39,6 +39,10 @@ void AddGpuUsage(const op::ClusterView& view, const op::Plan& plan, CycleMetrics
     queue.guaranteed += Gpus(share.quota);
     queue.allocated += Gpus(share.allocated);
   }
+  for (const auto& share : plan.decisions.department_shares) {
+    metrics.departments[{share.queue, share.department}] = {
+        Gpus(share.quota), Gpus(share.allocated), Gpus(share.over_quota), Gpus(share.pending)};
+  }
   const auto queue_writes = QueueWrites(plan);
   for (const auto& queue : view.queues)
     metrics.queues[queue->object.metadata.name].capacity = QueueCapacity(*queue, queue_writes);

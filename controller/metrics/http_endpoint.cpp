@@ -38,11 +38,12 @@ void Route(httplib::Server& http, const EndpointHandlers& handlers) {
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
-  http.Get("/readyz", [reason_of = handlers.not_ready_reason](const httplib::Request&,
-                                                              httplib::Response& response) {
+  http.Get("/readyz", [reason_of = handlers.not_ready_reason, detail_of = handlers.ready_detail](
+                          const httplib::Request&, httplib::Response& response) {
     const std::string reason = reason_of ? reason_of() : "";
+    const std::string detail = detail_of ? detail_of() : "";
     response.status = reason.empty() ? 200 : 503;
-    response.set_content((reason.empty() ? "ok" : reason) + "\n", "text/plain");
+    response.set_content((reason.empty() ? "ok" : reason) + "\n" + detail, "text/plain");
   });
 }
 

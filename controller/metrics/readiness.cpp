@@ -11,4 +11,10 @@ std::string NotReadyReason(const ReadinessState& state) {
   return "";
 }
 
+std::string ReadyDetail(const ReadinessState& state) {
+  if (state.gpu_metrics_problem.empty()) return "";
+  return "gpu utilization unavailable: " + state.gpu_metrics_problem +
+         "; idle policies leave every job alone, scheduling continues\n";
+}
+
 }  // namespace gpupool::metrics

@@ -32,6 +32,10 @@ ProjectObject DecodeProjectObject(const nlohmann::json& object) {
   return DecodeWith<api::Project>(object, api::DecodeProject);
 }
 
+DepartmentObject DecodeDepartmentObject(const nlohmann::json& object) {
+  return DecodeWith<api::Department>(object, api::DecodeDepartment);
+}
+
 namespace {
 
 // CPU and memory one replica asks for, read as a pod's requests are.

@@ -24,6 +24,7 @@ void ReleasePlacement(JobRecord& job) {
   job.status.placement.clear();
   job.status.allocated_gpu.reset();
   job.status.over_quota = false;
+  job.status.gpu_utilization_percent.reset();
   job.frees_devices = true;
   job.stop_pods = true;
 }

@@ -46,6 +46,8 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
       std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject);
   projects_ = std::make_unique<kube::Informer<ProjectObject>>(client, r::kProjects, "",
                                                               DecodeProjectObject);
+  departments_ = std::make_unique<kube::Informer<DepartmentObject>>(client, r::kDepartments, "",
+                                                                    DecodeDepartmentObject);
   jobs_ =
       std::make_unique<kube::Informer<JobObject>>(client, r::kTrainingJobs, "", DecodeJobObject);
   nodes_ = std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject);
@@ -56,6 +58,7 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
       client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);
   Watch(*queues_, *this);
   Watch(*projects_, *this);
+  Watch(*departments_, *this);
   Watch(*jobs_, *this);
   Watch(*nodes_, *this);
   Watch(*pods_, *this);
@@ -66,6 +69,7 @@ Controller::~Controller() {
   pods_->Stop();
   nodes_->Stop();
   jobs_->Stop();
+  departments_->Stop();
   projects_->Stop();
   queues_->Stop();
 }
@@ -73,6 +77,7 @@ Controller::~Controller() {
 bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic<bool>* stop) {
   queues_->Start();
   projects_->Start();
+  departments_->Start();
   jobs_->Start();
   nodes_->Start();
   pods_->Start();
@@ -86,8 +91,8 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
 }
 
 bool Controller::Synced() const {
-  return queues_->HasSynced() && projects_->HasSynced() && jobs_->HasSynced() &&
-         nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
+  return queues_->HasSynced() && projects_->HasSynced() && departments_->HasSynced() &&
+         jobs_->HasSynced() && nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
 }
 
 void Controller::Notify() {
@@ -104,10 +109,12 @@ ClusterView Controller::View() const {
   view.now = WallSeconds();
   view.queues = ListOf(*queues_);
   view.projects = ListOf(*projects_);
+  view.departments = ListOf(*departments_);
   view.jobs = ListOf(*jobs_);
   view.nodes = ListOf(*nodes_);
   view.pods = ListOf(*pods_);
   for (const auto& [key, rv] : services_->cache().Versions()) view.services.insert(key);
+  if (options_.gpu_readings) view.gpu_readings = options_.gpu_readings();
   return view;
 }
 
@@ -117,6 +124,8 @@ std::string Controller::CachedVersion(Kind kind, const std::string& key) const {
       return queues_->cache().ResourceVersion(key);
     case Kind::kProject:
       return projects_->cache().ResourceVersion(key);
+    case Kind::kDepartment:
+      return departments_->cache().ResourceVersion(key);
     case Kind::kTrainingJob:
       return jobs_->cache().ResourceVersion(key);
     default:
@@ -148,10 +157,13 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
        {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
     for (const auto& write : *writes) add(write.kind, write.ns, write.name);
   for (const auto& remove : plan.pod_deletes) add(Kind::kPod, remove.ns, remove.name);
+  for (const auto& patch : plan.pod_patches) add(Kind::kPod, patch.ns, patch.name);
   for (const auto& release : plan.pod_releases) add(Kind::kPod, release.ns, release.name);
   for (const auto& create : plan.pod_creates)
     add(Kind::kPod, create.pod["metadata"].value("namespace", ""),
         create.pod["metadata"].value("name", ""));
+  for (const auto& pod : plan.reservation_pods)
+    add(Kind::kPod, pod["metadata"].value("namespace", ""), pod["metadata"].value("name", ""));
   return versions;
 }
 

@@ -45,7 +45,6 @@ struct JobRecord {
 struct NodeUse {
   std::int64_t gpu_milli = 0;        // Pods bound or released to it, not finished.
   std::int64_t unmanaged_milli = 0;  // Of which pods gpupool does not manage.
-  bool terminating_gpu_pods = false;
 };
 
 struct CycleState {
@@ -55,11 +54,16 @@ struct CycleState {
   const ClusterView& view;
   const PlanOptions& options;
   EpochSeconds now;
-  std::map<std::string, const QueueObject*> queues;      // Valid queues by name.
-  std::map<std::string, const ProjectObject*> projects;  // Valid projects by name.
+  std::map<std::string, const QueueObject*> queues;            // Valid queues by name.
+  std::map<std::string, const ProjectObject*> projects;        // Valid projects by name.
+  std::map<std::string, const DepartmentObject*> departments;  // Valid departments by name.
   std::map<std::string, std::string> project_of_namespace;
   std::map<std::string, const NodeObject*> nodes;
   std::map<std::string, NodeUse> node_use;
+  // Reservation pods by (node, device slot), and those that are no such pod's
+  // (a name that does not match its node and slot).
+  std::map<std::pair<std::string, int>, const PodView*> reservations;
+  std::vector<const PodView*> stray_reservations;
   std::vector<JobRecord> jobs;
   std::unordered_map<std::string, std::size_t> job_index;
   Plan plan;
@@ -83,8 +87,10 @@ struct CycleState {
 void IndexCluster(CycleState& state);
 void BuildJobRecords(CycleState& state);
 void AdvanceLifecycles(CycleState& state);
+void PlanUtilization(CycleState& state);
 engine::Snapshot BuildSnapshot(CycleState& state);
 void ApplyDecisions(CycleState& state, const engine::Decisions& decisions);
+void PlanReservations(CycleState& state);
 void PlanPods(CycleState& state);
 void PlanJobStatuses(CycleState& state);
 void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions);

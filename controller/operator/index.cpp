@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "cycle_state.h"
+#include "reservations.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -29,8 +30,8 @@ void IndexNodeUse(CycleState& state) {
     if (host.empty()) continue;
     NodeUse& use = state.node_use[host];
     use.gpu_milli += pod->gpu_milli;
-    if (!pod->Managed()) use.unmanaged_milli += pod->gpu_milli;
-    if (pod->terminating) use.terminating_gpu_pods = true;
+    // A reservation pod holds its device for fractions, which the engine counts.
+    if (!pod->Managed() && !IsReservation(state, *pod)) use.unmanaged_milli += pod->gpu_milli;
   }
 }
 
@@ -41,8 +42,13 @@ void IndexCluster(CycleState& state) {
     if (queue->errors.empty()) state.queues[queue->object.metadata.name] = queue.get();
   }
   IndexProjects(state);
+  for (const auto& department : state.view.departments) {
+    if (department->errors.empty())
+      state.departments[department->object.metadata.name] = department.get();
+  }
   for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
   IndexNodeUse(state);
+  IndexReservations(state);
 }
 
 namespace {

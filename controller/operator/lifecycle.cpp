@@ -1,9 +1,10 @@
 // Cycle step 2: what happened to each job since the last cycle, read from its
-// pods and nodes: started, succeeded, failed, lost, timed out; and whether a
+// pods, nodes and reservations: started, succeeded, failed, lost, timed out; and whether a
 // waiting job may go to the engine now.
 #include <algorithm>
 
 #include "cycle_state.h"
+#include "reservations.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -131,6 +132,11 @@ void AdvanceHolding(CycleState& state, JobRecord& job) {
   bool lost = false;
   NodesLost(state, job, lost);
   if (lost) return;
+  if (const std::string why = LostReservation(state, job); !why.empty()) {
+    Requeue(state, job, JobPhase::kQueued, "ReservationLost", why);
+    state.Event(job, "Warning", "ReservationLost", "Requeue", why);
+    return;
+  }
   const PodCounts pods = CountPods(job);
   if (pods.failed_replica >= 0) return PodFailed(state, job, pods.failed_replica);
   if (pods.succeeded == job.status.placement.size()) {
@@ -167,7 +173,8 @@ void CheckEligible(CycleState& state, JobRecord& job) {
     return;
   }
   if (admitted->reason != "StartTimeout" && admitted->reason != "PodFailed" &&
-      admitted->reason != "NodeLost" && admitted->reason != "ReplicaLost")
+      admitted->reason != "NodeLost" && admitted->reason != "ReplicaLost" &&
+      admitted->reason != "ReservationLost")
     return;
   const auto since = ParseTime(admitted->last_transition_time);
   const EpochSeconds until =

@@ -11,9 +11,11 @@ Plan RunCycle(const ClusterView& view, const PlanOptions& options, DecideFn deci
   internal::IndexCluster(state);
   internal::BuildJobRecords(state);
   internal::AdvanceLifecycles(state);
+  internal::PlanUtilization(state);
   const engine::Snapshot snapshot = internal::BuildSnapshot(state);
   engine::Decisions decisions = decide(snapshot);
   internal::ApplyDecisions(state, decisions);
+  internal::PlanReservations(state);
   internal::PlanPods(state);
   internal::PlanJobStatuses(state);
   internal::PlanUsageStatuses(state, decisions);

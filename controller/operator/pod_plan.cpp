@@ -2,8 +2,9 @@
 // jobs keep one gated pod per replica; holding jobs get their pods released to
 // their nodes (or created released), all at once and only where the node has
 // physical room (the pods of a victim still stopping hold their devices until
-// they are gone).
+// they are gone); fractions once the reservation pod of their device holds it.
 #include "pod_template.h"
+#include "reservations.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -50,6 +51,14 @@ void PlanWaiting(CycleState& state, const JobRecord& job) {
   if (job.eligible) EnsureService(state, job);
 }
 
+// The device a fractional replica shares; "" for whole GPUs, or while its
+// reservation pod holds none yet.
+std::string DeviceFor(const CycleState& state, const JobRecord& job,
+                      const api::ReplicaPlacement& placed) {
+  if (!job.job().spec.IsFractional() || placed.devices.size() != 1) return "";
+  return SharedDevice(state, placed.node, placed.devices.front());
+}
+
 // Whether every gated or missing pod of the job fits its node now; if so,
 // counts them in.
 bool ReserveRoom(CycleState& state, const JobRecord& job) {
@@ -60,7 +69,7 @@ bool ReserveRoom(CycleState& state, const JobRecord& job) {
     if (index >= job.pods.size()) continue;  // A placement edited by hand.
     const PodView* pod = job.pods[index];
     if (pod && pod->gate_index < 0) continue;
-    if (spec.IsFractional() && state.node_use[placed.node].terminating_gpu_pods) return false;
+    if (spec.IsFractional() && DeviceFor(state, job, placed).empty()) return false;
     if (!spec.IsFractional()) need[placed.node] += spec.gpus_per_replica.milli;
   }
   for (const auto& [node, milli] : need) {
@@ -99,10 +108,12 @@ void PlanHolding(CycleState& state, const JobRecord& job) {
       CreateMissing(state, job, placed.replica);
     } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
       state.plan.pod_creates.push_back(
-          {job.key, job.job().metadata.generation, BuildReleasedPod(state, job, placed)});
+          {job.key, job.job().metadata.generation,
+           BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed))});
     } else if (pod && release && pod->gate_index >= 0) {
       state.plan.pod_releases.push_back(
-          {job.key, pod->ns, pod->name, ReleasePatch(job, *pod, placed)});
+          {job.key, pod->ns, pod->name,
+           ReleasePatch(job, *pod, placed, DeviceFor(state, job, placed))});
     }
   }
 }

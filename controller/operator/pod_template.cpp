@@ -143,11 +143,11 @@ namespace {
 
 // What a replica learns when it is released to its place.
 std::vector<std::pair<std::string, std::string>> ReleaseAnnotations(
-    const JobRecord& job, const api::ReplicaPlacement& placed) {
+    const JobRecord& job, const std::string& shared_device) {
   std::vector<std::pair<std::string, std::string>> annotations = {
       {kWorldSizeAnnotation, std::to_string(job.status.placement.size())}};
-  if (job.job().spec.IsFractional() && !placed.devices.empty()) {
-    annotations.emplace_back(kDeviceAnnotation, std::to_string(placed.devices.front()));
+  if (job.job().spec.IsFractional()) {
+    annotations.emplace_back(kDeviceAnnotation, shared_device);
     annotations.emplace_back(kFractionAnnotation,
                              api::FormatDecimal(job.job().spec.gpus_per_replica.milli));
   }
@@ -157,7 +157,7 @@ std::vector<std::pair<std::string, std::string>> ReleaseAnnotations(
 }  // namespace
 
 Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
-                      const api::ReplicaPlacement& placed) {
+                      const api::ReplicaPlacement& placed, const std::string& shared_device) {
   Json pod = BuildPod(state, job, placed.replica);
   Json& spec = pod["spec"];
   Json& gates = spec["schedulingGates"];
@@ -168,12 +168,13 @@ Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
   if (gates.empty()) spec.erase("schedulingGates");
   if (!spec["nodeSelector"].is_object()) spec["nodeSelector"] = Json::object();
   spec["nodeSelector"][kHostnameLabel] = placed.node;
-  for (const auto& [key, value] : ReleaseAnnotations(job, placed))
+  for (const auto& [key, value] : ReleaseAnnotations(job, shared_device))
     pod["metadata"]["annotations"][key] = value;
   return pod;
 }
 
-Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed) {
+Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed,
+                  const std::string& shared_device) {
   const std::string gate = "/spec/schedulingGates/" + std::to_string(pod.gate_index);
   Json patch = Json::array({{{"op", "test"}, {"path", "/metadata/uid"}, {"value", pod.uid}},
                             {{"op", "test"}, {"path", gate + "/name"}, {"value", kAdmissionGate}},
@@ -187,7 +188,7 @@ Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPl
                      {"path", "/spec/nodeSelector"},
                      {"value", {{kHostnameLabel, placed.node}}}});
   }
-  for (const auto& [key, value] : ReleaseAnnotations(job, placed))
+  for (const auto& [key, value] : ReleaseAnnotations(job, shared_device))
     patch.push_back(
         {{"op", "add"}, {"path", "/metadata/annotations/" + PointerToken(key)}, {"value", value}});
   return patch;

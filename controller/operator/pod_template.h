@@ -11,11 +11,13 @@ std::string PodName(const JobRecord& job, int replica);
 Json BuildPod(const CycleState& state, const JobRecord& job, int replica);
 // The pod of a replica whose admission is recorded and whose node has room: as
 // BuildPod's once ReleasePatch is applied (no gate, pinned to `placed.node`).
+// `shared_device`: a fraction's device, as its reservation pod reports it.
 Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
-                      const api::ReplicaPlacement& placed);
+                      const api::ReplicaPlacement& placed, const std::string& shared_device);
 // Opens the admission gate of `pod` and pins it to `node`; a fraction also learns
 // its device and share.
-Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed);
+Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed,
+                  const std::string& shared_device);
 Json BuildGangService(const JobRecord& job);
 
 }  // namespace gpupool::op::internal

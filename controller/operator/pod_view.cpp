@@ -72,7 +72,14 @@ void ReadMetadata(const json& metadata, PodView& pod) {
   if (const json* labels = Field(metadata, "labels")) {
     pod.job = StringField(*labels, kJobLabel);
     pod.replica = ParseIndex(StringField(*labels, kReplicaLabel));
+    pod.reservation_slot = ParseIndex(StringField(*labels, kReservationLabel));
   }
+  if (const json* annotations = Field(metadata, "annotations")) {
+    pod.gpu_device = StringField(*annotations, kDeviceAnnotation);
+    pod.visible_devices = StringField(*annotations, kVisibleDevicesAnnotation);
+  }
+  if (const json* annotations = Field(metadata, "annotations"))
+    pod.idle_flagged = Field(*annotations, kIdleSinceAnnotation) != nullptr;
   if (const json* owners = Field(metadata, "ownerReferences"); owners && owners->is_array()) {
     for (const json& owner : *owners) {
       const json* controller = Field(owner, "controller");

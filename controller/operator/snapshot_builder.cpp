@@ -47,6 +47,7 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
     engine::Project out;
     out.name = name;
     out.priority = project->object.spec.priority;
+    out.department = project->object.spec.department;
     for (const auto& quota : project->object.spec.quotas) {
       engine::ProjectQuota q;
       q.queue = quota.queue;
@@ -58,6 +59,14 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
       out.quotas.push_back(std::move(q));
     }
     snapshot.projects.push_back(std::move(out));
+  }
+  for (const auto& [name, department] : state.departments) {
+    engine::Department out{name, {}};
+    for (const auto& quota : department->object.spec.quotas) {
+      out.quotas.push_back({quota.queue, quota.gpu.milli, quota.limit ? quota.limit->milli : -1,
+                            quota.over_quota_weight});
+    }
+    snapshot.departments.push_back(std::move(out));
   }
 }
 

@@ -1,4 +1,4 @@
-// Cycle step 7: Queue and Project statuses (docs/api.md) from the engine's
+// Cycle step 7: Queue, Project and Department statuses (docs/api.md) from the engine's
 // accounting after this cycle's decisions, and a Ready condition that names
 // what is wrong with an object gpupool cannot use.
 #include "cycle_state.h"
@@ -106,6 +106,10 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
       return {"NamespaceConflict", "namespace \"" + ns + "\" already belongs to project " +
                                        owner->second + " (the first by name)"};
   }
+  const std::string& department = project.spec.department;
+  if (!department.empty() && !state.departments.count(department))
+    return {"UnknownDepartment", "spec.department: department \"" + department +
+                                     "\" does not exist (its quotas stand on their own)"};
   for (std::size_t i = 0; i < project.spec.quotas.size(); ++i) {
     const auto& quota = project.spec.quotas[i];
     const std::string field = "spec.quotas[" + std::to_string(i) + "]";
@@ -133,10 +137,15 @@ void PlanProject(CycleState& state, const ProjectObject& source,
     return WriteIfChanged(state, Kind::kProject, source.object, project);
   }
   std::int64_t guaranteed = 0, allocated = 0, over = 0;
-  for (const auto& quota : project.spec.quotas) guaranteed += quota.gpu.milli;
+  // In a department, the guarantees in force (scaled into its quota) are the truth.
+  const bool in_department = state.departments.count(project.spec.department) > 0;
+  if (!in_department) {
+    for (const auto& quota : project.spec.quotas) guaranteed += quota.gpu.milli;
+  }
   status.queues.clear();
   for (const auto& share : shares) {
     if (share.project != project.metadata.name) continue;
+    if (in_department) guaranteed += share.quota;
     allocated += share.allocated;
     over += share.over_quota;
     api::ProjectQueueUsage usage{share.queue, UsageOf(share), 0, 0};
@@ -156,6 +165,59 @@ void PlanProject(CycleState& state, const ProjectObject& source,
   WriteIfChanged(state, Kind::kProject, source.object, project);
 }
 
+// The department's own quotas beside what its projects' quotas ask for in each
+// queue: where they ask for more, each project is guaranteed the same fraction.
+std::string DepartmentMessage(const CycleState& state, const api::Department& department) {
+  std::string scaled;
+  for (const auto& quota : department.spec.quotas) {
+    std::int64_t asked = 0;
+    for (const auto& [name, project] : state.projects) {
+      if (project->object.spec.department != department.metadata.name) continue;
+      if (const auto* own = project->object.spec.QuotaFor(quota.queue)) asked += own->gpu.milli;
+    }
+    if (asked <= quota.gpu.milli) continue;
+    scaled += (scaled.empty() ? "" : "; ") + std::string("in queue ") + quota.queue +
+              " its projects' quotas add up to " + api::FormatDecimal(asked) + " GPUs, above its " +
+              api::FormatDecimal(quota.gpu.milli) + ": each is guaranteed that fraction of its own";
+  }
+  return scaled.empty() ? "quotas are in force" : scaled;
+}
+
+void PlanDepartment(CycleState& state, const DepartmentObject& source,
+                    const std::vector<engine::DepartmentShare>& shares) {
+  api::Department department = source.object;
+  auto& status = department.status;
+  status.observed_generation = department.metadata.generation;
+  if (!source.errors.empty()) {
+    NoteReady(state, Kind::kDepartment, department.metadata, source.object.status.conditions,
+              status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
+    return WriteIfChanged(state, Kind::kDepartment, source.object, department);
+  }
+  const std::string& name = department.metadata.name;
+  std::int64_t guaranteed = 0, allocated = 0, over = 0;
+  status.queues.clear();
+  for (const auto& share : shares) {
+    if (share.department != name) continue;
+    guaranteed += share.quota;
+    allocated += share.allocated;
+    over += share.over_quota;
+    status.queues.push_back(
+        {share.queue,
+         {Quantity::FromMilli(share.quota), Quantity::FromMilli(share.allocated),
+          Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)}});
+  }
+  status.projects.clear();
+  for (const auto& [project, object] : state.projects) {
+    if (object->object.spec.department == name) status.projects.push_back(project);
+  }
+  status.guaranteed = Quantity::FromMilli(guaranteed);
+  status.allocated = Quantity::FromMilli(allocated);
+  status.over_quota = Quantity::FromMilli(over);
+  NoteReady(state, Kind::kDepartment, department.metadata, source.object.status.conditions,
+            status.conditions, "Valid", DepartmentMessage(state, department));
+  WriteIfChanged(state, Kind::kDepartment, source.object, department);
+}
+
 }  // namespace
 
 void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions) {
@@ -163,6 +225,8 @@ void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions) {
   for (const auto& queue : state.view.queues) PlanQueue(state, *queue, decisions.shares, counts);
   for (const auto& project : state.view.projects)
     PlanProject(state, *project, decisions.shares, counts);
+  for (const auto& department : state.view.departments)
+    PlanDepartment(state, *department, decisions.department_shares);
 }
 
 }  // namespace gpupool::op::internal

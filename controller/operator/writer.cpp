@@ -38,6 +38,8 @@ const kube::Resource& ResourceOf(Kind kind) {
       return kube::resources::kProjects;
     case Kind::kTrainingJob:
       return kube::resources::kTrainingJobs;
+    case Kind::kDepartment:
+      return kube::resources::kDepartments;
     default:
       return kube::resources::kPods;
   }
@@ -147,8 +149,10 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
+  Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
   ApplyAdmissions(plan, tally);
   Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  Each(plan.pod_patches, [&](const PodPatch& patch) { PatchPod(patch, tally); });
   for (const auto& note : plan.events) RecordEvent(note);
   return tally.Take();
 }
@@ -253,6 +257,19 @@ void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
   }
 }
 
+void PlanWriter::PatchPod(const PodPatch& patch, Tally& tally) {
+  if (!Allowed(tally)) return;
+  try {
+    client_.Patch(kube::resources::kPods, patch.ns, patch.name, kube::PatchType::kMerge,
+                  patch.patch);
+    tally.Changed(Kind::kPod, kube::ObjectKey(patch.ns, patch.name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsNotFound(error)) return;
+    tally.Failed();
+    spdlog::warn("patch pod {}: {}", kube::ObjectKey(patch.ns, patch.name), Describe(error));
+  }
+}
+
 void PlanWriter::CreateService(const Json& service, Tally& tally) {
   if (!Allowed(tally)) return;
   const std::string ns = service["metadata"].value("namespace", "");
@@ -266,14 +283,29 @@ void PlanWriter::CreateService(const Json& service, Tally& tally) {
   }
 }
 
+void PlanWriter::CreateReservation(const Json& pod, Tally& tally) {
+  if (!Allowed(tally)) return;
+  const std::string ns = pod["metadata"].value("namespace", "");
+  const std::string name = pod["metadata"].value("name", "");
+  try {
+    client_.Create(kube::resources::kPods, ns, pod);
+    tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
+  } catch (const kube::ApiError& error) {
+    if (kube::IsAlreadyExists(error)) return;
+    tally.Failed();
+    spdlog::warn("create reservation pod {}/{}: {}", ns, name, Describe(error));
+  }
+}
+
 void PlanWriter::RecordEvent(const EventNote& note) {
   if (!events_ || (may_write_ && !may_write_())) return;
   kube::ObjectReference object;
   object.api_version = note.kind == Kind::kPod ? "v1" : api::kApiVersion;
-  object.kind = note.kind == Kind::kQueue     ? "Queue"
-                : note.kind == Kind::kProject ? "Project"
-                : note.kind == Kind::kPod     ? "Pod"
-                                              : "TrainingJob";
+  object.kind = note.kind == Kind::kQueue        ? "Queue"
+                : note.kind == Kind::kProject    ? "Project"
+                : note.kind == Kind::kDepartment ? "Department"
+                : note.kind == Kind::kPod        ? "Pod"
+                                                 : "TrainingJob";
   object.ns = note.ns;
   object.name = note.name;
   object.uid = note.uid;

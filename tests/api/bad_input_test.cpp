@@ -14,6 +14,7 @@
 namespace gpupool::api {
 namespace {
 
+using testing::ValidDepartment;
 using testing::ValidProject;
 using testing::ValidQueue;
 using testing::ValidTrainingJob;
@@ -169,6 +170,58 @@ const BadInput kBadInputs[] = {
     {"NodeSelectorNotMap", ValidQueue,
      R"([{"op":"replace","path":"/spec/nodeSelector","value":["pool=train"]}])",
      "spec.nodeSelector", "must be an object", AlsoRejectedBy::kSchema},
+    {"BadDepartmentName", ValidProject,
+     R"([{"op":"replace","path":"/spec/department","value":"Research Lab"}])", "spec.department",
+     "must be a Department name", AlsoRejectedBy::kSchema},
+    {"DepartmentNotString", ValidProject,
+     R"([{"op":"replace","path":"/spec/department","value":7}])", "spec.department",
+     "must be a string", AlsoRejectedBy::kSchema},
+    {"NegativeDepartmentQuota", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/0/gpu","value":"-8"}])", "spec.quotas[0].gpu",
+     "must be >= 0", AlsoRejectedBy::kSchema},
+    {"DepartmentLimitBelowQuota", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/0/limit","value":16}])", "spec.quotas[0].limit",
+     "must be >= gpu", AlsoRejectedBy::kCelRule},
+    {"NonNumericDepartmentQuota", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/1/gpu","value":"many"}])", "spec.quotas[1].gpu",
+     "must be a quantity", AlsoRejectedBy::kSchema},
+    {"MissingDepartmentQuotaQueue", ValidDepartment,
+     R"([{"op":"remove","path":"/spec/quotas/1/queue"}])", "spec.quotas[1].queue", "is required",
+     AlsoRejectedBy::kSchema},
+    {"EmptyDepartmentQuotaQueue", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/1/queue","value":""}])", "spec.quotas[1].queue",
+     "must not be empty", AlsoRejectedBy::kSchema},
+    {"DuplicateDepartmentQuotaQueue", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/1/queue","value":"train"}])", "spec.quotas[1].queue",
+     "duplicate quota", AlsoRejectedBy::kSchema},
+    {"NegativeDepartmentWeight", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas/0/overQuotaWeight","value":-2}])",
+     "spec.quotas[0].overQuotaWeight", "must be >= 0", AlsoRejectedBy::kSchema},
+    {"DepartmentQuotasNotList", ValidDepartment,
+     R"([{"op":"replace","path":"/spec/quotas","value":{"train":8}}])", "spec.quotas",
+     "must be an array", AlsoRejectedBy::kSchema},
+    {"BadDepartmentObjectName", ValidDepartment,
+     R"([{"op":"replace","path":"/metadata/name","value":"R&D"}])", "metadata.name", "RFC 1123",
+     AlsoRejectedBy::kServerOnly},
+    {"IdlePercentAboveHundred", ValidQueue,
+     R"([{"op":"replace","path":"/spec/idle/utilizationBelowPercent","value":101}])",
+     "spec.idle.utilizationBelowPercent", "must be <= 100", AlsoRejectedBy::kSchema},
+    {"IdlePercentZero", ValidQueue,
+     R"([{"op":"replace","path":"/spec/idle/utilizationBelowPercent","value":0}])",
+     "spec.idle.utilizationBelowPercent", "must be >= 1", AlsoRejectedBy::kSchema},
+    {"IdlePercentAsString", ValidQueue,
+     R"([{"op":"replace","path":"/spec/idle/utilizationBelowPercent","value":"5%"}])",
+     "spec.idle.utilizationBelowPercent", "must be an integer", AlsoRejectedBy::kSchema},
+    {"IdleForZeroSeconds", ValidQueue,
+     R"([{"op":"replace","path":"/spec/idle/forSeconds","value":0}])", "spec.idle.forSeconds",
+     "must be >= 1", AlsoRejectedBy::kSchema},
+    {"IdleWithoutForSeconds", ValidQueue, R"([{"op":"remove","path":"/spec/idle/forSeconds"}])",
+     "spec.idle.forSeconds", "required", AlsoRejectedBy::kSchema},
+    {"IdleUnknownAction", ValidQueue,
+     R"([{"op":"replace","path":"/spec/idle/action","value":"Delete"}])", "spec.idle.action",
+     "must be one of Preempt, Annotate", AlsoRejectedBy::kSchema},
+    {"IdleNotObject", ValidQueue, R"([{"op":"replace","path":"/spec/idle","value":true}])",
+     "spec.idle", "must be an object", AlsoRejectedBy::kSchema},
 };
 
 class BadInputTest : public ::testing::TestWithParam<BadInput> {
@@ -179,7 +232,7 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
 TEST(BadInputs, AtLeastThirtyCases) { EXPECT_GE(std::size(kBadInputs), 30u); }
 
 TEST(BadInputs, BaseObjectsAreValid) {
-  for (auto base : {ValidTrainingJob, ValidProject, ValidQueue}) {
+  for (auto base : {ValidTrainingJob, ValidProject, ValidQueue, ValidDepartment}) {
     EXPECT_EQ(JoinErrors(ValidateObject(base())), "");
   }
 }
@@ -198,9 +251,10 @@ TEST_P(BadInputTest, OurValidatorNamesTheField) {
 }
 
 Json CrdSchemaFor(const std::string& kind) {
-  const std::string file = kind == "Queue"     ? "crds/queues.gpupool.dev.yaml"
-                           : kind == "Project" ? "crds/projects.gpupool.dev.yaml"
-                                               : "crds/trainingjobs.gpupool.dev.yaml";
+  const std::string file = kind == "Queue"        ? "crds/queues.gpupool.dev.yaml"
+                           : kind == "Project"    ? "crds/projects.gpupool.dev.yaml"
+                           : kind == "Department" ? "crds/departments.gpupool.dev.yaml"
+                                                  : "crds/trainingjobs.gpupool.dev.yaml";
   auto documents = LoadYamlFile(testing::SourcePath(file));
   return documents.at(0)["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
@@ -274,7 +328,7 @@ void CollectCelRulePaths(const Json& schema, const std::string& path,
 // validator refuses at the rule's field.
 TEST(BadInputs, EveryCelRuleOfTheCrdsHasACase) {
   size_t rules = 0;
-  for (const char* kind : {"Queue", "Project", "TrainingJob"}) {
+  for (const char* kind : {"Queue", "Project", "TrainingJob", "Department"}) {
     std::vector<std::string> rule_paths;
     CollectCelRulePaths(CrdSchemaFor(kind), "", rule_paths);
     rules += rule_paths.size();

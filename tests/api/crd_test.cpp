@@ -27,8 +27,9 @@ std::map<std::string, Json> LoadCrdsByKind() {
 
 TEST(Crds, ThereIsOneForEachKind) {
   auto crds = LoadCrdsByKind();
-  ASSERT_EQ(crds.size(), 3u);
+  ASSERT_EQ(crds.size(), 4u);
   EXPECT_EQ(crds["Queue"]["spec"]["scope"], "Cluster");
+  EXPECT_EQ(crds["Department"]["spec"]["scope"], "Cluster");
   EXPECT_EQ(crds["Project"]["spec"]["scope"], "Cluster");
   EXPECT_EQ(crds["TrainingJob"]["spec"]["scope"], "Namespaced");
 }

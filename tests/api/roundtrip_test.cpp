@@ -2,6 +2,7 @@
 // gpupool does not model, and the user's own spelling of quantities.
 #include <gtest/gtest.h>
 
+#include "gpupool/api/department.h"
 #include "gpupool/api/project.h"
 #include "gpupool/api/queue.h"
 #include "gpupool/api/training_job.h"
@@ -18,6 +19,7 @@ Json Encode(const Json& object) {
   if (kind == "Queue") out = ToJson(DecodeQueue(object, errors));
   if (kind == "Project") out = ToJson(DecodeProject(object, errors));
   if (kind == "TrainingJob") out = ToJson(DecodeTrainingJob(object, errors));
+  if (kind == "Department") out = ToJson(DecodeDepartment(object, errors));
   EXPECT_EQ(JoinErrors(errors), "");
   return out;
 }
@@ -46,7 +48,9 @@ TEST(RoundTrip, EveryExampleKeepsAllItsFields) {
   for (const auto& file : testing::YamlFilesIn("examples")) {
     for (const auto& object : LoadYamlFile(file)) {
       const std::string kind = object.value("kind", "");
-      if (kind != "Queue" && kind != "Project" && kind != "TrainingJob") continue;
+      if (kind != "Queue" && kind != "Project" && kind != "TrainingJob" && kind != "Department") {
+        continue;
+      }
       SCOPED_TRACE(file + ": " + object["metadata"].value("name", ""));
       Json once = Encode(object);
       ExpectContains(once, object, "");
@@ -55,6 +59,18 @@ TEST(RoundTrip, EveryExampleKeepsAllItsFields) {
     }
   }
   EXPECT_GE(round_tripped, 15);
+}
+
+TEST(RoundTrip, DepartmentKeepsItsQuotasAndStatus) {
+  Json department = testing::ValidDepartment();
+  department["status"] = Json::parse(R"({"guaranteed": 32, "allocated": "40.5", "overQuota": "8.5",
+      "projects": ["susan"], "queues": [{"queue": "train", "guaranteed": 32, "allocated": "40.5",
+      "overQuota": "8.5", "pending": 4}]})");
+  Json once = Encode(department);
+  ExpectContains(once, department, "");
+  EXPECT_EQ(Encode(once), once);
+  Json project = Encode(testing::ValidProject());
+  EXPECT_EQ(project["spec"]["department"], "research");
 }
 
 TEST(RoundTrip, UnknownFieldsSurvive) {

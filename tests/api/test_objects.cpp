@@ -17,9 +17,17 @@ Json ValidProject() {
   return Json::parse(R"({
     "apiVersion": "gpupool.dev/v1alpha1", "kind": "Project",
     "metadata": {"name": "susan"},
-    "spec": {"namespaces": ["susan"], "priority": 1,
+    "spec": {"namespaces": ["susan"], "priority": 1, "department": "research",
              "quotas": [{"queue": "train", "gpu": 2},
                         {"queue": "build", "gpu": "0.5", "limit": 1}]}})");
+}
+
+Json ValidDepartment() {
+  return Json::parse(R"({
+    "apiVersion": "gpupool.dev/v1alpha1", "kind": "Department",
+    "metadata": {"name": "research"},
+    "spec": {"quotas": [{"queue": "train", "gpu": 32, "limit": 48, "overQuotaWeight": 2},
+                        {"queue": "build", "gpu": "1.5"}]}})");
 }
 
 Json ValidQueue() {
@@ -27,7 +35,8 @@ Json ValidQueue() {
     "apiVersion": "gpupool.dev/v1alpha1", "kind": "Queue",
     "metadata": {"name": "train"},
     "spec": {"sharing": "Guaranteed", "nodeSelector": {"pool": "train"},
-             "preemption": {"minRuntimeSeconds": 60, "gracePeriodSeconds": 30}}})");
+             "preemption": {"minRuntimeSeconds": 60, "gracePeriodSeconds": 30},
+             "idle": {"utilizationBelowPercent": 5, "forSeconds": 1800, "action": "Preempt"}}})");
 }
 
 std::string SourcePath(const std::string& relative) {

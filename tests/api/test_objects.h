@@ -12,6 +12,7 @@ using Json = nlohmann::json;
 Json ValidTrainingJob();
 Json ValidProject();
 Json ValidQueue();
+Json ValidDepartment();
 
 std::string SourcePath(const std::string& relative);
 // Every *.yaml file of a repository folder, sorted.

@@ -1,6 +1,7 @@
 // The gpupool binary as a user runs it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -25,6 +26,15 @@ TEST(Cli, VersionPrintsTheApiGroup) {
   EXPECT_NE(result.output.find("gpupool.dev/v1alpha1"), std::string::npos);
 }
 
+// The binary runs on mimalloc (docs/development.md): it announces itself when asked.
+TEST(Cli, BinaryAllocatesWithMimalloc) {
+  ::setenv("MIMALLOC_VERBOSE", "1", 1);
+  Result result = RunGpupool("version");
+  ::unsetenv("MIMALLOC_VERBOSE");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.output.find("mimalloc: process init"), std::string::npos) << result.output;
+}
+
 TEST(Cli, UnknownCommandFailsWithUsage) {
   Result result = RunGpupool("frobnicate");
   EXPECT_EQ(result.exit_code, 2);
@@ -33,8 +43,12 @@ TEST(Cli, UnknownCommandFailsWithUsage) {
 
 // Flags are checked before anything connects: each bad value is named.
 TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
-  for (const std::string flag : {"--concurrent-writes 0", "--concurrent-writes 257",
-                                 "--concurrent-writes many", "--qps -1", "--burst 0"}) {
+  for (const std::string flag :
+       {"--concurrent-writes 0", "--concurrent-writes 257", "--concurrent-writes many", "--qps -1",
+        "--burst 0", "--reservation-namespace Bad_Name", "--reservation-service-account -x",
+        "--reservation-image ''", "--gpu-metrics-url dcgm:9400/metrics",
+        "--gpu-metrics-url file:///etc/passwd", "--gpu-metrics-interval-seconds 0",
+        "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

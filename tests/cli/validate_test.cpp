@@ -40,6 +40,27 @@ TEST(Validate, SaysWhatItCheckedForAValidObject) {
   EXPECT_THAT(result.output, HasSubstr("1 file: 1 valid, 0 invalid, 0 skipped"));
 }
 
+TEST(Validate, KnowsDepartmentsAndTheProjectsThatNameThem) {
+  ScratchDir dir;
+  auto file = dir.Write("d.yaml",
+                        "apiVersion: gpupool.dev/v1alpha1\nkind: Department\n"
+                        "metadata: {name: research}\n"
+                        "spec: {quotas: [{queue: train, gpu: 32, limit: 16, overQuotaWeigth: 2}]}\n"
+                        "---\n"
+                        "apiVersion: gpupool.dev/v1alpha1\nkind: Project\n"
+                        "metadata: {name: vision}\n"
+                        "spec: {namespaces: [vision], department: research,\n"
+                        "       quotas: [{queue: train, gpu: 8}]}\n");
+  auto result = RunGpupool("validate " + file);
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("Department research: INVALID"));
+  EXPECT_THAT(result.output, HasSubstr("  spec.quotas[0].limit: must be >= gpu\n"));
+  EXPECT_THAT(result.output,
+              HasSubstr("  spec.quotas[0].overQuotaWeigth: unknown field, did you mean "
+                        "overQuotaWeight?\n"));
+  EXPECT_THAT(result.output, HasSubstr("Project vision: valid"));
+}
+
 // The API server refuses both (fieldValidation=Strict, kubectl's default);
 // without the check they were pruned silently and the job said "valid".
 TEST(Validate, MisspelledFieldsAreUnknownFields) {

@@ -49,6 +49,26 @@ ClusterBuilder& ClusterBuilder::AddProject(const std::string& name, const std::s
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::AddDepartment(const std::string& name, const std::string& queue,
+                                              MilliGpu quota, MilliGpu limit, std::int64_t weight) {
+  auto it = std::find_if(snapshot_.departments.begin(), snapshot_.departments.end(),
+                         [&](const Department& d) { return d.name == name; });
+  if (it == snapshot_.departments.end()) {
+    snapshot_.departments.push_back({name, {}});
+    it = snapshot_.departments.end() - 1;
+  }
+  it->quotas.push_back({queue, quota, limit, weight});
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::InDepartment(const std::string& project,
+                                             const std::string& department) {
+  for (Project& p : snapshot_.projects) {
+    if (p.name == project) p.department = department;
+  }
+  return *this;
+}
+
 PendingJob& ClusterBuilder::Submit(const std::string& name, const std::string& queue,
                                    const std::string& project, MilliGpu gpus_per_replica,
                                    int replicas, WorkloadClass workload_class, int priority) {
@@ -111,6 +131,15 @@ const ProjectShare* FindShare(const Decisions& decisions, const std::string& pro
                               const std::string& queue) {
   for (const ProjectShare& s : decisions.shares) {
     if (s.project == project && s.queue == queue) return &s;
+  }
+  return nullptr;
+}
+
+const DepartmentShare* FindDepartmentShare(const Decisions& decisions,
+                                           const std::string& department,
+                                           const std::string& queue) {
+  for (const DepartmentShare& s : decisions.department_shares) {
+    if (s.department == department && s.queue == queue) return &s;
   }
   return nullptr;
 }

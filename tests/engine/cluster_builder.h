@@ -20,6 +20,11 @@ class ClusterBuilder {
                            Seconds min_runtime = 0);
   ClusterBuilder& AddProject(const std::string& name, const std::string& queue, MilliGpu quota,
                              int priority = 0, MilliGpu limit = -1, std::int64_t weight = 1);
+  // A department's quota in a queue (the department is created on first use), and a
+  // project's membership.
+  ClusterBuilder& AddDepartment(const std::string& name, const std::string& queue, MilliGpu quota,
+                                MilliGpu limit = -1, std::int64_t weight = 1);
+  ClusterBuilder& InDepartment(const std::string& project, const std::string& department);
   PendingJob& Submit(const std::string& name, const std::string& queue, const std::string& project,
                      MilliGpu gpus_per_replica, int replicas = 1,
                      WorkloadClass workload_class = WorkloadClass::kTrain, int priority = 0);
@@ -47,6 +52,8 @@ std::vector<std::string> Victims(const Decisions& decisions);
 std::vector<std::string> Admitted(const Decisions& decisions);
 const ProjectShare* FindShare(const Decisions& decisions, const std::string& project,
                               const std::string& queue);
+const DepartmentShare* FindDepartmentShare(const Decisions& decisions,
+                                           const std::string& department, const std::string& queue);
 // Engine options under which Decide() after the first cycle is incremental, so a
 // test sees that the engine follows each change itself.
 Options Incremental();

@@ -14,10 +14,15 @@ struct Quota {
 
 using Key = std::pair<std::string, std::string>;  // project, queue
 
+// Guarantees in force (departments applied); limits never below the quota as given.
 std::map<Key, Quota> Quotas(const Snapshot& s) {
+  std::map<Key, MilliGpu> guarantees = Guarantees(s);
   std::map<Key, Quota> out;
   for (const Project& p : s.projects) {
-    for (const ProjectQuota& q : p.quotas) out[{p.name, q.queue}] = {q.gpu, q.limit};
+    for (const ProjectQuota& q : p.quotas) {
+      MilliGpu limit = q.limit < 0 ? -1 : std::max(q.limit, q.gpu);
+      out[{p.name, q.queue}] = {guarantees[{p.name, q.queue}], limit};
+    }
   }
   return out;
 }
@@ -272,6 +277,7 @@ std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions
   CheckHeldRoom(before, decisions, errors);
   CheckRunningSet(before, decisions, after, errors);
   CheckPlacementRules(before, decisions, errors);
+  CheckDepartments(before, decisions, after, errors);
   if (check_reclaim_progress) {
     CheckReclaimProgress(before, decisions, after, errors);
     CheckFairShare(before, decisions, after, errors);

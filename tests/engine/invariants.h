@@ -2,12 +2,24 @@
 // engine's own bookkeeping (from the snapshots before and after, and the decisions).
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpupool/engine/engine.h"
 
 namespace gpupool::engine::testing {
+
+// Each project's guarantee per (project, queue), computed here from the rules: as
+// given, or, where a department's quota is below its projects' guarantees together,
+// each scaled by the same fraction (rounded down to a milli-GPU).
+std::map<std::pair<std::string, std::string>, MilliGpu> Guarantees(const Snapshot& s);
+
+// The department invariants (invariants_departments.cpp): guarantees within each
+// department's quota, its limit on over-quota work, and its accounting.
+void CheckDepartments(const Snapshot& before, const Decisions& decisions, const Snapshot& after,
+                      std::vector<std::string>& errors);
 
 // Returns one line per violated invariant; empty when all hold.
 // `check_reclaim_progress`: also check that an in-quota job of a Guaranteed queue

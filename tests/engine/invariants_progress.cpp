@@ -56,10 +56,8 @@ void CheckBlocked(const Snapshot& before, const Decisions& d, const Snapshot& af
                   bool above_deserved_only, std::vector<std::string>& errors) {
   // Its own project counts its terminating victims; reclaim does not count the
   // victim project's.
-  std::map<std::pair<std::string, std::string>, MilliGpu> quota, usage, running;
-  for (const Project& p : before.projects) {
-    for (const ProjectQuota& q : p.quotas) quota[{p.name, q.queue}] = q.gpu;
-  }
+  std::map<std::pair<std::string, std::string>, MilliGpu> quota = Guarantees(before), usage,
+                                                          running;
   for (const RunningJob& r : after.running) {
     MilliGpu gpu = r.shape.gpu_milli * static_cast<MilliGpu>(r.replicas.size());
     usage[{r.project, r.queue}] += gpu;

@@ -3,6 +3,7 @@
 // a failure names its seed and cycle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -27,7 +28,10 @@ std::string Named(const char* prefix, int index) {
 
 class RandomCluster {
  public:
-  explicit RandomCluster(std::uint64_t seed) : rng_(seed) {}
+  // `departments`: projects grouped in random departments (drawn after everything
+  // else, so the clusters of the other tests stay as they are).
+  explicit RandomCluster(std::uint64_t seed, bool departments = false)
+      : rng_(seed), departments_(departments) {}
 
   int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
@@ -66,7 +70,45 @@ class RandomCluster {
       s.projects.push_back(std::move(project));
     }
     projects_ = projects;
+    if (departments_) AddDepartments(s, capacity);
     return s;
+  }
+
+  // One or two departments, their train quota sometimes below their projects'
+  // guarantees together (which are then scaled), sometimes with a limit; most
+  // projects in one, some in none or in one that does not exist.
+  void AddDepartments(Snapshot& s, MilliGpu capacity) {
+    int count = Uniform(1, 2);
+    for (int d = 0; d < count; ++d)
+      s.departments.push_back(RandomDepartment(Named("d", d), capacity));
+    for (Project& p : s.projects) {
+      if (Chance(0.8)) p.department = Named("d", Uniform(0, count - 1));
+      if (Chance(0.05)) p.department = "missing";
+    }
+  }
+
+  Department RandomDepartment(const std::string& name, MilliGpu capacity) {
+    Department d{name, {}};
+    MilliGpu quota = 500 * Uniform(0, static_cast<int>(capacity / 500));
+    MilliGpu limit = Chance(0.4) ? quota + 1000 * Uniform(0, 3) : -1;
+    d.quotas.push_back({"train", quota, limit, Uniform(0, 3)});
+    if (Chance(0.5)) d.quotas.push_back({"build", 500 * Uniform(0, 4), -1, 1});
+    return d;
+  }
+
+  // Between cycles: a department's quotas changed, or it is removed, or created again.
+  void ChangeDepartments(Engine& engine, const Snapshot& s) {
+    if (!departments_ || !Chance(0.2)) return;
+    std::string name = Named("d", Uniform(0, 1));
+    bool exists = std::any_of(s.departments.begin(), s.departments.end(),
+                              [&](const Department& d) { return d.name == name; });
+    MilliGpu capacity = 0;
+    for (const Node& n : s.nodes) capacity += n.gpus * kGpu;
+    if (exists && Chance(0.3)) {
+      engine.RemoveDepartment(name);
+    } else {
+      engine.UpsertDepartment(RandomDepartment(name, capacity));
+    }
   }
 
   PendingJob Job(Seconds now) {
@@ -94,6 +136,7 @@ class RandomCluster {
 
  private:
   std::mt19937_64 rng_;
+  bool departments_ = false;
   int projects_ = 2;
   int next_ = 0;
 };
@@ -131,6 +174,16 @@ std::string Describe(const Snapshot& before, const Decisions& d) {
     out += "\nnode " + n.name + " gpus " + std::to_string(n.gpus) + " unmanaged " +
            std::to_string(n.unmanaged_gpus) + " cpu " + std::to_string(n.cpu_milli) + " " +
            n.labels.at("pool") + (n.schedulable ? "" : " cordoned");
+  }
+  for (const Department& dep : before.departments) {
+    out += "\ndepartment " + dep.name;
+    for (const DepartmentQuota& q : dep.quotas) {
+      out +=
+          " " + q.queue + " quota " + std::to_string(q.gpu) + " limit " + std::to_string(q.limit);
+    }
+  }
+  for (const Project& p : before.projects) {
+    if (!p.department.empty()) out += "\nproject " + p.name + " in " + p.department;
   }
   for (const ProjectShare& s : d.shares) {
     out += "\nshare " + s.project + "/" + s.queue + " quota " + std::to_string(s.quota) +
@@ -179,9 +232,9 @@ std::map<std::string, int> UnmanagedOf(const Snapshot& s) {
 // pure entry point, above 0 most cycles are incremental.
 // `live`: random cluster updates (random_updates.h) between cycles; otherwise every
 // victim is gone before the next cycle.
-void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval,
-             bool live = false) {
-  RandomCluster random(seed);
+void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval, bool live = false,
+             bool departments = false) {
+  RandomCluster random(seed, departments);
   RandomUpdates updates(seed);
   Options options;
   options.reserve_for_blocked_jobs = reserve;
@@ -202,6 +255,7 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
       if (random.Chance(0.15)) engine.Finish(r.name);
     }
     if (live) updates.Apply(engine, unmanaged);
+    if (live) random.ChangeDepartments(engine, engine.ToSnapshot());
     Snapshot before = engine.ToSnapshot();
     ASSERT_EQ(UnmanagedOf(before), unmanaged) << "seed " << seed << " cycle " << cycle;
     Decisions decisions = engine.Decide();
@@ -225,8 +279,8 @@ void RunSeed(std::uint64_t seed, bool reserve, Packing packing, Seconds interval
 // completions, departed victims and live updates), and follows it in place, never
 // rebuilt. Every cycle full (`interval` 0): it decides as the pure entry point
 // does on the same snapshot. Incremental cycles: its decisions keep every invariant.
-void RunFollowerSeed(std::uint64_t seed, Seconds interval) {
-  RandomCluster random(seed);
+void RunFollowerSeed(std::uint64_t seed, Seconds interval, bool departments = false) {
+  RandomCluster random(seed, departments);
   RandomUpdates updates(seed);
   Options options;
   options.full_cycle_interval_seconds = interval;
@@ -247,6 +301,7 @@ void RunFollowerSeed(std::uint64_t seed, Seconds interval) {
       if (random.Chance(0.15)) api.Finish(r.name);
     }
     updates.Apply(api, unmanaged);
+    random.ChangeDepartments(api, api.ToSnapshot());
     const Snapshot before = api.ToSnapshot();
     const Decisions decisions = follower.Decide(before);
     const std::string where = "seed " + std::to_string(seed) + " cycle " + std::to_string(cycle);
@@ -317,6 +372,21 @@ TEST(Properties, LiveUpdatesKeepEveryInvariant) {
 TEST(Properties, LiveUpdatesKeepEveryInvariantInIncrementalCycles) {
   for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
     RunSeed(seed, seed % 2 == 0, PackingFor(seed), seed % 4 == 0 ? 100000 : 120, true);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The same clusters with departments: every invariant above, and the department
+// ones (guarantees within the department's quota, its limit, its accounting), in
+// full and incremental cycles, with departments changed and removed between cycles,
+// and followed by an operator's engine.
+TEST(Properties, DepartmentsKeepEveryInvariant) {
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    RunSeed(seed, seed % 2 == 0, PackingFor(seed), 0, false, true);
+    if (HasFatalFailure()) return;
+    RunSeed(seed, seed % 2 == 0, PackingFor(seed), seed % 4 == 0 ? 100000 : 120, true, true);
+    if (HasFatalFailure()) return;
+    RunFollowerSeed(seed, seed % 2 == 0 ? 0 : 120, true);
     if (HasFatalFailure()) return;
   }
 }

@@ -1,6 +1,6 @@
 // The victim order (docs/scheduling.md, "Reclaim"): victim sets that make room are
-// compared by the work they destroy, with a deterministic tiebreak; reclaim may
-// wait for over-quota work about to end.
+// compared first by their departments, then by the work they destroy, with a
+// deterministic tiebreak; reclaim may wait for over-quota work about to end.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -111,6 +111,53 @@ TEST(VictimCost, GangVictimsAreTheCheapest) {
   s.pending = {Job("joe-gang", "train", "joe", 2 * kGpu, 2)};
   Decisions d = Decide(s);
   EXPECT_THAT(Victims(d), UnorderedElementsAre("b-b", "b-c"));
+}
+
+// Departments come first: the victim of a department over its quota goes before a
+// lower-priority one that loses less work, whose department is within its quota.
+TEST(VictimCost, DepartmentOverItsQuotaBeforePriorityAndWork) {
+  for (bool departments : {false, true}) {
+    std::vector<RunningJob> running = {Running("b-1", "bob", 2 * kGpu, "n-0", {0, 1}, 0, 5),
+                                       Running("b-2", "bob", 2 * kGpu, "n-0", {2, 3}, 0, 5),
+                                       Running("a-1", "ann", 2 * kGpu, "n-1", {0, 1}, 999),
+                                       Running("a-2", "ann", 2 * kGpu, "n-1", {2, 3}, 999)};
+    ClusterBuilder cluster;
+    cluster.Nodes(2, 4, "n").AddQueue("train", Sharing::kGuaranteed);
+    cluster.AddProject("bob", "train", 0).AddProject("ann", "train", 0);
+    cluster.AddProject("joe", "train", 2 * kGpu);
+    if (departments) {
+      cluster.AddDepartment("ops", "train", kGpu).InDepartment("bob", "ops");
+      cluster.AddDepartment("research", "train", 8 * kGpu).InDepartment("ann", "research");
+      cluster.InDepartment("joe", "research");
+    }
+    Snapshot s = cluster.Build();
+    s.now = 1000;
+    s.running = running;
+    s.pending.push_back(Job("joe-1", "train", "joe", 2 * kGpu));
+    Decisions d = Decide(s);
+    EXPECT_THAT(Victims(d), ElementsAre(departments ? "b-1" : "a-1")) << departments;
+  }
+}
+
+// A gang takes from a department over its quota only until it is back at its
+// quota, then from the next department over its quota before any other victim.
+TEST(VictimCost, GangTakesFromDepartmentsOverQuotaUntilTheirQuota) {
+  std::vector<RunningJob> running = {Running("b-1", "bob", 2 * kGpu, "n-0", {0, 1}, 900),
+                                     Running("b-2", "bob", 2 * kGpu, "n-0", {2, 3}, 900),
+                                     Running("e-1", "eve", 2 * kGpu, "n-1", {0, 1}, 0),
+                                     Running("e-2", "eve", 2 * kGpu, "n-1", {2, 3}, 0)};
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 4, "n").AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("bob", "train", 0).AddProject("eve", "train", 0);
+  cluster.AddProject("joe", "train", 4 * kGpu);
+  cluster.AddDepartment("ops", "train", 2 * kGpu).InDepartment("bob", "ops");
+  cluster.AddDepartment("eng", "train", 2 * kGpu).InDepartment("eve", "eng");
+  Snapshot s = cluster.Build();
+  s.now = 1000;
+  s.running = running;
+  s.pending = {Job("joe-gang", "train", "joe", 2 * kGpu, 2)};
+  Decisions d = Decide(s);
+  EXPECT_THAT(Victims(d), UnorderedElementsAre("b-1", "e-1"));
 }
 
 // Reclaim waits, a bounded time, for over-quota work that is about to end.

@@ -36,7 +36,9 @@ TEST(ChartLint, PassesStrictWithEveryOptionalPartOn) {
   EXPECT_THAT(result.output, HasSubstr("kind: ServiceMonitor"));
   EXPECT_THAT(result.output, HasSubstr("grafana_dashboard: \"1\""));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("kind: PriorityClass")));
-  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("kind: Role\n")));
+  // Leader election off: no Lease Role (the reservation pods' Role stays).
+  EXPECT_THAT(result.output, ::testing::Not(HasSubstr("-leader-election\n")));
+  EXPECT_THAT(result.output, HasSubstr("name: gpupool-reservation\n"));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("--leader-elect")));
 }
 
@@ -74,6 +76,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"startTimeoutSeconds=90000",
                  "startTimeoutSeconds: Must be less than or equal to 86400"},
         BadValue{"metrics.port=70000", "metrics.port: Must be less than or equal to 65535"},
+        BadValue{"gpuMetrics.url=dcgm:9400", "gpuMetrics.url: Does not match pattern"},
+        BadValue{"gpuMetrics.intervalSeconds=0",
+                 "gpuMetrics.intervalSeconds: Must be greater than or equal to 1"},
         BadValue{"image.pullPolicy=Sometimes", "image.pullPolicy: image.pullPolicy must be one of"},
         BadValue{"metrics.serviceMonitor.enabled=yes",
                  "metrics.serviceMonitor.enabled: Invalid type. Expected: boolean"},

@@ -56,6 +56,29 @@ TEST(ControllerAgrees, AcceptsEveryFlagTheDeploymentPasses) {
                  << " yet; every other flag of the Deployment was checked";
 }
 
+// The GPU utilization flags appear only with gpuMetrics.url set.
+TEST(ControllerAgrees, AcceptsTheGpuMetricsFlagsTheChartPasses) {
+  SKIP_WITHOUT_HELM();
+  const auto rendered = Helm(std::string("template gpupool ") + kChart +
+                             " --set gpuMetrics.url=http://dcgm-exporter.gpu:9400/metrics"
+                             " --set gpuMetrics.intervalSeconds=30");
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  const YAML::Node deployment = FindObject(LoadDocuments(rendered.output), "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  std::vector<std::string> args;
+  for (const auto& arg : deployment["spec"]["template"]["spec"]["containers"][0]["args"])
+    args.push_back(arg.as<std::string>());
+  const auto url = std::find(args.begin(), args.end(), "--gpu-metrics-url");
+  ASSERT_NE(url, args.end());
+  EXPECT_EQ(*(url + 1), "http://dcgm-exporter.gpu:9400/metrics");
+  const auto interval = std::find(args.begin(), args.end(), "--gpu-metrics-interval-seconds");
+  ASSERT_NE(interval, args.end());
+  EXPECT_EQ(*(interval + 1), "30");
+  const auto result = RunWithFlags(args);
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("/nonexistent/kubeconfig"));
+}
+
 TEST(ControllerAgrees, CreatesThePriorityClassesTheChartCreates) {
   SandboxProcess sandbox;
   auto result = sandbox.Kubectl("apply -f " + SourcePath("crds"));

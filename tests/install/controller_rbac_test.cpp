@@ -172,11 +172,11 @@ TEST(ControllerUnderRbac, CountsTheDenialOfAVerbTheChartLeftOut) {
   ASSERT_NE(mkdtemp(pattern), nullptr);
   const std::string manifests = pattern;
   const std::string status_rule =
-      "resources: [queues/status, projects/status, trainingjobs/status]";
+      "resources: [queues/status, projects/status, departments/status, trainingjobs/status]";
   std::string text = ReadText(SourcePath(kManifestsDir) + "/gpupool.yaml");
   ASSERT_NE(text.find(status_rule), std::string::npos);
   text.replace(text.find(status_rule), status_rule.size(),
-               "resources: [queues/status, projects/status]");
+               "resources: [queues/status, projects/status, departments/status]");
   std::ofstream(manifests + "/gpupool.yaml") << text;
   std::ofstream(manifests + "/crds.yaml") << ReadText(SourcePath(kManifestsDir) + "/crds.yaml");
   {

@@ -15,15 +15,12 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-const std::set<std::string> kSeries = {"gpupool_project_guaranteed_gpus",
-                                       "gpupool_project_allocated_gpus",
-                                       "gpupool_project_over_quota_gpus",
-                                       "gpupool_project_pending_gpus",
-                                       "gpupool_queue_allocated_gpus",
-                                       "gpupool_queue_guaranteed_gpus",
-                                       "gpupool_jobs",
-                                       "gpupool_preemptions_total",
-                                       "gpupool_queue_wait_seconds_bucket"};
+const std::set<std::string> kSeries = {
+    "gpupool_project_guaranteed_gpus", "gpupool_project_allocated_gpus",
+    "gpupool_project_over_quota_gpus", "gpupool_project_pending_gpus",
+    "gpupool_project_gpu_utilization", "gpupool_queue_allocated_gpus",
+    "gpupool_queue_guaranteed_gpus",   "gpupool_jobs",
+    "gpupool_preemptions_total",       "gpupool_queue_wait_seconds_bucket"};
 
 std::string DashboardPath() {
   return sandbox::testing::SourcePath(std::string(kChart) + "/dashboards/gpupool.json");
@@ -58,6 +55,8 @@ TEST(Dashboard, HasThePanelsOperatorsNeed) {
   EXPECT_THAT(all, HasSubstr("sum by (project) (gpupool_project_allocated_gpus"));
   EXPECT_THAT(all, HasSubstr("gpupool_queue_allocated_gpus{"));
   EXPECT_THAT(all, HasSubstr("sum by (queue) (gpupool_project_over_quota_gpus"));
+  // Allocation vs utilization side by side.
+  EXPECT_THAT(all, HasSubstr("* on (queue, project) gpupool_project_gpu_utilization{"));
   EXPECT_THAT(all, HasSubstr("gpupool_jobs{phase=~\"Queued|Preempted\"}"));
   EXPECT_THAT(all, HasSubstr("histogram_quantile(0.99, sum by (le, workload_class)"));
   EXPECT_THAT(all, HasSubstr("increase(gpupool_preemptions_total"));

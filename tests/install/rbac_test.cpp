@@ -26,19 +26,22 @@ const std::vector<Permission>& ClusterCalls() {
       {"gpupool.dev", "queues", "watch", "operator/controller.cpp informer"},
       {"gpupool.dev", "projects", "list", "operator/controller.cpp informer"},
       {"gpupool.dev", "projects", "watch", "operator/controller.cpp informer"},
+      {"gpupool.dev", "departments", "list", "operator/controller.cpp informer"},
+      {"gpupool.dev", "departments", "watch", "operator/controller.cpp informer"},
       {"gpupool.dev", "trainingjobs", "list", "operator/controller.cpp informer"},
       {"gpupool.dev", "trainingjobs", "watch", "operator/controller.cpp informer"},
       {"gpupool.dev", "queues/status", "patch", "operator/writer.cpp WriteStatus"},
       {"gpupool.dev", "projects/status", "patch", "operator/writer.cpp WriteStatus"},
+      {"gpupool.dev", "departments/status", "patch", "operator/writer.cpp WriteStatus"},
       {"gpupool.dev", "trainingjobs/status", "patch",
        "operator/writer.cpp WriteStatus, RejectTemplate"},
       {"", "nodes", "list", "operator/controller.cpp informer"},
       {"", "nodes", "watch", "operator/controller.cpp informer"},
       {"", "pods", "list", "operator/controller.cpp informer"},
       {"", "pods", "watch", "operator/controller.cpp informer"},
-      {"", "pods", "create", "operator/writer.cpp CreatePod"},
-      {"", "pods", "patch", "operator/writer.cpp release (JSON patch)"},
-      {"", "pods", "delete", "operator/writer.cpp DeletePod"},
+      {"", "pods", "create", "operator/writer.cpp CreatePod, CreateReservation"},
+      {"", "pods", "patch", "operator/writer.cpp release (JSON patch), PatchPod (idle flag)"},
+      {"", "pods", "delete", "operator/writer.cpp DeletePod (also of reservation pods)"},
       {"", "pods/eviction", "create", "operator/writer.cpp DeletePod, kube/client.cpp Evict"},
       {"", "services", "list", "operator/controller.cpp gang Service informer"},
       {"", "services", "watch", "operator/controller.cpp gang Service informer"},
@@ -71,6 +74,14 @@ const std::vector<Permission>& LeaseCalls() {
   return calls;
 }
 
+// What a reservation pod calls, in the release namespace only.
+const std::vector<Permission>& ReservationCalls() {
+  static const std::vector<Permission> calls = {
+      {"", "pods", "patch", "cli/reserve_device_command.cpp Report"},
+  };
+  return calls;
+}
+
 std::vector<std::string> Strings(const YAML::Node& list) {
   std::vector<std::string> values;
   if (list.IsDefined() && list.IsSequence()) {
@@ -97,16 +108,19 @@ class Rbac : public ::testing::Test {
   void SetUp() override {
     objects_ = LoadManifests();
     cluster_role_ = FindObject(objects_, "ClusterRole");
-    lease_role_ = FindObject(objects_, "Role");
+    lease_role_ = FindObject(objects_, "Role", "gpupool-leader-election");
+    reservation_role_ = FindObject(objects_, "Role", kReservationName);
     ASSERT_TRUE(cluster_role_.IsMap()) << "no ClusterRole in manifests/";
-    ASSERT_TRUE(lease_role_.IsMap()) << "no Role in manifests/";
+    ASSERT_TRUE(lease_role_.IsMap()) << "no leader-election Role in manifests/";
+    ASSERT_TRUE(reservation_role_.IsMap()) << "no reservation Role in manifests/";
   }
+  static constexpr char kReservationName[] = "gpupool-reservation";
   std::vector<YAML::Node> objects_;
-  YAML::Node cluster_role_, lease_role_;
+  YAML::Node cluster_role_, lease_role_, reservation_role_;
 };
 
 TEST_F(Rbac, HasNoWildcard) {
-  for (const auto& role : {cluster_role_, lease_role_}) {
+  for (const auto& role : {cluster_role_, lease_role_, reservation_role_}) {
     for (const auto& rule : role["rules"]) {
       for (const char* field :
            {"apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"}) {
@@ -149,6 +163,32 @@ TEST_F(Rbac, GrantsNothingTheControllerDoesNotCall) {
   EXPECT_EQ(Grants(lease_role_), lease_allowed);
 }
 
+// Reservation pods report their device by patching themselves: that, in the
+// release namespace, is all their ServiceAccount may do, and the controller
+// names that ServiceAccount in the pods it makes.
+TEST_F(Rbac, ReservationPodsMayPatchPodsInTheReleaseNamespaceOnly) {
+  std::set<Grant> calls;
+  for (const auto& call : ReservationCalls()) calls.insert({call.group, call.resource, call.verb});
+  EXPECT_EQ(Grants(reservation_role_), calls);
+  EXPECT_EQ(reservation_role_["metadata"]["namespace"].as<std::string>(), kNamespace);
+  const YAML::Node binding = FindObject(objects_, "RoleBinding", kReservationName);
+  ASSERT_TRUE(binding.IsMap());
+  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), kReservationName);
+  ASSERT_EQ(binding["subjects"].size(), 1u);
+  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), kReservationName);
+  EXPECT_TRUE(FindObject(objects_, "ServiceAccount", kReservationName).IsMap());
+  const YAML::Node deployment = FindObject(objects_, "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
+  for (const auto& [flag, value] : {std::pair{"--reservation-service-account", kReservationName},
+                                    std::pair{"--reservation-namespace", kNamespace}}) {
+    auto it = std::find(args.begin(), args.end(), flag);
+    ASSERT_NE(it, args.end()) << flag;
+    ASSERT_NE(it + 1, args.end()) << flag;
+    EXPECT_EQ(*(it + 1), value) << flag;
+  }
+}
+
 TEST_F(Rbac, LimitsLeaseReadsAndUpdatesToTheControllersLease) {
   const YAML::Node deployment = FindObject(objects_, "Deployment");
   ASSERT_TRUE(deployment.IsMap());
@@ -172,7 +212,8 @@ TEST_F(Rbac, BindsBothRolesToTheControllersServiceAccountOnly) {
   EXPECT_EQ(deployment["spec"]["template"]["spec"]["serviceAccountName"].as<std::string>(), name);
   for (const auto& [binding_kind, role] :
        {std::pair{"ClusterRoleBinding", cluster_role_}, std::pair{"RoleBinding", lease_role_}}) {
-    const YAML::Node binding = FindObject(objects_, binding_kind);
+    const YAML::Node binding =
+        FindObject(objects_, binding_kind, role["metadata"]["name"].as<std::string>());
     ASSERT_TRUE(binding.IsMap()) << binding_kind;
     EXPECT_EQ(binding["roleRef"]["kind"].as<std::string>(), role["kind"].as<std::string>());
     EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(),

@@ -31,8 +31,24 @@ TEST(ControllerMetrics, GaugesCarryTheCyclesGpus) {
       << text;
   EXPECT_TRUE(HasLine(text, R"(gpupool_project_allocated_gpus{project="joe",queue="train"} 0.5)"));
   EXPECT_TRUE(HasLine(text, R"(gpupool_queue_capacity_gpus{queue="train"} 8)"));
+  EXPECT_EQ(text.find("gpupool_department_allocated_gpus{"), std::string::npos);  // None.
   EXPECT_TRUE(HasLine(text, R"(gpupool_build_info{version="1.2.3"} 1)"));
   EXPECT_TRUE(HasLine(text, "gpupool_leader 1"));
+}
+
+TEST(ControllerMetrics, DepartmentGaugesCarryTheirProjectsGpusTogether) {
+  ControllerMetrics metrics("test");
+  CycleMetrics cycle = TwoProjects(1);
+  cycle.departments[{"train", "research"}] = {3, 7, 4, 1};
+  metrics.RecordCycle(cycle, {});
+  const std::string text = metrics.Text();
+  EXPECT_TRUE(
+      HasLine(text, R"(gpupool_department_over_quota_gpus{department="research",queue="train"} 4)"))
+      << text;
+  EXPECT_TRUE(HasLine(
+      text, R"(gpupool_department_guaranteed_gpus{department="research",queue="train"} 3)"));
+  metrics.RecordCycle(TwoProjects(1), {});  // The department was deleted.
+  EXPECT_EQ(metrics.Text().find("gpupool_department_over_quota_gpus{"), std::string::npos);
 }
 
 TEST(ControllerMetrics, DeletedProjectsAndQueuesSeriesDisappear) {

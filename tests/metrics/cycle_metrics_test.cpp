@@ -123,13 +123,36 @@ TEST(CycleMetrics, DeletedProjectHasNoFigures) {
   EXPECT_FALSE(metrics.queues.count("build"));
 }
 
+// Susan's two running jobs read 20% and 60%: her train GPUs are 40% used; Joe's
+// job has no reading and no figure; without readings nobody has one.
+TEST(CycleMetrics, UtilizationPerProjectFromTheDcgmReadings) {
+  auto b = TwoQueues();
+  RunningJob(b, "susan", "s0", 0);
+  RunningJob(b, "susan", "s1", 1);
+  RunningJob(b, "joe", "j2", 2);
+  EXPECT_TRUE(Compute(b).utilization.empty());
+  auto readings = std::make_shared<utilization::Readings>();
+  readings->available = true;
+  readings->Add({"node-0", "0", "GPU-0", "susan", "s0-0", "main", 20});
+  readings->Add({"node-0", "1", "GPU-1", "susan", "s1-0", "main", 60});
+  b.GpuReadings(readings);
+  const CycleMetrics metrics = Compute(b);
+  ASSERT_EQ(metrics.utilization.size(), 1u);
+  EXPECT_DOUBLE_EQ(metrics.utilization.at({"train", "susan"}), 0.4);
+}
+
 TEST(CycleMetrics, PreemptionReasonsAreABoundedSet) {
-  const std::map<std::string, std::string> table = {
-      {"Reclaimed", "reclaim"},          {"PreemptedByPriority", "priority"},
-      {"NodeLost", "node_lost"},         {"ReplicaLost", "replica_lost"},
-      {"StartTimeout", "start_timeout"}, {"PlacementConflict", "placement_conflict"},
-      {"QueueDeleted", "queue_deleted"}, {"PodFailed", ""},
-      {"SomethingNew", "other"},         {"", "other"}};
+  const std::map<std::string, std::string> table = {{"Reclaimed", "reclaim"},
+                                                    {"PreemptedByPriority", "priority"},
+                                                    {"NodeLost", "node_lost"},
+                                                    {"ReplicaLost", "replica_lost"},
+                                                    {"ReservationLost", "reservation_lost"},
+                                                    {"StartTimeout", "start_timeout"},
+                                                    {"PlacementConflict", "placement_conflict"},
+                                                    {"QueueDeleted", "queue_deleted"},
+                                                    {"PodFailed", ""},
+                                                    {"SomethingNew", "other"},
+                                                    {"", "other"}};
   for (const auto& [reason, label] : table)
     EXPECT_EQ(PreemptionReasonLabel(reason), label) << reason;
 }

@@ -133,5 +133,15 @@ TEST(Readiness, NeedsSyncedCachesAndALeaderOrAHealthyStandby) {
   EXPECT_EQ(NotReadyReason(state), "");
 }
 
+TEST(Readiness, MissingGpuReadingsAreDetailNeverUnready) {
+  ReadinessState state;
+  state.caches_synced = true;
+  EXPECT_EQ(ReadyDetail(state), "");
+  state.gpu_metrics_problem = "GET http://x/metrics: HTTP status 500";
+  EXPECT_EQ(NotReadyReason(state), "");
+  EXPECT_NE(ReadyDetail(state).find("gpu utilization unavailable: GET http://x/metrics"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpupool::metrics

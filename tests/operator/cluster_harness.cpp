@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -68,6 +69,20 @@ void ControllerProcess::Kill(int signal) {
 
 bool ControllerProcess::Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
+namespace {
+
+// The CA of the sandbox's serving certificate, from its kubeconfig, as a PEM file.
+std::string WriteSandboxCa(const sandbox::testing::SandboxProcess& sandbox) {
+  const std::string path = sandbox.dir() + "/ca.pem";
+  const auto result =
+      sandbox::testing::RunCommand("sed -n 's/^ *certificate-authority-data: //p' " +
+                                   sandbox.kubeconfig() + " | base64 -d > " + path);
+  if (result.exit_code != 0) throw std::runtime_error("no CA in the kubeconfig: " + result.output);
+  return path;
+}
+
+}  // namespace
+
 ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags,
                                std::vector<std::string> controller_flags) {
   std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
@@ -78,6 +93,12 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
       Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
+  const std::string address = "127.0.0.1:" + std::to_string(sandbox_->port());
+  for (std::string& flag : controller_flags) {
+    if (flag == kSandboxCaFile) flag = WriteSandboxCa(*sandbox_);
+    if (auto at = flag.find(kSandboxAddress); at != std::string::npos)
+      flag.replace(at, std::string(kSandboxAddress).size(), address);
+  }
   controller_ = std::make_unique<ControllerProcess>(
       sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", std::move(controller_flags));
   controller_->Start();
@@ -123,24 +144,74 @@ bool ClusterHarness::WaitFor(double seconds, const std::function<bool(const Json
   return false;
 }
 
+namespace {
+
+bool Live(const Json& pod) {
+  const std::string phase = pod["status"].value("phase", "");
+  return !pod["spec"].value("nodeName", "").empty() && phase != "Succeeded" && phase != "Failed";
+}
+
+std::string Annotation(const Json& pod, const std::string& key) {
+  return pod["metadata"].value("annotations", Json::object()).value(key, "");
+}
+
+}  // namespace
+
+// Physical devices as the device plugin gave them: none to two live pods, and
+// the device a live fraction runs on is held by a reservation pod on its node
+// and by no other pod.
+std::string CheckPhysicalDevices(const Json& pods) {
+  std::map<std::string, std::string> holder;  // "node/device" → pod
+  for (const Json& pod : pods) {
+    if (!Live(pod)) continue;
+    const std::string name = pod["metadata"]["namespace"].get<std::string>() + "/" +
+                             pod["metadata"]["name"].get<std::string>();
+    std::stringstream devices(Annotation(pod, "gpupool.dev/visible-devices"));
+    for (std::string device; std::getline(devices, device, ',');) {
+      const std::string key = pod["spec"]["nodeName"].get<std::string>() + "/" + device;
+      if (holder.count(key))
+        return "device " + key + " is given to " + holder[key] + " and " + name;
+      holder[key] = name;
+    }
+  }
+  for (const Json& pod : pods) {
+    const std::string device = Annotation(pod, "gpupool.dev/gpu-device");
+    if (!Live(pod) || device.empty()) continue;
+    const std::string key = pod["spec"]["nodeName"].get<std::string>() + "/" + device;
+    const std::string name = pod["metadata"]["name"];
+    if (!holder.count(key) || holder[key].find("/gpupool-reservation-") == std::string::npos)
+      return "fraction " + name + " runs on " + key + ", held by " +
+             (holder.count(key) ? holder[key] : "no reservation");
+  }
+  return "";
+}
+
 std::string ClusterHarness::CheckDevices() {
-  std::map<std::string, std::string> owner;  // "node/device" → job
+  std::map<std::string, std::string> owner;  // "node/device" → jobs
+  std::map<std::string, long> milli;         // "node/device" → their share, 1000 a device
   for (const Json& job : Get("trainingjobs")) {
     const Json status = job.value("status", Json::object());
     const std::string phase = status.value("phase", "");
     if (phase != "Admitted" && phase != "Running") continue;
     const std::string name = job["metadata"]["namespace"].get<std::string>() + "/" +
                              job["metadata"]["name"].get<std::string>();
+    const Json gpus = job["spec"]["gpusPerReplica"];
+    const std::string text = gpus.is_string() ? gpus.get<std::string>() : gpus.dump();
+    const double per_replica = std::stod(text) / (text.back() == 'm' ? 1000 : 1);
+    const long share = per_replica < 1 ? std::lround(per_replica * 1000) : 1000;
     for (const Json& placed : status.value("placement", Json::array())) {
       for (const Json& device : placed["devices"]) {
         const std::string key = placed["node"].get<std::string>() + "/" + device.dump();
-        if (owner.count(key)) return key + " is given to " + owner[key] + " and " + name;
-        owner[key] = name;
+        owner[key] += (owner[key].empty() ? "" : " and ") + name;
+        milli[key] += share;
+        if (milli[key] > 1000) return key + " is given to " + owner[key];
       }
     }
   }
+  const Json pods = Get("pods");
+  if (std::string problem = CheckPhysicalDevices(pods); !problem.empty()) return problem;
   std::map<std::string, long> used;
-  for (const Json& pod : Get("pods")) {
+  for (const Json& pod : pods) {
     const std::string phase = pod["status"].value("phase", "");
     const std::string node = pod["spec"].value("nodeName", "");
     if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;

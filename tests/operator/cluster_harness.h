@@ -68,6 +68,12 @@ class ControllerProcess {
   pid_t pid_ = -1;
 };
 
+// In a controller flag, stands for the sandbox's HOST:PORT (its simulated DCGM exporter).
+inline constexpr char kSandboxAddress[] = "{sandbox}";
+// A whole controller flag that stands for a file holding the CA the sandbox's
+// HTTPS certificate is signed by.
+inline constexpr char kSandboxCaFile[] = "{sandbox-ca}";
+
 class ClusterHarness {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added.
@@ -86,8 +92,10 @@ class ClusterHarness {
   // Polls `done` (with fresh TrainingJobs) until true or `seconds` pass.
   bool WaitFor(double seconds, const std::function<bool(const Json& jobs)>& done);
 
-  // Devices never given twice: no two holding jobs share a node's device, and no
-  // node's bound, unfinished pods ask for more GPUs than it has. "" when sound.
+  // Devices never given twice: no two holding jobs share a node's device, no
+  // node's bound, unfinished pods ask for more GPUs than it has, and no physical
+  // device is given to two pods or shared by fractions without its reservation
+  // pod. "" when sound.
   std::string CheckDevices();
   // The log of the first controller, or of the one `AddController` named `name`.
   std::string ControllerLog(const std::string& name = "controller") const;
@@ -104,6 +112,8 @@ class ClusterHarness {
 std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
                          const std::string& queue = "train", const std::string& extra_spec = "",
                          const std::string& gpus = "1");
+// The physical-device part of CheckDevices, on `pods` (`kubectl get pods -A`).
+std::string CheckPhysicalDevices(const Json& pods);
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name);
 int CountPhase(const Json& jobs, const std::string& ns, const std::string& phase);
 

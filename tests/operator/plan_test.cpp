@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "view_builder.h"
 
 namespace gpupool::op {
@@ -41,6 +44,39 @@ const Json* FindCondition(const StatusWrite& write, const std::string& type) {
   for (const auto& condition : write.patch["status"]["conditions"])
     if (condition["type"] == type) return &condition;
   return nullptr;
+}
+
+// Departments: the project's guarantee in force, the department's status, the
+// reason that names the department's limit, and a project naming a missing one.
+TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {
+  auto b = Cluster();
+  b.Department("research", 2, 3).InDepartment("susan", "research").InDepartment("joe", "research");
+  b.Project("ana", "ana", 0).InDepartment("ana", "nowhere");
+  for (int i = 0; i < 4; ++i) b.Job("susan", "s" + std::to_string(i), 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_EQ(plan.decisions.admissions.size(), 3u);  // 1 + 1 within the scaled quotas, 1 over.
+  const StatusWrite* waiting = FindStatus(plan.other_statuses, "s3");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_EQ((*FindCondition(*waiting, "Admitted"))["message"],
+            "department research is at its limit of 3 GPUs in queue train (its projects use 3 "
+            "GPUs, this job of project susan needs 1 GPU)");
+  const StatusWrite* department = FindStatus(plan.other_statuses, "research");
+  ASSERT_NE(department, nullptr);
+  EXPECT_EQ(department->kind, Kind::kDepartment);
+  const Json& status = department->patch["status"];
+  EXPECT_EQ(status["guaranteed"], 2);
+  EXPECT_EQ(status["allocated"], 3);
+  EXPECT_EQ(status["overQuota"], 1);
+  EXPECT_EQ(status["projects"], Json::array({"joe", "susan"}));
+  EXPECT_EQ((*FindCondition(*department, "Ready"))["message"],
+            "in queue train its projects' quotas add up to 4 GPUs, above its 2: each is "
+            "guaranteed that fraction of its own");
+  const StatusWrite* susan = FindStatus(plan.other_statuses, "susan");
+  ASSERT_NE(susan, nullptr);
+  EXPECT_EQ(susan->patch["status"]["guaranteed"], 1);  // 2 asked, scaled by 2 / 4.
+  const StatusWrite* ana = FindStatus(plan.other_statuses, "ana");
+  ASSERT_NE(ana, nullptr);
+  EXPECT_EQ((*FindCondition(*ana, "Ready"))["reason"], "UnknownDepartment");
 }
 
 // The pod contract, on a job that must wait: the node is full of work within quota.
@@ -333,20 +369,134 @@ TEST(PlanCycle, PlacementOfAReplicaTheJobDoesNotHaveIsSkipped) {
   for (const auto& create : plan.pod_creates) EXPECT_EQ(create.pod["metadata"]["name"], "edited-0");
 }
 
-TEST(PlanCycle, FractionalReplicaIsToldItsDeviceAndShare) {
+PlanOptions SharingOptions() {
+  PlanOptions options;
+  options.reservation_namespace = "gpupool-system";
+  options.reservation_service_account = "gpupool-reservation";
+  return options;
+}
+
+// Ana's notebook holds half of device slot 1 of a 2-GPU build node.
+ViewBuilder NotebookOnSlotOne() {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 2, "build").Queue("build", "build", "Fixed");
+  b.Project("ana", "ana", 2, "build");
+  b.Job("ana", "notebook", 1, "0.5", HoldingStatus("Admitted", "node-0", {1}, kNow, "ana"),
+        "build");
+  b.JobPod("ana", "notebook", 0, "", "Pending", true, 0);
+  return b;
+}
+
+std::map<std::string, Json> AddedByRelease(const PodRelease& release) {
+  std::map<std::string, Json> added;
+  for (const auto& op : release.patch)
+    if (op["op"] == "add") added[op["path"]] = op["value"];
+  return added;
+}
+
+// The first fraction on a device asks for a reservation pod, and waits for it.
+TEST(PlanCycle, FirstFractionOnADeviceCreatesItsReservationPodAndWaits) {
+  const Plan plan = PlanCycle(NotebookOnSlotOne().view(), SharingOptions());
+  EXPECT_TRUE(plan.pod_releases.empty());
+  ASSERT_EQ(plan.reservation_pods.size(), 1u);
+  const Json& pod = plan.reservation_pods[0];
+  EXPECT_EQ(pod["metadata"]["name"], "gpupool-reservation-node-0-1");
+  EXPECT_EQ(pod["metadata"]["namespace"], "gpupool-system");
+  EXPECT_EQ(pod["metadata"]["labels"][kReservationLabel], "1");
+  EXPECT_EQ(pod["spec"]["nodeSelector"][kHostnameLabel], "node-0");
+  const Json& resources = pod["spec"]["containers"][0]["resources"];
+  EXPECT_EQ(resources["requests"]["nvidia.com/gpu"], "1");
+  EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "1");
+  EXPECT_FALSE(pod["spec"].contains("schedulingGates"));
+  EXPECT_EQ(pod["spec"]["serviceAccountName"], "gpupool-reservation");
+  EXPECT_EQ(pod["spec"]["containers"][0]["command"][1], "reserve-device");
+}
+
+// A node name near the length limit still gives a valid pod name, one per slot.
+TEST(PlanCycle, ReservationPodNameStaysWithinTheLimitForLongNodeNames) {
+  const std::string node(250, 'n');
+  ViewBuilder b(kNow);
+  b.Node(node, 2, "build").Queue("build", "build", "Fixed");
+  b.Project("ana", "ana", 2, "build");
+  b.Job("ana", "notebook", 1, "0.5", HoldingStatus("Admitted", node, {1}, kNow, "ana"), "build");
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  ASSERT_EQ(plan.reservation_pods.size(), 1u);
+  const std::string name = plan.reservation_pods[0]["metadata"]["name"];
+  EXPECT_LE(name.size(), 253u);
+  EXPECT_EQ(name.substr(name.size() - 2), "-1");
+}
+
+// Bound but not yet given a device by the device plugin: the fraction still waits.
+TEST(PlanCycle, FractionWaitsWhileItsReservationHoldsNoDevice) {
+  auto b = NotebookOnSlotOne();
+  b.ReservationPod("gpupool-system", "node-0", 1, "");
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  EXPECT_TRUE(plan.pod_releases.empty());
+  EXPECT_TRUE(plan.reservation_pods.empty());
+  EXPECT_TRUE(plan.pod_deletes.empty());
+}
+
+// Once the reservation holds a device, the fraction is released to that device:
+// the one the device plugin gave, not the engine's slot number.
+TEST(PlanCycle, FractionIsToldTheDeviceItsReservationHoldsAndItsShare) {
+  auto b = NotebookOnSlotOne();
+  b.ReservationPod("gpupool-system", "node-0", 1, "GPU-0c7e");
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  ASSERT_EQ(plan.pod_releases.size(), 1u);
+  auto added = AddedByRelease(plan.pod_releases[0]);
+  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-device"], "GPU-0c7e");
+  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-fraction"], "0.5");
+  EXPECT_TRUE(plan.reservation_pods.empty());
+}
+
+// A reservation no fraction uses any more is deleted; one some fraction's pod
+// still runs on is kept until that pod stops.
+TEST(PlanCycle, ReservationIsDeletedOnceTheLastFractionOnItStops) {
   ViewBuilder b(kNow);
   b.Node("node-0", 2, "build").Queue("build", "build", "Fixed");
   b.Project("ana", "ana", 1, "build");
-  Json status = HoldingStatus("Admitted", "node-0", {1}, kNow, "ana");
-  b.Job("ana", "notebook", 1, "0.5", status, "build");
-  b.JobPod("ana", "notebook", 0, "", "Pending", true, 0);
-  const Plan plan = PlanCycle(b.view(), {});
-  ASSERT_EQ(plan.pod_releases.size(), 1u);
-  std::map<std::string, Json> added;
-  for (const auto& op : plan.pod_releases[0].patch)
-    if (op["op"] == "add") added[op["path"]] = op["value"];
-  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-device"], "1");
-  EXPECT_EQ(added["/metadata/annotations/gpupool.dev~1gpu-fraction"], "0.5");
+  b.ReservationPod("gpupool-system", "node-0", 0, "0");
+  b.ReservationPod("gpupool-system", "node-0", 1, "1");
+  Json done = HoldingStatus("Succeeded", "node-0", {1}, kNow - 100, "ana");
+  b.Job("ana", "stopping", 1, "0.5", done, "build");
+  b.FractionPod("ana", "stopping", "node-0", "1");  // Finished job, its pod not yet stopped.
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  std::set<std::string> deleted;
+  for (const auto& remove : plan.pod_deletes) deleted.insert(remove.name);
+  EXPECT_TRUE(deleted.count("gpupool-reservation-node-0-0"));
+  EXPECT_FALSE(deleted.count("gpupool-reservation-node-0-1"));
+}
+
+// A reservation pod is the fractions' use, which the engine already counts: the
+// node's other GPU stays free for a whole-GPU job. A pod with the same label
+// outside the controller's namespace is someone else's, and takes that GPU.
+TEST(PlanCycle, ReservationPodIsNotUnmanagedUseButALookalikeElsewhereIs) {
+  for (const std::string ns : {"gpupool-system", "elsewhere"}) {
+    auto b = NotebookOnSlotOne();
+    b.ReservationPod(ns, "node-0", 1, "1");
+    b.Job("ana", "whole", 1, 1, nullptr, "build");
+    const Plan plan = PlanCycle(b.view(), SharingOptions());
+    const StatusWrite* admitted = FindStatus(plan.admission_statuses, "whole");
+    EXPECT_EQ(admitted != nullptr, ns == "gpupool-system") << ns;
+  }
+}
+
+// A running fraction whose reservation is gone could share its device with a
+// whole-GPU pod: it goes back to its queue.
+TEST(PlanCycle, FractionWhoseReservationIsLostIsRequeued) {
+  for (const bool reservation_stopping : {false, true}) {
+    ViewBuilder b(kNow);
+    b.Node("node-0", 2, "build").Queue("build", "build", "Fixed");
+    b.Project("ana", "ana", 1, "build");
+    b.Job("ana", "notebook", 1, "0.5", HoldingStatus("Running", "node-0", {1}, kNow - 100, "ana"),
+          "build");
+    b.FractionPod("ana", "notebook", "node-0", "1");
+    if (reservation_stopping) b.ReservationPod("gpupool-system", "node-0", 1, "1", true, true);
+    const Plan plan = PlanCycle(b.view(), SharingOptions());
+    const StatusWrite* requeued = FindStatus(plan.releasing_statuses, "notebook");
+    ASSERT_NE(requeued, nullptr) << reservation_stopping;
+    EXPECT_NE(requeued->patch.dump().find("ReservationLost"), std::string::npos);
+  }
 }
 
 TEST(PlanCycle, NothingChangedMeansNothingWritten) {

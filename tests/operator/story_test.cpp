@@ -72,6 +72,40 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
+// Departments end to end: examples/departments.yaml (two labs whose quotas of 3 are
+// scaled into the department's 4, limit 6) and seven jobs of one lab on 8 GPUs. Six
+// run, the seventh says the department's limit holds it; `kubectl get dept` and the
+// projects' status carry the department's accounting and the scaled guarantees.
+TEST(Story, ADepartmentsLimitHoldsItsLabsBorrowing) {
+  ClusterHarness cluster(kStoryNodes);
+  cluster.Kubectl("apply -f " + sandbox::testing::SourcePath("examples/departments.yaml"));
+  std::string jobs;
+  for (int i = 0; i < 7; ++i) jobs += TrainJobYaml("cv-lab", "cv-" + std::to_string(i), 900);
+  cluster.Apply(jobs);
+  ASSERT_TRUE(cluster.WaitFor(10, [&](const Json& all) {
+    return CountPhase(all, "cv-lab", "Running") == 6;
+  })) << cluster.ControllerLog();
+  std::string reason;
+  for (const Json& job : cluster.Get("trainingjobs")) {
+    if (job["metadata"]["name"] != "cv-6") continue;
+    for (const Json& condition : job["status"]["conditions"])
+      if (condition["type"] == "Admitted") reason = condition.value("message", "");
+  }
+  EXPECT_EQ(reason,
+            "department labs is at its limit of 6 GPUs in queue train (its projects use 6 GPUs, "
+            "this job of project cv-lab needs 1 GPU)");
+  const Json departments = cluster.Get("departments");
+  ASSERT_EQ(departments.size(), 1u);
+  const Json& status = departments[0]["status"];
+  EXPECT_EQ(status["guaranteed"], 4);
+  EXPECT_EQ(status["allocated"], 6);
+  EXPECT_EQ(status["overQuota"], 2);
+  for (const Json& project : cluster.Get("projects")) {
+    EXPECT_EQ(project["status"]["guaranteed"], 2) << project["metadata"]["name"];
+  }
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
 TEST(Story, SusanJoeAndJemmaShareEightGpus) {
   ClusterHarness cluster(kStoryNodes);
   PlayStory1(cluster, [] {});
@@ -360,26 +394,77 @@ spec:
   EXPECT_EQ(service.output, "None");
 }
 
+std::vector<Json> ReservationPods(ClusterHarness& cluster) {
+  std::vector<Json> reservations;
+  for (const Json& pod : cluster.Get("pods"))
+    if (pod["metadata"].value("labels", Json::object()).contains("gpupool.dev/gpu-reservation"))
+      reservations.push_back(pod);
+  return reservations;
+}
+
+std::string AnnotationOf(const Json& pod, const std::string& key) {
+  return pod["metadata"].value("annotations", Json::object()).value(key, "");
+}
+
+// Story 5 next to the device plugin: the two notebooks share the device their
+// reservation pod was given; a whole-GPU job on the same pool never gets it; the
+// reservation outlives a controller restart unchanged, and goes with the last
+// notebook, even one that ends while no controller runs.
 TEST(Story, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
-  ClusterHarness cluster(kStoryNodes);
-  cluster.Apply(AnaProject("[{queue: build, gpu: 1}]"));
+  ClusterHarness cluster("1x2:pool=build,gpu=T4");
+  cluster.Apply(AnaProject("[{queue: build, gpu: 2}]"));
   const std::string half = "  workloadClass: Build\n";
   cluster.Apply(TrainJobYaml("ana", "nb-1", 900, "build", half, "\"0.5\"") +
-                TrainJobYaml("ana", "nb-2", 900, "build", half, "\"0.5\""));
+                TrainJobYaml("ana", "nb-2", 900, "build", half, "\"0.5\"") +
+                TrainJobYaml("ana", "whole", 900, "build", half, "1"));
   ASSERT_TRUE(cluster.WaitFor(20, [](const Json& jobs) {
-    return CountPhase(jobs, "ana", "Running") == 2;
+    return CountPhase(jobs, "ana", "Running") == 3;
   })) << cluster.ControllerLog();
-  std::set<std::string> devices;
+  auto reservations = ReservationPods(cluster);
+  ASSERT_EQ(reservations.size(), 1u);
+  const Json reservation = reservations[0];
+  const std::string held = AnnotationOf(reservation, "gpupool.dev/visible-devices");
+  ASSERT_FALSE(held.empty()) << reservation.dump();
   for (const Json& pod : cluster.Get("pods")) {
     if (pod["metadata"]["namespace"] != "ana") continue;
-    const Json& annotations = pod["metadata"]["annotations"];
-    EXPECT_EQ(annotations["gpupool.dev/gpu-fraction"], "0.5");
-    devices.insert(pod["spec"]["nodeName"].get<std::string>() + "/" +
-                   annotations["gpupool.dev/gpu-device"].get<std::string>());
-    EXPECT_NE(pod["spec"]["containers"][0]["env"].dump().find("TF_FORCE_GPU_ALLOW_GROWTH"),
-              std::string::npos);
+    const std::string job = pod["metadata"]["labels"]["gpupool.dev/job"];
+    const std::string env = pod["spec"]["containers"][0]["env"].dump();
+    if (job == "whole") {
+      EXPECT_NE(AnnotationOf(pod, "gpupool.dev/visible-devices"), held);
+      continue;
+    }
+    EXPECT_EQ(AnnotationOf(pod, "gpupool.dev/gpu-fraction"), "0.5");
+    EXPECT_EQ(AnnotationOf(pod, "gpupool.dev/gpu-device"), held);
+    EXPECT_EQ(pod["spec"]["nodeName"], reservation["spec"]["nodeName"]);
+    for (const char* name :
+         {"NVIDIA_VISIBLE_DEVICES", "GPUPOOL_GPU_FRACTION", "TF_FORCE_GPU_ALLOW_GROWTH"})
+      EXPECT_NE(env.find(name), std::string::npos) << name;
   }
-  EXPECT_EQ(devices.size(), 1u);
+  EXPECT_EQ(cluster.CheckDevices(), "");
+
+  // A restarted controller finds the reservation and keeps it as it is.
+  cluster.controller().Kill(SIGKILL);
+  cluster.controller().Start();
+  cluster.Kubectl("delete trainingjob nb-1 -n ana --wait=false");
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  reservations = ReservationPods(cluster);
+  ASSERT_EQ(reservations.size(), 1u) << cluster.ControllerLog();
+  EXPECT_EQ(reservations[0]["metadata"]["uid"], reservation["metadata"]["uid"]);
+  EXPECT_EQ(PhaseOf(cluster.Get("trainingjobs"), "ana", "nb-2"), "Running");
+
+  // The last notebook ends while no controller runs: the next one deletes the
+  // reservation from what the API holds.
+  cluster.controller().Kill(SIGKILL);
+  cluster.Kubectl("delete trainingjob nb-2 -n ana --wait=false");
+  cluster.controller().Start();
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    gone = ReservationPods(cluster).empty();
+  }
+  EXPECT_TRUE(gone) << cluster.ControllerLog();
+  EXPECT_EQ(PhaseOf(cluster.Get("trainingjobs"), "ana", "whole"), "Running");
+  EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
 TEST(Story, AProjectsHighPriorityJobPreemptsItsOwnNeverAnothersInQuota) {

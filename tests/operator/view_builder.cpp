@@ -15,12 +15,18 @@ ViewBuilder& ViewBuilder::Node(const std::string& name, int gpus, const std::str
   return *this;
 }
 
+ViewBuilder& ViewBuilder::GpuReadings(utilization::SharedReadings readings) {
+  view_.gpu_readings = std::move(readings);
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::Queue(const std::string& name, const std::string& pool,
-                                const std::string& sharing) {
-  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
-                       {"kind", "Queue"},
-                       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
-                       {"spec", {{"sharing", sharing}, {"nodeSelector", {{"pool", pool}}}}}};
+                                const std::string& sharing, const Json& idle) {
+  Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                 {"kind", "Queue"},
+                 {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+                 {"spec", {{"sharing", sharing}, {"nodeSelector", {{"pool", pool}}}}}};
+  if (!idle.is_null()) object["spec"]["idle"] = idle;
   view_.queues.push_back(std::make_shared<const QueueObject>(DecodeQueueObject(object)));
   return *this;
 }
@@ -33,6 +39,29 @@ ViewBuilder& ViewBuilder::Project(const std::string& name, const std::string& ns
       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
       {"spec", {{"namespaces", {ns}}, {"quotas", {{{"queue", queue}, {"gpu", gpu}}}}}}};
   view_.projects.push_back(std::make_shared<const ProjectObject>(DecodeProjectObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::Department(const std::string& name, int gpu, int limit,
+                                     const std::string& queue) {
+  Json quota = {{"queue", queue}, {"gpu", gpu}};
+  if (limit >= 0) quota["limit"] = limit;
+  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                       {"kind", "Department"},
+                       {"metadata", {{"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+                       {"spec", {{"quotas", {quota}}}}};
+  view_.departments.push_back(
+      std::make_shared<const DepartmentObject>(DecodeDepartmentObject(object)));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
+  for (auto& shared : view_.projects) {
+    if (shared->object.metadata.name != project) continue;
+    Json object = api::ToJson(shared->object);
+    object["spec"]["department"] = department;
+    shared = std::make_shared<const ProjectObject>(DecodeProjectObject(object));
+  }
   return *this;
 }
 
@@ -82,6 +111,34 @@ ViewBuilder& ViewBuilder::JobPod(const std::string& ns, const std::string& job, 
               : phase == "Succeeded" ? PodPhase::kSucceeded
               : phase == "Failed"    ? PodPhase::kFailed
                                      : PodPhase::kPending;
+  pod.terminating = terminating;
+  view_.pods.push_back(std::make_shared<const PodView>(pod));
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::FractionPod(const std::string& ns, const std::string& job,
+                                      const std::string& node, const std::string& device) {
+  JobPod(ns, job, 0, node, "Running", false, 0);
+  PodView pod = *view_.pods.back();
+  pod.gpu_device = device;
+  view_.pods.back() = std::make_shared<const PodView>(pod);
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::ReservationPod(const std::string& ns, const std::string& node, int slot,
+                                         const std::string& visible_devices, bool bound,
+                                         bool terminating) {
+  PodView pod;
+  pod.ns = ns;
+  pod.name = "gpupool-reservation-" + node + "-" + std::to_string(slot);
+  pod.uid = "pod-" + pod.name;
+  pod.reservation_slot = slot;
+  pod.pinned = node;
+  pod.has_node_selector = true;
+  pod.node = bound ? node : "";
+  pod.gpu_milli = 1000;
+  pod.visible_devices = visible_devices;
+  pod.phase = bound && !visible_devices.empty() ? PodPhase::kRunning : PodPhase::kPending;
   pod.terminating = terminating;
   view_.pods.push_back(std::make_shared<const PodView>(pod));
   return *this;

@@ -14,9 +14,15 @@ class ViewBuilder {
 
   ViewBuilder& Node(const std::string& name, int gpus, const std::string& pool, bool ready = true);
   ViewBuilder& Queue(const std::string& name, const std::string& pool,
-                     const std::string& sharing = "Guaranteed");
+                     const std::string& sharing = "Guaranteed", const Json& idle = nullptr);
+  ViewBuilder& GpuReadings(utilization::SharedReadings readings);
   ViewBuilder& Project(const std::string& name, const std::string& ns, int gpu,
                        const std::string& queue = "train");
+  // A Department with a quota in one queue (limit -1: none), and a project's membership
+  // (the project must be added first).
+  ViewBuilder& Department(const std::string& name, int gpu, int limit = -1,
+                          const std::string& queue = "train");
+  ViewBuilder& InDepartment(const std::string& project, const std::string& department);
   // A TrainingJob; `status` (may be null) is its status as the API holds it.
   ViewBuilder& Job(const std::string& ns, const std::string& name, int replicas, const Json& gpus,
                    const Json& status = nullptr, const std::string& queue = "train");
@@ -25,6 +31,15 @@ class ViewBuilder {
   ViewBuilder& JobPod(const std::string& ns, const std::string& job, int replica,
                       const std::string& node, const std::string& phase, bool gated, int gpus = 1,
                       bool terminating = false);
+  // A fraction's pod of job `job`, released and running on `device` of `node`.
+  ViewBuilder& FractionPod(const std::string& ns, const std::string& job, const std::string& node,
+                           const std::string& device);
+  // A reservation pod of slot `slot` of `node` in namespace `ns`; `visible_devices`
+  // is what it reports ("" before the device plugin gave it one), and an unbound
+  // one waits for the scheduler.
+  ViewBuilder& ReservationPod(const std::string& ns, const std::string& node, int slot,
+                              const std::string& visible_devices, bool bound = true,
+                              bool terminating = false);
   ViewBuilder& ForeignPod(const std::string& ns, const std::string& name, const std::string& node,
                           int gpus);
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "sandbox_process.h"
@@ -58,6 +60,35 @@ TEST_F(SimulationTest, RunsPodsToCompletionOrFailure) {
               "get pod bad -o jsonpath={.status.containerStatuses[0].state.terminated.exitCode}")
           .output,
       "3");
+}
+
+// The device plugin: each GPU pod of a node gets devices no other live pod holds,
+// and says which; a finished pod's devices go to the next pod.
+TEST_F(SimulationTest, GivesEachGpuPodDevicesOfItsOwnAndSaysWhich) {
+  const std::string train = "  nodeSelector: {pool: train}\n";
+  Apply("three", Pod("three", "sandbox.gpupool.dev/run-seconds: \"20\"", train, "3"));
+  Apply("four", Pod("four", "", train, "4"));
+  Apply("one", Pod("one", "", train, "1"));
+  const std::string devices = "{.metadata.annotations.gpupool\\.dev/visible-devices}";
+  EXPECT_EQ(WaitFor(sandbox_, "pod one", "{.status.phase}", "Running"), "Running");
+  std::set<std::string> given;
+  int count = 0;
+  for (const char* pod : {"three", "four", "one"}) {
+    const std::string list =
+        sandbox_.Kubectl("get pod " + std::string(pod) + " -o 'jsonpath=" + devices + "'").output;
+    std::stringstream items(list);
+    for (std::string device; std::getline(items, device, ',');) {
+      given.insert(device);
+      ++count;
+    }
+  }
+  EXPECT_EQ(count, 8);
+  EXPECT_EQ(given.size(), 8u);  // No device given twice.
+  EXPECT_EQ(WaitFor(sandbox_, "pod three", "{.status.phase}", "Succeeded"), "Succeeded");
+  Apply("next", Pod("next", "", train, "3"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod next", "{.status.phase}", "Running"), "Running");
+  const std::string first = sandbox_.Kubectl("get pod three -o 'jsonpath=" + devices + "'").output;
+  EXPECT_EQ(sandbox_.Kubectl("get pod next -o 'jsonpath=" + devices + "'").output, first);
 }
 
 TEST_F(SimulationTest, HonoursResourcesTaintsAndAffinity) {

@@ -34,6 +34,11 @@ already holds the chart name (release "gpupool" gives "gpupool", not
 {{- end }}
 {{- end }}
 
+{{/* The identity of the reservation pods that hold shared GPUs for fractions. */}}
+{{- define "gpupool.reservationName" -}}
+{{- printf "%s-reservation" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "gpupool.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}

@@ -36,6 +36,7 @@ struct ProjectSpec {
   std::vector<std::string> namespaces;
   int32_t priority = 0;
   std::vector<QueueQuota> quotas;
+  std::string department;  // empty: none; otherwise a Department's name
 
   const QueueQuota* QuotaFor(const std::string& queue) const;
 };

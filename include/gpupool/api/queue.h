@@ -20,10 +20,22 @@ struct PreemptionSettings {
   int64_t reclaim_wait_seconds = 0;
 };
 
+enum class IdleAction { kPreempt, kAnnotate };
+
+// What happens to a Build session whose GPUs stay below a utilization for a while.
+struct IdlePolicy {
+  int32_t utilization_below_percent = 0;  // 1..100
+  int64_t for_seconds = 0;                // >= 1
+  IdleAction action = IdleAction::kAnnotate;
+
+  bool operator==(const IdlePolicy&) const = default;
+};
+
 struct QueueSpec {
   std::map<std::string, std::string> node_selector;  // empty: every GPU node
   Sharing sharing = Sharing::kGuaranteed;
   PreemptionSettings preemption;
+  std::optional<IdlePolicy> idle;  // absent: idle sessions are left alone
 };
 
 struct QueueProjectUsage {
@@ -48,6 +60,7 @@ struct Queue {
 };
 
 const char* SharingName(Sharing sharing);
+const char* IdleActionName(IdleAction action);
 
 // Reads a Queue; type errors and CRD-rule violations go to `errors`.
 Queue DecodeQueue(const Json& object, FieldErrors& errors);

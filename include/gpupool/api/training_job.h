@@ -58,6 +58,8 @@ struct TrainingJobStatus {
   std::optional<Quantity> allocated_gpu;
   bool over_quota = false;
   std::vector<ReplicaPlacement> placement;
+  // Mean utilization of its running pods' GPUs, as the DCGM exporter last read it.
+  std::optional<int32_t> gpu_utilization_percent;
   int64_t observed_generation = 0;
 
   bool operator==(const TrainingJobStatus&) const = default;

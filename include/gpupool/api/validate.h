@@ -8,7 +8,7 @@
 
 namespace gpupool::api {
 
-// Errors of a Queue, Project or TrainingJob object; an object of another kind
+// Errors of a Queue, Project, TrainingJob or Department object; an object of another kind
 // is reported at `kind`.
 FieldErrors ValidateObject(const nlohmann::json& object);
 

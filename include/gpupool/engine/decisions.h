@@ -40,7 +40,7 @@ enum class WaitCode {
   kUnknownQueue,      // The queue does not exist.
   kInvalidRequest,    // e.g. 1.5 GPUs per replica, or min_replicas > replicas.
   kQuota,             // Fixed quota, or non-preemptible work beyond its quota.
-  kLimit,             // The project's limit in a Guaranteed queue.
+  kLimit,             // The project's (or its department's) limit in a Guaranteed queue.
   kNoMatchingNodes,   // No node of the pool could ever host it (model, selector, size).
   kTopology,          // No single topology domain has room for the gang.
   kCapacity,          // The pool has no room now; it waits its turn.
@@ -64,11 +64,24 @@ struct ProjectShare {
   MilliGpu pending = 0;     // GPUs asked for by jobs still waiting.
 };
 
+// Accounting per department and queue after this cycle's decisions: its projects'
+// amounts summed, against the department's own quota.
+struct DepartmentShare {
+  std::string department;
+  std::string queue;
+  MilliGpu quota = 0;       // The department's quota (its projects' guarantees fit in it).
+  MilliGpu deserved = 0;    // Quota plus its share of idle capacity across departments.
+  MilliGpu allocated = 0;   // Its projects' allocations.
+  MilliGpu over_quota = 0;  // Part of `allocated` above the department's quota.
+  MilliGpu pending = 0;
+};
+
 struct Decisions {
   std::vector<Admission> admissions;
   std::vector<Preemption> preemptions;
   std::vector<Waiting> waiting;
   std::vector<ProjectShare> shares;
+  std::vector<DepartmentShare> department_shares;  // Empty without departments.
 };
 
 const char* ToString(WaitCode code);

@@ -82,6 +82,9 @@ class Engine {
   bool RemoveQueue(std::string_view queue);
   void UpsertProject(const Project& project);
   bool RemoveProject(std::string_view project);
+  // Departments: a removed one's projects keep their own quotas, as if they named none.
+  void UpsertDepartment(const Department& department);
+  bool RemoveDepartment(std::string_view department);
 
   // Jobs are known by name; a name known with another uid is another job, which
   // replaces it. AddPending ignores a job already known with this uid.

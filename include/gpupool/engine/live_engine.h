@@ -41,7 +41,7 @@ class LiveEngine {
 
   Options options_;
   std::optional<Engine> engine_;
-  Snapshot config_;  // Nodes, queues and projects last given to the engine.
+  Snapshot config_;  // Nodes, queues, projects and departments last given to the engine.
   LiveEngineStats stats_;
 };
 

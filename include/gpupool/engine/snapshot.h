@@ -72,6 +72,24 @@ struct Project {
   std::string name;
   int priority = 0;                  // Higher first, across projects, within one ordering tier.
   std::vector<ProjectQuota> quotas;  // At most one per queue; none means quota 0.
+  std::string department;            // Empty, or a Department that does not exist: none.
+};
+
+// A department's share of one queue. Its projects' guarantees there together never
+// exceed `gpu` (scaled down in proportion when they would); idle GPUs go first to its
+// own projects, then across departments by `over_quota_weight`.
+struct DepartmentQuota {
+  std::string queue;
+  MilliGpu gpu = 0;
+  MilliGpu limit = -1;  // Over-quota work of its projects never takes it above this; -1: none.
+  std::int64_t over_quota_weight = 1;
+};
+
+// A group of projects sharing quotas: the level above projects. A department without
+// an entry for a queue puts no bound on its projects there.
+struct Department {
+  std::string name;
+  std::vector<DepartmentQuota> quotas;  // At most one per queue.
 };
 
 // Where one replica runs. Whole-GPU replicas list gpus_per_replica/1000 devices,
@@ -145,6 +163,7 @@ struct Snapshot {
   std::vector<Project> projects;
   std::vector<RunningJob> running;
   std::vector<PendingJob> pending;
+  std::vector<Department> departments;
 };
 
 const char* ToString(Sharing sharing);

@@ -32,6 +32,7 @@ inline const Resource kEvents{"events.k8s.io", "v1", "events", true};
 inline const Resource kLeases{"coordination.k8s.io", "v1", "leases", true};
 inline const Resource kQueues{"gpupool.dev", "v1alpha1", "queues", false};
 inline const Resource kProjects{"gpupool.dev", "v1alpha1", "projects", false};
+inline const Resource kDepartments{"gpupool.dev", "v1alpha1", "departments", false};
 inline const Resource kTrainingJobs{"gpupool.dev", "v1alpha1", "trainingjobs", true};
 }  // namespace resources
 

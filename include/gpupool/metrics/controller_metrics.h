@@ -78,7 +78,9 @@ class ControllerMetrics : public kube::ClientObserver {
   std::function<bool()> is_leader_;
 
   KeyedGauges<QueueProject> project_guaranteed_, project_allocated_, project_over_quota_,
-      project_pending_;
+      project_pending_, project_utilization_;
+  KeyedGauges<QueueDepartment> department_guaranteed_, department_allocated_,
+      department_over_quota_;
   KeyedGauges<std::string> queue_guaranteed_, queue_allocated_, queue_capacity_;
   KeyedGauges<std::string> jobs_;
   prometheus::Family<prometheus::Counter>& admissions_;

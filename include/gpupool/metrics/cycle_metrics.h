@@ -31,6 +31,11 @@ struct QueueProject {
   auto operator<=>(const QueueProject&) const = default;
 };
 
+struct QueueDepartment {
+  std::string queue, department;
+  auto operator<=>(const QueueDepartment&) const = default;
+};
+
 // `detail` is the workload class of an admission or the reason of a preemption.
 struct QueueProjectDetail {
   std::string queue, project, detail;
@@ -45,11 +50,15 @@ struct QueueWait {
 
 struct CycleMetrics {
   std::map<QueueProject, ProjectGpus> projects;
+  std::map<QueueDepartment, ProjectGpus> departments;  // Its projects' GPUs, against its quota.
   std::map<std::string, QueueGpus> queues;
   std::map<std::string, std::int64_t> jobs_by_phase;       // Every phase, zeros included.
   std::map<QueueProjectDetail, std::int64_t> admissions;   // detail: workload class.
   std::map<QueueProjectDetail, std::int64_t> preemptions;  // detail: a PreemptionReason value.
   std::vector<QueueWait> queue_waits;                      // Jobs admitted for the first time.
+  // Utilization (0..1) of the GPUs a project's running pods hold, weighted by
+  // their GPUs; only projects with readings.
+  std::map<QueueProject, double> utilization;
 };
 
 // The bounded set of preemption reasons: a job sent back to its queue while
@@ -59,6 +68,7 @@ inline constexpr char kReclaim[] = "reclaim";
 inline constexpr char kPriority[] = "priority";
 inline constexpr char kNodeLost[] = "node_lost";
 inline constexpr char kReplicaLost[] = "replica_lost";
+inline constexpr char kReservationLost[] = "reservation_lost";
 inline constexpr char kStartTimeout[] = "start_timeout";
 inline constexpr char kPlacementConflict[] = "placement_conflict";
 inline constexpr char kQueueDeleted[] = "queue_deleted";

@@ -24,6 +24,8 @@ struct EndpointHandlers {
   std::function<std::string()> metrics_text;
   // "" when ready, else why not (one line).
   std::function<std::string()> not_ready_reason;
+  // Lines after the first of /readyz's answer, ready or not ("" for none).
+  std::function<std::string()> ready_detail;
 };
 
 class HttpEndpoint {

@@ -13,9 +13,14 @@ struct ReadinessState {
   bool leading = false;
   std::string lease_holder;  // As last read from the Lease; "" when never read.
   std::string identity;      // This replica's.
+  // Why GPU utilization readings are missing ("" when they are fine or not
+  // configured). It never makes the replica unready: scheduling goes on.
+  std::string gpu_metrics_problem;
 };
 
 // "" when ready, else why not, on one line.
 std::string NotReadyReason(const ReadinessState& state);
+// What /readyz adds below its first line: degraded but not unready parts.
+std::string ReadyDetail(const ReadinessState& state);
 
 }  // namespace gpupool::metrics

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpupool/api/department.h"
 #include "gpupool/api/field_error.h"
 #include "gpupool/api/pod.h"
 #include "gpupool/api/project.h"
@@ -16,6 +17,7 @@
 #include "gpupool/api/training_job.h"
 #include "gpupool/operator/pod_view.h"
 #include "gpupool/operator/time.h"
+#include "gpupool/utilization/readings.h"
 
 namespace gpupool::op {
 
@@ -28,6 +30,7 @@ struct Decoded {
 };
 using QueueObject = Decoded<api::Queue>;
 using ProjectObject = Decoded<api::Project>;
+using DepartmentObject = Decoded<api::Department>;
 
 struct JobObject : Decoded<api::TrainingJob> {
   api::ResourceAmounts requests;  // Of one replica's pod template (GPUs excluded).
@@ -45,6 +48,7 @@ struct NodeObject {
 
 QueueObject DecodeQueueObject(const nlohmann::json& object);
 ProjectObject DecodeProjectObject(const nlohmann::json& object);
+DepartmentObject DecodeDepartmentObject(const nlohmann::json& object);
 JobObject DecodeJobObject(const nlohmann::json& object);
 NodeObject DecodeNodeObject(const nlohmann::json& object);
 
@@ -55,10 +59,13 @@ struct ClusterView {
   EpochSeconds now = 0;
   std::vector<Shared<QueueObject>> queues;
   std::vector<Shared<ProjectObject>> projects;
+  std::vector<Shared<DepartmentObject>> departments;
   std::vector<Shared<JobObject>> jobs;
   std::vector<Shared<NodeObject>> nodes;
   std::vector<Shared<PodView>> pods;
   std::set<std::string> services;  // "namespace/name" of the gang Services gpupool made.
+  // The last GPU utilization scrape; null when no exporter is configured.
+  utilization::SharedReadings gpu_readings;
 };
 
 }  // namespace gpupool::op

@@ -40,6 +40,8 @@ struct ControllerOptions {
   std::function<bool()> is_leader;              // Empty: always leading.
   int concurrent_writes = 8;                    // Requests in flight at once within a step.
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
+  // The last GPU utilization reading (a scraper's); empty: none configured.
+  std::function<utilization::SharedReadings()> gpu_readings;
   // After every cycle's writes: what it read, planned and wrote (metrics).
   std::function<void(const ClusterView&, const Plan&, const WriteStats&, const CycleReport&)>
       observe_cycle;
@@ -77,6 +79,7 @@ class Controller {
   engine::LiveEngine engine_;
   std::unique_ptr<kube::Informer<QueueObject>> queues_;
   std::unique_ptr<kube::Informer<ProjectObject>> projects_;
+  std::unique_ptr<kube::Informer<DepartmentObject>> departments_;
   std::unique_ptr<kube::Informer<JobObject>> jobs_;
   std::unique_ptr<kube::Informer<NodeObject>> nodes_;
   std::unique_ptr<kube::Informer<PodView>> pods_;

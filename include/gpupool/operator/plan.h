@@ -26,10 +26,17 @@ struct PlanOptions {
   // Prefix of the PriorityClasses the pods name: gpupool-train, -build, -inference.
   std::string priority_class_prefix = "gpupool-";
   int master_port = 29500;
+  // Where reservation pods live (the controller's own namespace), and what they
+  // run: a container that reports the device it was given (docs/operator.md,
+  // "Fractions next to the device plugin").
+  std::string reservation_namespace = "default";
+  std::string reservation_image = "gpupool";
+  // Allowed to patch pods in reservation_namespace (the report); "": the default one.
+  std::string reservation_service_account;
   engine::Options engine;
 };
 
-enum class Kind { kQueue, kProject, kTrainingJob, kPod };
+enum class Kind { kQueue, kProject, kTrainingJob, kPod, kDepartment };
 
 // A status subresource write: a merge patch of `status` that sets every key of
 // `status` and removes the keys of the old status it no longer has. The
@@ -62,6 +69,12 @@ struct PodDelete {
   bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
 };
 
+// A merge patch of a pod's metadata (the idle annotation).
+struct PodPatch {
+  std::string ns, name;
+  Json patch;
+};
+
 struct EventNote {
   Kind kind = Kind::kTrainingJob;
   std::string ns, name, uid;
@@ -76,9 +89,11 @@ struct Plan {
   std::vector<PodDelete> pod_deletes;
   std::vector<StatusWrite> admission_statuses;
   std::vector<Json> services;
+  std::vector<Json> reservation_pods;  // Created with the Services, before admissions.
   std::vector<PodCreate> pod_creates;
   std::vector<PodRelease> pod_releases;
   std::vector<StatusWrite> other_statuses;  // Waiting reasons, projects, queues.
+  std::vector<PodPatch> pod_patches;
   std::vector<EventNote> events;
   // When the controller must look again even if nothing changes (a start
   // timeout, a deadline, a backoff ending); 0: no such moment.

@@ -17,7 +17,16 @@ inline constexpr char kAdmissionGate[] = "gpupool.dev/admission";
 inline constexpr char kDeviceAnnotation[] = "gpupool.dev/gpu-device";
 inline constexpr char kFractionAnnotation[] = "gpupool.dev/gpu-fraction";
 inline constexpr char kWorldSizeAnnotation[] = "gpupool.dev/world-size";
+// Set on the pods of a Build session whose queue's idle policy (action Annotate)
+// found its GPUs idle too long: the time they became idle.
+inline constexpr char kIdleSinceAnnotation[] = "gpupool.dev/idle-since";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+// A reservation pod (docs/operator.md, "Fractions"): it holds one device of its
+// node from the device plugin for the fractions the engine put on device slot
+// `kReservationLabel` of that node, and reports the device it was given in
+// `kVisibleDevicesAnnotation` (the value of its NVIDIA_VISIBLE_DEVICES).
+inline constexpr char kReservationLabel[] = "gpupool.dev/gpu-reservation";
+inline constexpr char kVisibleDevicesAnnotation[] = "gpupool.dev/visible-devices";
 
 enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
@@ -28,15 +37,20 @@ struct PodView {
   std::string node;       // spec.nodeName: where it is bound.
   std::string pinned;     // spec.nodeSelector[kubernetes.io/hostname].
   std::int64_t gpu_milli = 0;
-  std::int32_t replica = -1;     // kReplicaLabel; -1 when absent or not a number.
-  std::int32_t gate_index = -1;  // Index of kAdmissionGate in spec.schedulingGates.
-  std::int32_t gates = 0;        // Scheduling gates of any name.
+  std::int32_t replica = -1;           // kReplicaLabel; -1 when absent or not a number.
+  std::int32_t reservation_slot = -1;  // kReservationLabel; -1 when not a reservation pod.
+  std::string gpu_device;              // kDeviceAnnotation: a fraction's device.
+  std::string visible_devices;         // kVisibleDevicesAnnotation: what the device plugin gave.
+  std::int32_t gate_index = -1;        // Index of kAdmissionGate in spec.schedulingGates.
+  std::int32_t gates = 0;              // Scheduling gates of any name.
   PodPhase phase = PodPhase::kPending;
   bool ready = false;        // The Ready condition is True.
   bool terminating = false;  // metadata.deletionTimestamp is set.
   bool has_node_selector = false;
+  bool idle_flagged = false;  // Carries kIdleSinceAnnotation.
 
   bool Managed() const { return !job.empty(); }
+  bool Reservation() const { return reservation_slot >= 0 && job.empty(); }
   bool Finished() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
   // Where its devices are, or will be once the scheduler binds it: "" when gated.
   const std::string& Host() const { return node.empty() && gates == 0 ? pinned : node; }

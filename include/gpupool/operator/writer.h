@@ -48,7 +48,9 @@ class PlanWriter {
   void CreatePod(const PodCreate& create, Tally& tally);
   void RejectTemplate(const PodCreate& create, const std::string& message);
   void ReleasePod(const PodRelease& release, Tally& tally);
+  void PatchPod(const PodPatch& patch, Tally& tally);
   void CreateService(const Json& service, Tally& tally);
+  void CreateReservation(const Json& pod, Tally& tally);
   void RecordEvent(const EventNote& note);
   bool Allowed(Tally& tally);
 

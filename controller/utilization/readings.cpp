@@ -1,0 +1,16 @@
+#include "gpupool/utilization/readings.h"
+
+namespace gpupool::utilization {
+
+void Readings::Add(GpuReading reading) {
+  if (!reading.pod.empty()) by_pod[reading.ns + "/" + reading.pod].push_back(gpus.size());
+  gpus.push_back(std::move(reading));
+}
+
+const std::vector<std::size_t>* Readings::OfPod(const std::string& ns,
+                                                const std::string& pod) const {
+  auto it = by_pod.find(ns + "/" + pod);
+  return it == by_pod.end() ? nullptr : &it->second;
+}
+
+}  // namespace gpupool::utilization
