@@ -16,11 +16,13 @@ using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
 const std::set<std::string> kSeries = {
-    "gpupool_project_guaranteed_gpus", "gpupool_project_allocated_gpus",
-    "gpupool_project_over_quota_gpus", "gpupool_project_pending_gpus",
-    "gpupool_project_gpu_utilization", "gpupool_queue_allocated_gpus",
-    "gpupool_queue_guaranteed_gpus",   "gpupool_jobs",
-    "gpupool_preemptions_total",       "gpupool_queue_wait_seconds_bucket"};
+    "gpupool_project_guaranteed_gpus",   "gpupool_project_allocated_gpus",
+    "gpupool_project_over_quota_gpus",   "gpupool_project_pending_gpus",
+    "gpupool_project_gpu_utilization",   "gpupool_queue_allocated_gpus",
+    "gpupool_queue_guaranteed_gpus",     "gpupool_jobs",
+    "gpupool_preemptions_total",         "gpupool_queue_wait_seconds_bucket",
+    "gpupool_department_allocated_gpus", "gpupool_department_guaranteed_gpus",
+    "gpupool_department_over_quota_gpus"};
 
 std::string DashboardPath() {
   return sandbox::testing::SourcePath(std::string(kChart) + "/dashboards/gpupool.json");
@@ -55,6 +57,7 @@ TEST(Dashboard, HasThePanelsOperatorsNeed) {
   EXPECT_THAT(all, HasSubstr("sum by (project) (gpupool_project_allocated_gpus"));
   EXPECT_THAT(all, HasSubstr("gpupool_queue_allocated_gpus{"));
   EXPECT_THAT(all, HasSubstr("sum by (queue) (gpupool_project_over_quota_gpus"));
+  EXPECT_THAT(all, HasSubstr("gpupool_department_over_quota_gpus{"));
   // Allocation vs utilization side by side.
   EXPECT_THAT(all, HasSubstr("* on (queue, project) gpupool_project_gpu_utilization{"));
   EXPECT_THAT(all, HasSubstr("gpupool_jobs{phase=~\"Queued|Preempted\"}"));

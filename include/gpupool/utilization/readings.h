@@ -32,10 +32,14 @@ struct Readings {
   std::string first_problem;        // Of the first skipped line.
   // "namespace/pod" -> indexes into `gpus`.
   std::unordered_map<std::string, std::vector<std::size_t>> by_pod;
+  // "node/gpu" and "node/UUID" -> the index of the device's first reading.
+  std::unordered_map<std::string, std::size_t> by_device;
 
-  // Adds a reading and indexes it by its pod.
+  // Adds a reading and indexes it by its pod and its device.
   void Add(GpuReading reading);
   const std::vector<std::size_t>* OfPod(const std::string& ns, const std::string& pod) const;
+  // The reading of a node's device named by index or UUID; nullptr when none.
+  const GpuReading* OfDevice(const std::string& node, const std::string& device) const;
 };
 
 using SharedReadings = std::shared_ptr<const Readings>;
