@@ -23,7 +23,9 @@ std::map<std::string, JobCounts> CountJobs(const CycleState& state) {
   return counts;
 }
 
-api::GpuUsage UsageOf(const engine::ProjectShare& share) {
+// A project's or a department's share in one queue.
+template <typename Share>
+api::GpuUsage UsageOf(const Share& share) {
   return {Quantity::FromMilli(share.quota), Quantity::FromMilli(share.allocated),
           Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)};
 }
@@ -54,8 +56,13 @@ void NoteReady(CycleState& state, Kind kind, const api::ObjectMeta& meta,
         {kind, "", meta.name, meta.uid, "Warning", reason, "Validate", message});
 }
 
+// Sets the Ready condition of `after` (an Event when it turns or stays False with a new
+// reason), then plans its status write if the status changed from `before`'s.
 template <typename Object>
-void WriteIfChanged(CycleState& state, Kind kind, const Object& before, const Object& after) {
+void FinishStatus(CycleState& state, Kind kind, const Object& before, Object& after,
+                  const std::string& reason, const std::string& message) {
+  NoteReady(state, kind, after.metadata, before.status.conditions, after.status.conditions, reason,
+            message);
   auto write = MakeStatusWrite(kind, before.metadata, api::ToJson(before).value("status", Json()),
                                api::ToJson(after).value("status", Json()));
   if (write) state.plan.other_statuses.push_back(std::move(*write));
@@ -67,9 +74,8 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   api::Queue queue = source.object;
   queue.status.observed_generation = queue.metadata.generation;
   if (!source.errors.empty()) {
-    NoteReady(state, Kind::kQueue, queue.metadata, source.object.status.conditions,
-              queue.status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
-    return WriteIfChanged(state, Kind::kQueue, source.object, queue);
+    return FinishStatus(state, Kind::kQueue, source.object, queue, "InvalidSpec",
+                        api::JoinErrors(source.errors));
   }
   const std::string& name = queue.metadata.name;
   queue.status.capacity = Quantity::FromMilli(CapacityMilli(state, queue));
@@ -90,11 +96,9 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   queue.status.guaranteed = Quantity::FromMilli(guaranteed);
   queue.status.allocated = Quantity::FromMilli(allocated);
   queue.status.over_quota = Quantity::FromMilli(over_quota);
-  NoteReady(state, Kind::kQueue, queue.metadata, source.object.status.conditions,
-            queue.status.conditions, "Valid",
-            "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +
-                " GPUs on ready nodes");
-  WriteIfChanged(state, Kind::kQueue, source.object, queue);
+  FinishStatus(state, Kind::kQueue, source.object, queue, "Valid",
+               "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +
+                   " GPUs on ready nodes");
 }
 
 // Why a valid project cannot be used as written, or "Valid".
@@ -132,9 +136,8 @@ void PlanProject(CycleState& state, const ProjectObject& source,
   auto& status = project.status;
   status.observed_generation = project.metadata.generation;
   if (!source.errors.empty()) {
-    NoteReady(state, Kind::kProject, project.metadata, source.object.status.conditions,
-              status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
-    return WriteIfChanged(state, Kind::kProject, source.object, project);
+    return FinishStatus(state, Kind::kProject, source.object, project, "InvalidSpec",
+                        api::JoinErrors(source.errors));
   }
   std::int64_t guaranteed = 0, allocated = 0, over = 0;
   // In a department, the guarantees in force (scaled into its quota) are the truth.
@@ -160,9 +163,7 @@ void PlanProject(CycleState& state, const ProjectObject& source,
   status.allocated = Quantity::FromMilli(allocated);
   status.over_quota = Quantity::FromMilli(over);
   auto [reason, message] = ProjectProblem(state, project);
-  NoteReady(state, Kind::kProject, project.metadata, source.object.status.conditions,
-            status.conditions, reason, message);
-  WriteIfChanged(state, Kind::kProject, source.object, project);
+  FinishStatus(state, Kind::kProject, source.object, project, reason, message);
 }
 
 // The department's own quotas beside what its projects' quotas ask for in each
@@ -189,9 +190,8 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
   auto& status = department.status;
   status.observed_generation = department.metadata.generation;
   if (!source.errors.empty()) {
-    NoteReady(state, Kind::kDepartment, department.metadata, source.object.status.conditions,
-              status.conditions, "InvalidSpec", api::JoinErrors(source.errors));
-    return WriteIfChanged(state, Kind::kDepartment, source.object, department);
+    return FinishStatus(state, Kind::kDepartment, source.object, department, "InvalidSpec",
+                        api::JoinErrors(source.errors));
   }
   const std::string& name = department.metadata.name;
   std::int64_t guaranteed = 0, allocated = 0, over = 0;
@@ -201,10 +201,7 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
     guaranteed += share.quota;
     allocated += share.allocated;
     over += share.over_quota;
-    status.queues.push_back(
-        {share.queue,
-         {Quantity::FromMilli(share.quota), Quantity::FromMilli(share.allocated),
-          Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)}});
+    status.queues.push_back({share.queue, UsageOf(share)});
   }
   status.projects.clear();
   for (const auto& [project, object] : state.projects) {
@@ -213,9 +210,8 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
   status.guaranteed = Quantity::FromMilli(guaranteed);
   status.allocated = Quantity::FromMilli(allocated);
   status.over_quota = Quantity::FromMilli(over);
-  NoteReady(state, Kind::kDepartment, department.metadata, source.object.status.conditions,
-            status.conditions, "Valid", DepartmentMessage(state, department));
-  WriteIfChanged(state, Kind::kDepartment, source.object, department);
+  FinishStatus(state, Kind::kDepartment, source.object, department, "Valid",
+               DepartmentMessage(state, department));
 }
 
 }  // namespace
