@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "gpupool/common/stable_hash.h"
 #include "sandbox/device_plugin.h"
 
 namespace gpupool::sandbox {
@@ -119,11 +120,7 @@ void PlacePods(NodeGpus& node, std::vector<const Json*> pods) {
 }
 
 std::string Uuid(const std::string& node, std::size_t index) {
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across runs.
-  for (char c : node + "/" + std::to_string(index)) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
+  const std::uint64_t hash = StableHash(node + "/" + std::to_string(index));
   char text[48];
   std::snprintf(text, sizeof text, "GPU-%08x-%04x-%04x-%04x-%012llx",
                 static_cast<unsigned>(hash >> 32), static_cast<unsigned>(hash >> 16) & 0xffff,

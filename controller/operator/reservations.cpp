@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <set>
 
+#include "gpupool/common/stable_hash.h"
 #include "gpupool/operator/priority_classes.h"
 
 namespace gpupool::op::internal {
@@ -13,10 +14,8 @@ constexpr std::size_t kMaxPodName = 253;
 using SlotKey = std::pair<std::string, int>;
 
 std::string HexHash(const std::string& text) {
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
   char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(StableHash(text)));
   return out;
 }
 
