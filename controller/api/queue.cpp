@@ -37,6 +37,10 @@ QueueSpec ReadSpec(JsonReader& spec) {
         ReadMinimum(reader, "reclaimWaitSeconds", 0).value_or(0);
     result.preemption.reclaim_max_runtime_seconds =
         ReadMinimum(reader, "reclaimMaxRuntimeSeconds", 0).value_or(0);
+    const auto immediate = ReadMinimum(reader, "immediateGuaranteePercent", 0);
+    if (immediate && *immediate > 100) reader.Error("immediateGuaranteePercent", "must be <= 100");
+    result.preemption.immediate_guarantee_percent =
+        static_cast<int32_t>(std::min<int64_t>(immediate.value_or(50), 100));
   }
   result.idle = ReadIdlePolicy(spec);
   return result;
@@ -119,6 +123,8 @@ Json ToJson(const Queue& queue) {
   if (queue.spec.preemption.reclaim_max_runtime_seconds > 0) {
     spec["preemption"]["reclaimMaxRuntimeSeconds"] =
         queue.spec.preemption.reclaim_max_runtime_seconds;
+    spec["preemption"]["immediateGuaranteePercent"] =
+        queue.spec.preemption.immediate_guarantee_percent;
   }
   if (queue.spec.idle) {
     spec["idle"] = {{"utilizationBelowPercent", queue.spec.idle->utilization_below_percent},

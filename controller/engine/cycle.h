@@ -85,6 +85,11 @@ class Cycle {
                                  const Accounting& accounting);
   bool VictimAllowed(int victim) const;
   bool ReclaimAllowed(int victim) const;
+  Seconds SparedRuntime(const JobState& job) const;
+  Seconds spared_runtime_ = 0;  // Of the reclaim under way (SparedRuntime).
+  // Marks the memo key of a reclaim that spares long-running work (counts stay far
+  // below 2^31).
+  static constexpr std::uint64_t kSparingMemoBit = std::uint64_t{1} << 31;
   std::vector<int> ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated);
   bool NodeCouldFit(const JobState& job, int node, MilliGpu need);
   MilliGpu ReplicaGpu(const JobState& job) const;

@@ -181,7 +181,9 @@ void Cycle::NoteReclaimWaits() {
                    " s for over-quota work about to end";
     } else if (spared_work_waits_.count(job)) {
       w.message += "; reclaim stops no over-quota work that has run longer than " +
-                   std::to_string(queue.reclaim_max_runtime_seconds) + " s";
+                   std::to_string(queue.reclaim_max_runtime_seconds) +
+                   " s once the project holds " +
+                   std::to_string(queue.immediate_guarantee_percent) + " % of its guarantee";
     }
   }
 }

@@ -20,12 +20,22 @@ bool Cycle::VictimAllowed(int index) const {
   return state_.now - victim.start_time >= min_runtime;
 }
 
-// A reclaim victim is also no older than the queue's reclaimMaxRuntimeSeconds.
+// A reclaim victim has also run no longer than the current reclaim spares
+// (reclaimMaxRuntimeSeconds, see SparedRuntime).
 bool Cycle::ReclaimAllowed(int index) const {
   if (!VictimAllowed(index)) return false;
-  const JobState& victim = state_.jobs[index];
-  Seconds max_runtime = state_.queues[victim.queue].spec.reclaim_max_runtime_seconds;
-  return max_runtime <= 0 || state_.now - victim.start_time <= max_runtime;
+  return spared_runtime_ <= 0 || state_.now - state_.jobs[index].start_time <= spared_runtime_;
+}
+
+// How long over-quota work may have run and still be stopped for the job: the
+// queue's reclaimMaxRuntimeSeconds, unless the job's project holds less than the
+// queue's immediateGuaranteePercent of its guarantee (0: no limit).
+Seconds Cycle::SparedRuntime(const JobState& j) const {
+  const Queue& queue = state_.queues[j.queue].spec;
+  if (queue.reclaim_max_runtime_seconds <= 0) return 0;
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  MilliGpu immediate = state_.quotas[slot].gpu * queue.immediate_guarantee_percent / 100;
+  return state_.usage[slot].gpu < immediate ? 0 : queue.reclaim_max_runtime_seconds;
 }
 
 // Other projects of the job's queue that are over quota and have preemptible work.
@@ -53,7 +63,9 @@ bool Cycle::TryReclaim(int job, int count) {
   // found none need not search again. RetryReclaim forgets this and tries again.
   // The memo holds for every project: one that reclaims is below its quota, so its
   // own jobs are never among the candidates and all reclaimers see the same ones.
-  std::uint64_t memo = MemoKey(j, count);
+  // Reclaimers that spare long-running work see fewer candidates: their own memo.
+  spared_runtime_ = SparedRuntime(j);
+  std::uint64_t memo = MemoKey(j, count) | (spared_runtime_ > 0 ? kSparingMemoBit : 0);
   if (failed_reclaims_.count(memo)) {
     if (spared_memos_.count(memo)) spared_work_waits_.insert(job);
     return false;
@@ -126,7 +138,7 @@ bool Cycle::TryReclaim(int job, int count) {
   if (victims.empty() ||
       !FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim, count == 1)) {
     failed_reclaims_.insert(memo);
-    if (state_.queues[j.queue].spec.reclaim_max_runtime_seconds > 0) {
+    if (spared_runtime_ > 0) {
       spared_memos_.insert(memo);
       spared_work_waits_.insert(job);
     }

@@ -42,6 +42,7 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
     out.min_runtime_seconds = spec.preemption.min_runtime_seconds;
     out.reclaim_wait_seconds = spec.preemption.reclaim_wait_seconds;
     out.reclaim_max_runtime_seconds = spec.preemption.reclaim_max_runtime_seconds;
+    out.immediate_guarantee_percent = spec.preemption.immediate_guarantee_percent;
     snapshot.queues.push_back(std::move(out));
   }
   for (const auto& [name, project] : state.projects) {

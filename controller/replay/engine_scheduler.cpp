@@ -57,6 +57,7 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   queue.min_runtime_seconds = min_runtime_seconds;
   queue.reclaim_wait_seconds = reclaim.reclaim_wait_seconds;
   queue.reclaim_max_runtime_seconds = reclaim.reclaim_max_runtime_seconds;
+  queue.immediate_guarantee_percent = reclaim.immediate_guarantee_percent;
   snapshot.queues.push_back(queue);
   for (const auto& tenant : tenants) {
     engine::ProjectQuota quota;

@@ -50,6 +50,10 @@ const char kReplayUsage[] =
     "                          reclaim stops no over-quota job that has run longer than\n"
     "                          S seconds; it keeps its GPUs until it ends; 0: any\n"
     "                          (default 0)\n"
+    "  --immediate-guarantee-percent P\n"
+    "                          with --reclaim-max-runtime-seconds: a tenant holding less\n"
+    "                          than P % of its quota may still reclaim work of any age\n"
+    "                          (default 50)\n"
     "  --sweep-nodes FROM:TO:STEP\n"
     "                          capacity sweep: replay every cluster size from FROM to TO\n"
     "                          nodes and report, per policy, the GPUs needed to reach each\n"
@@ -72,6 +76,15 @@ int64_t ParseInteger(const std::string& flag, const std::string& text, int64_t m
   if (error != std::errc() || end != text.data() + text.size() || text.empty() || value < min) {
     throw UsageError(flag + ": expected an integer >= " + std::to_string(min) + ", got \"" + text +
                      "\"");
+  }
+  return value;
+}
+
+int64_t ParseIntegerIn(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  const int64_t value = ParseInteger(flag, text, min);
+  if (value > max) {
+    throw UsageError(flag + ": expected an integer from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got \"" + text + "\"");
   }
   return value;
 }
@@ -193,6 +206,11 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--reclaim-max-runtime-seconds",
        [](ReplayOptions& o, const std::string& v) {
          o.reclaim_max_runtime_seconds = ParseInteger("--reclaim-max-runtime-seconds", v, 0);
+       }},
+      {"--immediate-guarantee-percent",
+       [](ReplayOptions& o, const std::string& v) {
+         o.immediate_guarantee_percent =
+             static_cast<int>(ParseIntegerIn("--immediate-guarantee-percent", v, 0, 100));
        }},
       {"--sweep-nodes",
        [](ReplayOptions& o, const std::string& v) { o.sweep_nodes = ParseSweepNodes(v); }},

@@ -120,6 +120,7 @@ TEST(RoundTrip, QueueReclaimSettingsSurviveEncoding) {
   Json in = testing::ValidQueue();
   in["spec"]["preemption"]["reclaimWaitSeconds"] = 300;
   in["spec"]["preemption"]["reclaimMaxRuntimeSeconds"] = 7200;
+  in["spec"]["preemption"]["immediateGuaranteePercent"] = 25;
   Queue queue = DecodeQueue(in, errors);
   ASSERT_EQ(JoinErrors(errors), "");
   EXPECT_EQ(queue.spec.preemption.reclaim_max_runtime_seconds, 7200);
@@ -127,6 +128,7 @@ TEST(RoundTrip, QueueReclaimSettingsSurviveEncoding) {
   ASSERT_EQ(JoinErrors(errors), "");
   EXPECT_EQ(again.spec.preemption.reclaim_wait_seconds, 300);
   EXPECT_EQ(again.spec.preemption.reclaim_max_runtime_seconds, 7200);
+  EXPECT_EQ(again.spec.preemption.immediate_guarantee_percent, 25);
   EXPECT_EQ(DecodeQueue(testing::ValidQueue(), errors).spec.preemption.reclaim_max_runtime_seconds,
             0);
 }

@@ -200,6 +200,7 @@ Snapshot LongAndShortRunning(Seconds now, Seconds max_runtime) {
                                      Running("b-4", "bob", 2 * kGpu, "n-1", {2, 3}, 5000)};
   Snapshot s = TwoFullNodes(running, now);
   s.queues[0].reclaim_max_runtime_seconds = max_runtime;
+  s.queues[0].immediate_guarantee_percent = 0;  // Joe holds nothing: spare from the start.
   return s;
 }
 
@@ -214,7 +215,24 @@ TEST(ReclaimMaxRuntime, SparesWorkThatHasRunLonger) {
   ASSERT_NE(FindWaiting(d, "joe-1"), nullptr);
   EXPECT_EQ(FindWaiting(d, "joe-1")->code, WaitCode::kCapacity);
   EXPECT_THAT(FindWaiting(d, "joe-1")->message,
-              HasSubstr("reclaim stops no over-quota work that has run longer than 1000 s"));
+              HasSubstr("reclaim stops no over-quota work that has run longer than 1000 s once "
+                        "the project holds 0 % of its guarantee"));
+}
+
+// Below immediateGuaranteePercent of its guarantee a project spares nothing.
+TEST(ReclaimMaxRuntime, BelowTheImmediatePercentSparesNothing) {
+  std::vector<RunningJob> running = {Running("b-1", "bob", 2 * kGpu, "n-0", {0, 1}, 0),
+                                     Running("b-2", "bob", 2 * kGpu, "n-0", {2, 3}, 0),
+                                     Running("b-3", "bob", 2 * kGpu, "n-1", {0, 1}, 0),
+                                     Running("b-4", "bob", kGpu, "n-1", {2}, 0),
+                                     Running("j-1", "joe", kGpu, "n-1", {3}, 0)};
+  Snapshot s = TwoFullNodes(running, 6001);  // Joe holds 1 GPU of his 2 and asks 1 more.
+  s.pending = {Job("joe-2", "train", "joe", kGpu)};
+  s.queues[0].reclaim_max_runtime_seconds = 1000;
+  s.queues[0].immediate_guarantee_percent = 50;
+  EXPECT_THAT(Decide(s).preemptions, IsEmpty());  // 1 GPU held is 50 %: sparing.
+  s.queues[0].immediate_guarantee_percent = 51;
+  EXPECT_THAT(Victims(Decide(s)), Not(IsEmpty()));
 }
 
 TEST(ReclaimMaxRuntime, SparesGangVictimsToo) {

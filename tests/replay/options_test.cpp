@@ -92,13 +92,15 @@ TEST(ReplayOptionsTest, PreemptionAndSweepFlags) {
   const auto options =
       Parse({"--trace", "philly", "--victim-policy", "both", "--checkpoint-interval-seconds",
              "1800", "--reclaim-wait-seconds=600", "--reclaim-max-runtime-seconds", "3600",
-             "--sweep-nodes", "60:80:10", "--sweep-wait-hours", "1,6.5"});
+             "--immediate-guarantee-percent", "25", "--sweep-nodes", "60:80:10",
+             "--sweep-wait-hours", "1,6.5"});
   EXPECT_EQ(options.victim_policies,
             (std::vector<engine::VictimPolicy>{engine::VictimPolicy::kLeastWorkLost,
                                                engine::VictimPolicy::kFewestVictims}));
   EXPECT_EQ(options.checkpoint_interval_seconds, 1800);
   EXPECT_EQ(options.reclaim_wait_seconds, 600);
   EXPECT_EQ(options.reclaim_max_runtime_seconds, 3600);
+  EXPECT_EQ(options.immediate_guarantee_percent, 25);
   EXPECT_EQ(options.sweep_nodes, (std::vector<int>{60, 70, 80}));
   EXPECT_EQ(options.sweep_wait_hours, (std::vector<double>{1, 6.5}));
   EXPECT_EQ(Parse({"--trace", "philly"}).victim_policies,
@@ -114,6 +116,8 @@ TEST(ReplayOptionsTest, BadPreemptionAndSweepFlagsNameTheFlag) {
               HasSubstr("--reclaim-wait-seconds: expected an integer >= 0"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--reclaim-max-runtime-seconds", "-5"}),
               HasSubstr("--reclaim-max-runtime-seconds: expected an integer >= 0"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--immediate-guarantee-percent", "101"}),
+              HasSubstr("--immediate-guarantee-percent: expected an integer from 0 to 100"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "60-80"}),
               HasSubstr("--sweep-nodes: expected FROM:TO:STEP"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "80:60:10"}),
@@ -153,6 +157,7 @@ TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
                            "--checkpoint-interval-seconds",
                            "--reclaim-wait-seconds",
                            "--reclaim-max-runtime-seconds",
+                           "--immediate-guarantee-percent",
                            "--sweep-nodes",
                            "--sweep-wait-hours"}) {
     EXPECT_THAT(std::string(kReplayUsage), HasSubstr(flag));

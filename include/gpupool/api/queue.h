@@ -20,6 +20,8 @@ struct PreemptionSettings {
   int64_t reclaim_wait_seconds = 0;
   // Over-quota jobs that have run longer than this are not reclaimed; 0: any are.
   int64_t reclaim_max_runtime_seconds = 0;
+  // With it: below this percentage of its guarantee a project's reclaims spare nothing.
+  int32_t immediate_guarantee_percent = 50;
 };
 
 enum class IdleAction { kPreempt, kAnnotate };

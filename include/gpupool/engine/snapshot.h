@@ -59,6 +59,10 @@ struct Queue {
   // until it ends, and the work a reclaim destroys stays below this many seconds per
   // GPU. 0: any over-quota work may be reclaimed (the guarantee is immediate).
   Seconds reclaim_max_runtime_seconds = 0;
+  // With reclaim_max_runtime_seconds set: a project holding less than this percentage
+  // of its guarantee may still stop over-quota work of any age (that part of the
+  // guarantee stays immediate).
+  int immediate_guarantee_percent = 50;
   bool reclaim = true;             // Guaranteed only: may take back lent capacity.
   bool preempt_in_project = true;  // Higher-priority jobs may preempt the project's own.
 };

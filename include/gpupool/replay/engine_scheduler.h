@@ -25,6 +25,7 @@ struct ReclaimSettings {
   // duration as its expected run time.
   int64_t reclaim_wait_seconds = 0;
   int64_t reclaim_max_runtime_seconds = 0;  // The queue's reclaimMaxRuntimeSeconds.
+  int immediate_guarantee_percent = 50;     // The queue's immediateGuaranteePercent.
 };
 
 const char* ToString(engine::VictimPolicy policy);
