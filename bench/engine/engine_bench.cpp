@@ -1,57 +1,20 @@
-// Engine speed: a full cycle on large synthetic clusters, reclaim at scale, and one
-// event on a loaded cluster with the incremental Engine. Run:
+// Engine speed on the uniform synthetic clusters (synthetic_cluster.h): a full cycle,
+// reclaim at scale, and one event on a loaded cluster with the incremental Engine.
+// The realistic clusters' benchmarks are in realistic_bench.cpp, in this program. Run:
 //   build/bench/engine/engine_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <optional>
 #include <vector>
 
+#include "full_cycle.h"
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/live_engine.h"
+#include "job_memory.h"
 #include "synthetic_cluster.h"
 
 namespace gpupool::engine::bench {
 namespace {
-
-// The cluster sizes every full-cycle benchmark runs at, in nodes.
-void ClusterSizes(benchmark::internal::Benchmark* benchmark) {
-  benchmark->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
-}
-
-// How a cycle starts: from the state an Engine keeps between cycles (the operator's
-// way: its informers keep that state current), or from a snapshot (the state is
-// built first, as the pure Decide() does).
-enum class From { kKeptState, kSnapshot };
-
-void RunFullCycle(benchmark::State& state, const Snapshot& snapshot, From from) {
-  std::size_t admitted = 0;
-  std::size_t preempted = 0;
-  std::size_t reclaimed = 0;
-  for (auto _ : state) {
-    std::optional<Engine> engine;
-    if (from == From::kKeptState) {
-      state.PauseTiming();
-      engine.emplace(snapshot);
-      state.ResumeTiming();
-    }
-    Decisions d = engine ? engine->DecideAll() : Decide(snapshot);
-    admitted = d.admissions.size();
-    preempted = d.preemptions.size();
-    reclaimed = 0;
-    for (const Preemption& p : d.preemptions) reclaimed += p.reason == PreemptionReason::kReclaim;
-    benchmark::DoNotOptimize(d);
-    state.PauseTiming();  // Tearing the engine down is not part of the cycle.
-    engine.reset();
-    state.ResumeTiming();
-  }
-  state.counters["reclaimed"] = static_cast<double>(reclaimed);
-  state.counters["running"] = static_cast<double>(snapshot.running.size());
-  state.counters["pending"] = static_cast<double>(snapshot.pending.size());
-  state.counters["admitted"] = static_cast<double>(admitted);
-  state.counters["preempted"] = static_cast<double>(preempted);
-}
 
 // Work spread evenly over the projects: one full cycle on the engine's kept state.
 void BM_FullCycle(benchmark::State& state) {
@@ -306,20 +269,22 @@ void BM_IncrementalQuotaChange(benchmark::State& state) {
 BENCHMARK(BM_IncrementalQuotaChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
 // Bytes the engine holds per job (running and pending), on the 5,000-node cluster,
-// with the indexes incremental cycles keep.
+// with the indexes incremental cycles keep, counted by the allocator (job_memory.h).
+// `engine_estimate` is the engine's own count (Engine::job_memory_bytes()).
 void BM_MemoryPerJob(benchmark::State& state) {
   ClusterSpec spec;
   spec.nodes = 5000;
   Options options;
   options.full_cycle_interval_seconds = 60;
-  Engine engine(SyntheticCluster(spec), options);
-  double per_job = 0;
-  for (auto _ : state) {
-    per_job = static_cast<double>(engine.job_memory_bytes()) /
-              static_cast<double>(engine.running_count() + engine.pending_count());
-  }
-  state.counters["bytes_per_job"] = per_job;
-  state.counters["jobs"] = static_cast<double>(engine.running_count() + engine.pending_count());
+  Snapshot snapshot = SyntheticCluster(spec);
+  JobMemory measured;
+  for (auto _ : state) measured = MeasureJobMemory(snapshot, options);
+  Engine engine(snapshot, options);
+  auto jobs = static_cast<double>(engine.running_count() + engine.pending_count());
+  state.counters["bytes_per_job"] = measured.built;
+  state.counters["bytes_per_job_after_cycle"] = measured.after_cycle;
+  state.counters["engine_estimate"] = static_cast<double>(engine.job_memory_bytes()) / jobs;
+  state.counters["jobs"] = jobs;
 }
 BENCHMARK(BM_MemoryPerJob)->Iterations(1);
 
