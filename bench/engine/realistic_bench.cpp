@@ -5,9 +5,10 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
 #include <tuple>
 
-#include "full_cycle.h"
+#include "cycle_runs.h"
 #include "gpupool/engine/engine.h"
 #include "job_memory.h"
 #include "realistic_cluster.h"
@@ -34,9 +35,9 @@ const RealisticCluster& Cached(const RealisticSpec& spec) {
 }
 
 // The cluster of `nodes` at the stated fill, or null after failing the benchmark.
-const Snapshot* FilledCluster(benchmark::State& state, int departments = 0) {
+const Snapshot* FilledCluster(benchmark::State& state, int nodes, int departments = 0) {
   RealisticSpec spec;
-  spec.nodes = static_cast<int>(state.range(0));
+  spec.nodes = nodes;
   spec.fill = kStatedFill;
   spec.departments = departments;
   const RealisticCluster& cluster = Cached(spec);
@@ -50,9 +51,11 @@ const Snapshot* FilledCluster(benchmark::State& state, int departments = 0) {
   return &cluster.snapshot;
 }
 
+int Nodes(const benchmark::State& state) { return static_cast<int>(state.range(0)); }
+
 // One full cycle on the engine's kept state.
 void BM_RealisticFullCycle(benchmark::State& state) {
-  if (const Snapshot* cluster = FilledCluster(state)) {
+  if (const Snapshot* cluster = FilledCluster(state, Nodes(state))) {
     RunFullCycle(state, *cluster, From::kKeptState);
   }
 }
@@ -60,7 +63,7 @@ BENCHMARK(BM_RealisticFullCycle)->Apply(ClusterSizes);
 
 // The same cycle through the pure Decide(snapshot): the state is built first.
 void BM_RealisticFullCycleFromSnapshot(benchmark::State& state) {
-  if (const Snapshot* cluster = FilledCluster(state)) {
+  if (const Snapshot* cluster = FilledCluster(state, Nodes(state))) {
     RunFullCycle(state, *cluster, From::kSnapshot);
   }
 }
@@ -68,7 +71,7 @@ BENCHMARK(BM_RealisticFullCycleFromSnapshot)->Apply(ClusterSizes);
 
 // The same with the 200 projects in 20 departments.
 void BM_RealisticFullCycleFromSnapshotDepartments(benchmark::State& state) {
-  if (const Snapshot* cluster = FilledCluster(state, 20)) {
+  if (const Snapshot* cluster = FilledCluster(state, Nodes(state), 20)) {
     RunFullCycle(state, *cluster, From::kSnapshot);
   }
 }
@@ -77,7 +80,7 @@ BENCHMARK(BM_RealisticFullCycleFromSnapshotDepartments)->Apply(ClusterSizes);
 // Bytes per job the engine holds, counted by the allocator, with the indexes
 // incremental cycles keep.
 void BM_RealisticMemoryPerJob(benchmark::State& state) {
-  const Snapshot* cluster = FilledCluster(state);
+  const Snapshot* cluster = FilledCluster(state, Nodes(state));
   if (cluster == nullptr) return;
   Options options;
   options.full_cycle_interval_seconds = 60;
@@ -88,6 +91,44 @@ void BM_RealisticMemoryPerJob(benchmark::State& state) {
   state.counters["jobs"] = static_cast<double>(cluster->running.size() + cluster->pending.size());
 }
 BENCHMARK(BM_RealisticMemoryPerJob)->Apply(ClusterSizes)->Iterations(1);
+
+// A job like a waiting one of the cluster, under a new name and uid.
+PendingJob ArrivalLike(const Snapshot& cluster, std::uint64_t n) {
+  PendingJob job = cluster.pending[n % cluster.pending.size()];
+  std::string suffix = std::to_string(n);
+  job.name.append("-").append(suffix);
+  job.uid.append("-").append(suffix);
+  job.arrival_time = cluster.now;
+  return job;
+}
+
+// One arrival (a job like a waiting one) or one completion, each followed by an
+// incremental cycle, on the 5,000-node cluster once settled.
+void BM_RealisticIncrementalEvent(benchmark::State& state) {
+  const Snapshot* cluster = FilledCluster(state, 5000);
+  if (cluster == nullptr) return;
+  Engine engine = SettledEngine(*cluster, IncrementalOnly());
+  RunEvents(state, engine, [&](std::uint64_t n) { return ArrivalLike(*cluster, n); });
+}
+BENCHMARK(BM_RealisticIncrementalEvent)->Iterations(2000)->Unit(benchmark::kMicrosecond);
+
+// A node cordoned, then uncordoned, + incremental cycle, on the same settled cluster.
+void BM_RealisticIncrementalNodeChange(benchmark::State& state) {
+  const Snapshot* cluster = FilledCluster(state, 5000);
+  if (cluster == nullptr) return;
+  Engine engine = SettledEngine(*cluster, IncrementalOnly());
+  RunNodeChanges(state, engine, false);
+}
+BENCHMARK(BM_RealisticIncrementalNodeChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
+
+// A guarantee raised by 8 GPUs, then lowered back, + incremental cycle.
+void BM_RealisticIncrementalQuotaChange(benchmark::State& state) {
+  const Snapshot* cluster = FilledCluster(state, 5000);
+  if (cluster == nullptr) return;
+  Engine engine = SettledEngine(*cluster, IncrementalOnly());
+  RunQuotaChanges(state, engine);
+}
+BENCHMARK(BM_RealisticIncrementalQuotaChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace gpupool::engine::bench
