@@ -35,6 +35,8 @@ QueueSpec ReadSpec(JsonReader& spec) {
         ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
     result.preemption.reclaim_wait_seconds =
         ReadMinimum(reader, "reclaimWaitSeconds", 0).value_or(0);
+    result.preemption.reclaim_max_runtime_seconds =
+        ReadMinimum(reader, "reclaimMaxRuntimeSeconds", 0).value_or(0);
   }
   result.idle = ReadIdlePolicy(spec);
   return result;
@@ -113,6 +115,10 @@ Json ToJson(const Queue& queue) {
                         {"gracePeriodSeconds", queue.spec.preemption.grace_period_seconds}};
   if (queue.spec.preemption.reclaim_wait_seconds > 0) {
     spec["preemption"]["reclaimWaitSeconds"] = queue.spec.preemption.reclaim_wait_seconds;
+  }
+  if (queue.spec.preemption.reclaim_max_runtime_seconds > 0) {
+    spec["preemption"]["reclaimMaxRuntimeSeconds"] =
+        queue.spec.preemption.reclaim_max_runtime_seconds;
   }
   if (queue.spec.idle) {
     spec["idle"] = {{"utilizationBelowPercent", queue.spec.idle->utilization_below_percent},

@@ -64,7 +64,7 @@ Decisions Cycle::Run() {
 void Cycle::Finish() {
   RetryReclaim();
   WriteCapacityReasons();
-  NoteEndingWorkWaits();
+  NoteReclaimWaits();
   // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
   std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   RecordShares();
@@ -82,6 +82,7 @@ void Cycle::RememberReservations() {
 // left blocked by over-quota work.
 void Cycle::RetryReclaim() {
   failed_reclaims_.clear();
+  spared_memos_.clear();
   jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
   for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];

@@ -84,6 +84,7 @@ class Cycle {
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
                                  const Accounting& accounting);
   bool VictimAllowed(int victim) const;
+  bool ReclaimAllowed(int victim) const;
   std::vector<int> ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated);
   bool NodeCouldFit(const JobState& job, int node, MilliGpu need);
   MilliGpu ReplicaGpu(const JobState& job) const;
@@ -109,7 +110,10 @@ class Cycle {
                   const VictimCost& best);
   bool EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSource>& sources);
   std::unordered_set<int> ending_work_waits_;  // Jobs whose reclaim waits for ending work.
-  void NoteEndingWorkWaits();
+  // Jobs whose reclaim found no victim in a queue that spares long-running work.
+  std::unordered_set<int> spared_work_waits_;
+  std::unordered_set<std::uint64_t> spared_memos_;  // Their reclaims' memo keys.
+  void NoteReclaimWaits();
   int SingleVictim(const JobState& job, int node, const std::vector<int>& ordered,
                    const std::vector<MilliGpu>& allocated);
   const std::vector<std::vector<int>>& JobsByNode();

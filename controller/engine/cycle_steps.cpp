@@ -167,17 +167,22 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_r
   Wait(job, WaitCode::kCapacity, {});
 }
 
-// A job whose reclaim waits for over-quota work about to end says so.
-void Cycle::NoteEndingWorkWaits() {
-  if (ending_work_waits_.empty()) return;
+// A job whose reclaim waits for over-quota work about to end, or found only work
+// its queue spares for having run too long, says so.
+void Cycle::NoteReclaimWaits() {
+  if (ending_work_waits_.empty() && spared_work_waits_.empty()) return;
   for (Waiting& w : decisions_.waiting) {
     if (w.job.empty() || w.code != WaitCode::kCapacity) continue;
     int job = state_.job_index.Find(w.job);
-    if (job < 0 || !ending_work_waits_.count(job)) continue;
-    const JobState& j = state_.jobs[job];
-    w.message += "; reclaim waits up to " +
-                 std::to_string(state_.queues[j.queue].spec.reclaim_wait_seconds) +
-                 " s for over-quota work about to end";
+    if (job < 0) continue;
+    const Queue& queue = state_.queues[state_.jobs[job].queue].spec;
+    if (ending_work_waits_.count(job)) {
+      w.message += "; reclaim waits up to " + std::to_string(queue.reclaim_wait_seconds) +
+                   " s for over-quota work about to end";
+    } else if (spared_work_waits_.count(job)) {
+      w.message += "; reclaim stops no over-quota work that has run longer than " +
+                   std::to_string(queue.reclaim_max_runtime_seconds) + " s";
+    }
   }
 }
 

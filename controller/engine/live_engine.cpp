@@ -22,9 +22,9 @@ bool Same(const Node& a, const Node& b) {
 
 bool Same(const Queue& a, const Queue& b) {
   return std::tie(a.node_selector, a.sharing, a.min_runtime_seconds, a.reclaim_wait_seconds,
-                  a.reclaim, a.preempt_in_project) ==
+                  a.reclaim_max_runtime_seconds, a.reclaim, a.preempt_in_project) ==
          std::tie(b.node_selector, b.sharing, b.min_runtime_seconds, b.reclaim_wait_seconds,
-                  b.reclaim, b.preempt_in_project);
+                  b.reclaim_max_runtime_seconds, b.reclaim, b.preempt_in_project);
 }
 
 auto QuotaFields(const ProjectQuota& q) {

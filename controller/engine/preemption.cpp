@@ -20,6 +20,14 @@ bool Cycle::VictimAllowed(int index) const {
   return state_.now - victim.start_time >= min_runtime;
 }
 
+// A reclaim victim is also no older than the queue's reclaimMaxRuntimeSeconds.
+bool Cycle::ReclaimAllowed(int index) const {
+  if (!VictimAllowed(index)) return false;
+  const JobState& victim = state_.jobs[index];
+  Seconds max_runtime = state_.queues[victim.queue].spec.reclaim_max_runtime_seconds;
+  return max_runtime <= 0 || state_.now - victim.start_time <= max_runtime;
+}
+
 // Other projects of the job's queue that are over quota and have preemptible work.
 std::vector<Cycle::ReclaimSource> Cycle::ReclaimSources(const JobState& j) const {
   std::vector<ReclaimSource> sources;
@@ -46,7 +54,10 @@ bool Cycle::TryReclaim(int job, int count) {
   // The memo holds for every project: one that reclaims is below its quota, so its
   // own jobs are never among the candidates and all reclaimers see the same ones.
   std::uint64_t memo = MemoKey(j, count);
-  if (failed_reclaims_.count(memo)) return false;
+  if (failed_reclaims_.count(memo)) {
+    if (spared_memos_.count(memo)) spared_work_waits_.insert(job);
+    return false;
+  }
   std::vector<ReclaimSource> sources = ReclaimSources(j);
   if (sources.empty()) {
     failed_reclaims_.insert(memo);  // No project is over its quota with work to give.
@@ -71,7 +82,7 @@ bool Cycle::TryReclaim(int job, int count) {
     std::vector<int> candidates;
     for (const ReclaimSource& s : sources) {
       for (auto it = s.next; it != s.end; ++it) {
-        if (VictimAllowed(*it)) candidates.push_back(*it);
+        if (ReclaimAllowed(*it)) candidates.push_back(*it);
       }
     }
     std::vector<int> ranked = RankVictims(std::move(candidates), allocated);
@@ -115,6 +126,10 @@ bool Cycle::TryReclaim(int job, int count) {
   if (victims.empty() ||
       !FinishPreemption(job, count, std::move(victims), PreemptionReason::kReclaim, count == 1)) {
     failed_reclaims_.insert(memo);
+    if (state_.queues[j.queue].spec.reclaim_max_runtime_seconds > 0) {
+      spared_memos_.insert(memo);
+      spared_work_waits_.insert(job);
+    }
     return false;
   }
   return true;
@@ -335,7 +350,7 @@ bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>&
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (!VictimAllowed(v)) continue;
+    if (!ReclaimAllowed(v)) continue;
     if (departments) {
       bool over = state_.DepartmentOverQuota(victim.queue, victim.project);
       if (over && best_outside) return false;  // A set of such candidates is cheaper.
@@ -369,7 +384,7 @@ VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>&
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (VictimAllowed(v)) candidates.push_back(v);
+    if (ReclaimAllowed(v)) candidates.push_back(v);
   }
   std::sort(candidates.begin(), candidates.end());  // A job is listed once per replica.
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());

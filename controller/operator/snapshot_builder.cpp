@@ -41,6 +41,7 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
                                                        : engine::Sharing::kGuaranteed;
     out.min_runtime_seconds = spec.preemption.min_runtime_seconds;
     out.reclaim_wait_seconds = spec.preemption.reclaim_wait_seconds;
+    out.reclaim_max_runtime_seconds = spec.preemption.reclaim_max_runtime_seconds;
     snapshot.queues.push_back(std::move(out));
   }
   for (const auto& [name, project] : state.projects) {

@@ -40,7 +40,7 @@ const char* ToString(engine::VictimPolicy policy) {
 
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
                                 QuotaPolicy policy, int64_t min_runtime_seconds,
-                                int64_t reclaim_wait_seconds) {
+                                const ReclaimSettings& reclaim) {
   engine::Snapshot snapshot;
   for (int n = 0; n < shape.nodes; ++n) {
     engine::Node node;
@@ -55,7 +55,8 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   queue.sharing =
       policy == QuotaPolicy::kStatic ? engine::Sharing::kFixed : engine::Sharing::kGuaranteed;
   queue.min_runtime_seconds = min_runtime_seconds;
-  queue.reclaim_wait_seconds = reclaim_wait_seconds;
+  queue.reclaim_wait_seconds = reclaim.reclaim_wait_seconds;
+  queue.reclaim_max_runtime_seconds = reclaim.reclaim_max_runtime_seconds;
   snapshot.queues.push_back(queue);
   for (const auto& tenant : tenants) {
     engine::ProjectQuota quota;
@@ -70,9 +71,8 @@ EngineScheduler::EngineScheduler(const ClusterShape& shape, const std::vector<Te
                                  QuotaPolicy policy, int64_t min_runtime_seconds,
                                  int64_t full_cycle_interval_seconds, ReclaimSettings reclaim)
     : reclaim_(reclaim),
-      engine_(
-          PhillySnapshot(shape, tenants, policy, min_runtime_seconds, reclaim.reclaim_wait_seconds),
-          EngineOptions(full_cycle_interval_seconds, reclaim.victim_policy)) {
+      engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds, reclaim),
+              EngineOptions(full_cycle_interval_seconds, reclaim.victim_policy)) {
   for (const auto& tenant : tenants) tenant_names_.push_back(tenant.tenant);
 }
 

@@ -46,6 +46,10 @@ const char kReplayUsage[] =
     "  --reclaim-wait-seconds S\n"
     "                          reclaim may wait up to S seconds for over-quota work about\n"
     "                          to end (jobs declare their trace duration) (default 0)\n"
+    "  --reclaim-max-runtime-seconds S\n"
+    "                          reclaim stops no over-quota job that has run longer than\n"
+    "                          S seconds; it keeps its GPUs until it ends; 0: any\n"
+    "                          (default 0)\n"
     "  --sweep-nodes FROM:TO:STEP\n"
     "                          capacity sweep: replay every cluster size from FROM to TO\n"
     "                          nodes and report, per policy, the GPUs needed to reach each\n"
@@ -185,6 +189,10 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--reclaim-wait-seconds",
        [](ReplayOptions& o, const std::string& v) {
          o.reclaim_wait_seconds = ParseInteger("--reclaim-wait-seconds", v, 0);
+       }},
+      {"--reclaim-max-runtime-seconds",
+       [](ReplayOptions& o, const std::string& v) {
+         o.reclaim_max_runtime_seconds = ParseInteger("--reclaim-max-runtime-seconds", v, 0);
        }},
       {"--sweep-nodes",
        [](ReplayOptions& o, const std::string& v) { o.sweep_nodes = ParseSweepNodes(v); }},

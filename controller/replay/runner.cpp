@@ -85,7 +85,8 @@ std::vector<PolicyReport> RunPhillyAt(const std::vector<PhillyJob>& trace,
       SimOptions sim{run.policy, shape, options.cycle_seconds};
       sim.checkpoint_interval_seconds = static_cast<double>(options.checkpoint_interval_seconds);
       const ReclaimSettings reclaim{run.victim_policy, options.checkpoint_interval_seconds,
-                                    options.reclaim_wait_seconds};
+                                    options.reclaim_wait_seconds,
+                                    options.reclaim_max_runtime_seconds};
       EngineScheduler scheduler(shape, tenants, run.policy, options.min_runtime_seconds,
                                 options.full_cycle_interval_seconds, reclaim);
       const auto policy_started = std::chrono::steady_clock::now();
@@ -164,6 +165,7 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
     json["cycle_seconds"] = options.cycle_seconds;
     json["checkpoint_interval_seconds"] = options.checkpoint_interval_seconds;
     json["reclaim_wait_seconds"] = options.reclaim_wait_seconds;
+    json["reclaim_max_runtime_seconds"] = options.reclaim_max_runtime_seconds;
     json["quotas"] = QuotasJson(tenants);
     json["charts"] = charts;
     json["wall_seconds"] = SecondsSince(started);

@@ -115,6 +115,22 @@ TEST(RoundTrip, TypedFieldsAreRead) {
   EXPECT_EQ(queue.spec.node_selector.at("pool"), "train");
 }
 
+TEST(RoundTrip, QueueReclaimSettingsSurviveEncoding) {
+  FieldErrors errors;
+  Json in = testing::ValidQueue();
+  in["spec"]["preemption"]["reclaimWaitSeconds"] = 300;
+  in["spec"]["preemption"]["reclaimMaxRuntimeSeconds"] = 7200;
+  Queue queue = DecodeQueue(in, errors);
+  ASSERT_EQ(JoinErrors(errors), "");
+  EXPECT_EQ(queue.spec.preemption.reclaim_max_runtime_seconds, 7200);
+  Queue again = DecodeQueue(ToJson(queue), errors);
+  ASSERT_EQ(JoinErrors(errors), "");
+  EXPECT_EQ(again.spec.preemption.reclaim_wait_seconds, 300);
+  EXPECT_EQ(again.spec.preemption.reclaim_max_runtime_seconds, 7200);
+  EXPECT_EQ(DecodeQueue(testing::ValidQueue(), errors).spec.preemption.reclaim_max_runtime_seconds,
+            0);
+}
+
 TEST(RoundTrip, ComputedStatusIsWrittenInDecimalGpus) {
   FieldErrors errors;
   Project project = DecodeProject(testing::ValidProject(), errors);

@@ -12,6 +12,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 RunningJob Running(const std::string& name, const std::string& project, MilliGpu gpus,
@@ -188,6 +189,48 @@ TEST(ReclaimWait, IsBounded) {
   EXPECT_THAT(Victims(Decide(EndingWork(1001, 300))), ElementsAre("b-1"));
   // The queue does not wait at all.
   EXPECT_THAT(Victims(Decide(EndingWork(900, 0))), ElementsAre("b-1"));
+}
+
+// Reclaim spares over-quota work that has run longer than the queue's
+// reclaimMaxRuntimeSeconds: the project waits for it to end instead.
+Snapshot LongAndShortRunning(Seconds now, Seconds max_runtime) {
+  std::vector<RunningJob> running = {Running("b-1", "bob", 2 * kGpu, "n-0", {0, 1}, 0),
+                                     Running("b-2", "bob", 2 * kGpu, "n-0", {2, 3}, 0),
+                                     Running("b-3", "bob", 2 * kGpu, "n-1", {0, 1}, 0),
+                                     Running("b-4", "bob", 2 * kGpu, "n-1", {2, 3}, 5000)};
+  Snapshot s = TwoFullNodes(running, now);
+  s.queues[0].reclaim_max_runtime_seconds = max_runtime;
+  return s;
+}
+
+TEST(ReclaimMaxRuntime, SparesWorkThatHasRunLonger) {
+  // Without the setting the cheapest victim is the youngest, b-4 (ran 1,000 s).
+  EXPECT_THAT(Victims(Decide(LongAndShortRunning(6000, 0))), ElementsAre("b-4"));
+  // With it, only b-4 is young enough: still b-4.
+  EXPECT_THAT(Victims(Decide(LongAndShortRunning(6000, 1000))), ElementsAre("b-4"));
+  // b-4 is now too old as well: nothing is reclaimed and the job says why.
+  Decisions d = Decide(LongAndShortRunning(6001, 1000));
+  EXPECT_THAT(d.preemptions, IsEmpty());
+  ASSERT_NE(FindWaiting(d, "joe-1"), nullptr);
+  EXPECT_EQ(FindWaiting(d, "joe-1")->code, WaitCode::kCapacity);
+  EXPECT_THAT(FindWaiting(d, "joe-1")->message,
+              HasSubstr("reclaim stops no over-quota work that has run longer than 1000 s"));
+}
+
+TEST(ReclaimMaxRuntime, SparesGangVictimsToo) {
+  Snapshot s = LongAndShortRunning(6001, 1000);
+  s.pending = {Job("joe-gang", "train", "joe", kGpu, 2)};
+  EXPECT_THAT(Decide(s).preemptions, IsEmpty());
+  s.queues[0].reclaim_max_runtime_seconds = 0;
+  EXPECT_THAT(Decide(s).preemptions, Not(IsEmpty()));
+}
+
+// In-project priority preemption is the project's own: the setting leaves it alone.
+TEST(ReclaimMaxRuntime, LeavesInProjectPreemptionAlone) {
+  Snapshot s = LongAndShortRunning(6001, 1000);
+  s.running[3] = Running("j-1", "joe", 2 * kGpu, "n-1", {2, 3}, 0);  // Bob below his limit.
+  s.pending = {Job("bob-urgent", "train", "bob", 2 * kGpu, 1, WorkloadClass::kTrain, 10)};
+  EXPECT_THAT(Victims(Decide(s)), ElementsAre("b-1"));
 }
 
 }  // namespace

@@ -141,6 +141,21 @@ TEST(ClusterSimTest, PreemptedJobsRestartFromTheirLastCheckpoint) {
   EXPECT_DOUBLE_EQ(report.work_gpu_hours, (2 * 100 + 2 * 10) / 3600.0);
 }
 
+// Waits are compared over the jobs both runs started: tenant a's second job never
+// starts under static quotas, so its long wait under guaranteed ones is no evidence
+// (its mean over every started job would be 502.5 s against 10 s).
+TEST(ClusterSimTest, TenantsWaitingLongerCompareTheJobsBothRunsStarted) {
+  PolicyReport fixed;
+  fixed.tenants = {{"a"}, {"b"}};
+  fixed.job_tenants = {0, 0, 1, 1};
+  PolicyReport guaranteed = fixed;
+  fixed.job_waits = {10, -1, 1, 1};
+  guaranteed.job_waits = {5, 1000, 2, 2};
+  EXPECT_EQ(TenantsWaitingLonger(fixed, guaranteed), std::vector<std::string>{"b"});
+  guaranteed.job_waits = {11, 1000, 1, 1};
+  EXPECT_EQ(TenantsWaitingLonger(fixed, guaranteed), std::vector<std::string>{"a"});
+}
+
 TEST(ClusterSimTest, JobsThatNeverFitAreReportedNotLost) {
   const std::vector<PhillyJob> trace = {{2, 0, 10, 4, "a"}, {3, 0, 10, 1, "b"}};
   FirstFitScheduler scheduler;

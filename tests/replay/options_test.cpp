@@ -89,14 +89,16 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
 }
 
 TEST(ReplayOptionsTest, PreemptionAndSweepFlags) {
-  const auto options = Parse({"--trace", "philly", "--victim-policy", "both",
-                              "--checkpoint-interval-seconds", "1800", "--reclaim-wait-seconds=600",
-                              "--sweep-nodes", "60:80:10", "--sweep-wait-hours", "1,6.5"});
+  const auto options =
+      Parse({"--trace", "philly", "--victim-policy", "both", "--checkpoint-interval-seconds",
+             "1800", "--reclaim-wait-seconds=600", "--reclaim-max-runtime-seconds", "3600",
+             "--sweep-nodes", "60:80:10", "--sweep-wait-hours", "1,6.5"});
   EXPECT_EQ(options.victim_policies,
             (std::vector<engine::VictimPolicy>{engine::VictimPolicy::kLeastWorkLost,
                                                engine::VictimPolicy::kFewestVictims}));
   EXPECT_EQ(options.checkpoint_interval_seconds, 1800);
   EXPECT_EQ(options.reclaim_wait_seconds, 600);
+  EXPECT_EQ(options.reclaim_max_runtime_seconds, 3600);
   EXPECT_EQ(options.sweep_nodes, (std::vector<int>{60, 70, 80}));
   EXPECT_EQ(options.sweep_wait_hours, (std::vector<double>{1, 6.5}));
   EXPECT_EQ(Parse({"--trace", "philly"}).victim_policies,
@@ -110,6 +112,8 @@ TEST(ReplayOptionsTest, BadPreemptionAndSweepFlagsNameTheFlag) {
               HasSubstr("--checkpoint-interval-seconds: expected an integer >= 0"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--reclaim-wait-seconds", "x"}),
               HasSubstr("--reclaim-wait-seconds: expected an integer >= 0"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--reclaim-max-runtime-seconds", "-5"}),
+              HasSubstr("--reclaim-max-runtime-seconds: expected an integer >= 0"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "60-80"}),
               HasSubstr("--sweep-nodes: expected FROM:TO:STEP"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "80:60:10"}),
@@ -131,12 +135,26 @@ TEST(ReplayOptionsTest, RefusesNodesLargerThanTheEngineModels) {
 }
 
 TEST(ReplayOptionsTest, UsageDocumentsEveryFlag) {
-  for (const char* flag :
-       {"--trace ", "--trace-dir", "--json", "--svg-dir", "--policy", "--nodes", "--gpus-per-node",
-        "--max-jobs", "--cycle-seconds", "--min-runtime-seconds", "--full-cycle-interval-seconds",
-        "--pod-list", "--seed", "--arrive-percent", "--victim-policy",
-        "--checkpoint-interval-seconds", "--reclaim-wait-seconds", "--sweep-nodes",
-        "--sweep-wait-hours"}) {
+  for (const char* flag : {"--trace ",
+                           "--trace-dir",
+                           "--json",
+                           "--svg-dir",
+                           "--policy",
+                           "--nodes",
+                           "--gpus-per-node",
+                           "--max-jobs",
+                           "--cycle-seconds",
+                           "--min-runtime-seconds",
+                           "--full-cycle-interval-seconds",
+                           "--pod-list",
+                           "--seed",
+                           "--arrive-percent",
+                           "--victim-policy",
+                           "--checkpoint-interval-seconds",
+                           "--reclaim-wait-seconds",
+                           "--reclaim-max-runtime-seconds",
+                           "--sweep-nodes",
+                           "--sweep-wait-hours"}) {
     EXPECT_THAT(std::string(kReplayUsage), HasSubstr(flag));
   }
 }

@@ -18,6 +18,8 @@ struct PreemptionSettings {
   int64_t grace_period_seconds = 30;  // eviction grace: the victim's checkpoint time
   // Reclaim waits up to this long for over-quota work about to end by itself.
   int64_t reclaim_wait_seconds = 0;
+  // Over-quota jobs that have run longer than this are not reclaimed; 0: any are.
+  int64_t reclaim_max_runtime_seconds = 0;
 };
 
 enum class IdleAction { kPreempt, kAnnotate };

@@ -55,6 +55,10 @@ struct Queue {
   // run time, and ends within this many seconds) would make room for waits for it
   // instead of stopping anything. 0: never waits.
   Seconds reclaim_wait_seconds = 0;
+  // Over-quota work that has run longer than this is not reclaimed: it keeps its GPUs
+  // until it ends, and the work a reclaim destroys stays below this many seconds per
+  // GPU. 0: any over-quota work may be reclaimed (the guarantee is immediate).
+  Seconds reclaim_max_runtime_seconds = 0;
   bool reclaim = true;             // Guaranteed only: may take back lent capacity.
   bool preempt_in_project = true;  // Higher-priority jobs may preempt the project's own.
 };

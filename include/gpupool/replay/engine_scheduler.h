@@ -24,6 +24,7 @@ struct ReclaimSettings {
   // The queue's reclaimWaitSeconds; above 0 every job also declares its trace
   // duration as its expected run time.
   int64_t reclaim_wait_seconds = 0;
+  int64_t reclaim_max_runtime_seconds = 0;  // The queue's reclaimMaxRuntimeSeconds.
 };
 
 const char* ToString(engine::VictimPolicy policy);
@@ -51,6 +52,6 @@ class EngineScheduler : public Scheduler {
 // The snapshot the scheduler starts from (exposed for tests and docs).
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
                                 QuotaPolicy policy, int64_t min_runtime_seconds,
-                                int64_t reclaim_wait_seconds = 0);
+                                const ReclaimSettings& reclaim = {});
 
 }  // namespace gpupool::replay

@@ -39,6 +39,7 @@ struct ReplayOptions {
   std::vector<engine::VictimPolicy> victim_policies = {engine::VictimPolicy::kLeastWorkLost};
   int64_t checkpoint_interval_seconds = 0;  // every job's; 0: restart from zero
   int64_t reclaim_wait_seconds = 0;         // the queue's reclaimWaitSeconds
+  int64_t reclaim_max_runtime_seconds = 0;  // the queue's reclaimMaxRuntimeSeconds
   // Capacity sweep: cluster sizes in nodes (empty: one run at shape.nodes), and
   // the mean waits to find the GPUs for.
   std::vector<int> sweep_nodes;

@@ -40,7 +40,10 @@ struct PolicyReport {
   double makespan_hours = 0;
   size_t cycles = 0;
   double wall_seconds = 0;
-  std::vector<double> waits;                                 // seconds, every started job
+  std::vector<double> waits;  // seconds, every started job
+  // Per trace job, in trace order: its tenant, and its wait in seconds (-1: never started).
+  std::vector<int> job_tenants;
+  std::vector<double> job_waits;
   std::vector<std::pair<double, double>> daily_utilization;  // (day, percent)
 };
 
@@ -52,7 +55,9 @@ void PrintPhillyTables(std::ostream& out, const std::vector<PolicyReport>& repor
 // trace's work), and every tenant's mean / p95 wait; tenants that wait longer under
 // a guaranteed run than under the static one are named.
 void PrintPhillyComparison(std::ostream& out, const std::vector<PolicyReport>& reports);
-// Tenants whose mean wait under `run` is longer than under `baseline`.
+// Tenants whose mean wait under `run` is longer than under `baseline`, both taken over
+// the tenant's jobs that both runs started (a job that never starts has no wait to
+// compare: leaving it out of one run's mean only would flatter that run).
 std::vector<std::string> TenantsWaitingLonger(const PolicyReport& baseline,
                                               const PolicyReport& run);
 nlohmann::json PhillyJson(const std::vector<PolicyReport>& reports);
