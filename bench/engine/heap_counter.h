@@ -1,8 +1,8 @@
-// Bytes the program holds on the heap, counted by this binary's replacement of the
-// global operator new and delete (heap_counter.cpp): every allocation's usable size
-// (what the allocator hands out, at least the size asked for) is added when made and
-// subtracted when freed. Memory figures are differences of LiveHeapBytes() around
-// the work they measure.
+// Bytes the program holds on the heap, as the allocator counts them (glibc's
+// mallinfo2: bytes in chunks in use, their headers included, plus chunks mapped on
+// their own). Memory figures are differences of LiveHeapBytes() around the work they
+// measure. Counting costs nothing between calls, so timings in the same program are
+// not affected.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Bytes an Engine holds per job, counted by the allocator (heap_counter.h): the heap
+// Bytes an Engine holds per job, as the allocator counts them (heap_counter.h): the heap
 // an engine built from the snapshot holds, less what one built from the same
 // snapshot without its jobs holds, over the jobs (running and pending).
 #pragma once
