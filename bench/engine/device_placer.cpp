@@ -10,6 +10,15 @@ constexpr int kNodesTriedPerBucket = 64;
 
 MilliGpu PerDevice(const ReplicaShape& shape) { return std::min(shape.gpu_milli, kMilliPerGpu); }
 
+// The first `wanted` devices nothing uses.
+std::vector<int> FreeDevices(const std::vector<MilliGpu>& used, std::size_t wanted) {
+  std::vector<int> devices;
+  for (std::size_t d = 0; d < used.size() && devices.size() < wanted; ++d) {
+    if (used[d] == 0) devices.push_back(static_cast<int>(d));
+  }
+  return devices;
+}
+
 }  // namespace
 
 DevicePlacer::DevicePlacer(const std::vector<Node>& nodes, const std::string& pool_label)
@@ -45,10 +54,22 @@ std::vector<int> DevicePlacer::Groups(const std::string& pool, const std::string
   return out;
 }
 
-bool DevicePlacer::Place(RunningJob& job, int replicas, const std::vector<int>& groups) {
+bool DevicePlacer::Place(RunningJob& job, int replicas, const std::vector<int>& groups,
+                         const TopologyRequest& topology) {
+  if (topology.mode != TopologyMode::kNone && replicas > 1) {
+    for (const std::vector<int>& domain : Domains(topology.key)) {
+      Finder among = [&](const ReplicaShape& shape) { return FindAmong(shape, domain, groups); };
+      if (PlaceAll(job, replicas, among)) return true;
+    }
+    if (topology.mode == TopologyMode::kRequired) return false;
+  }
+  return PlaceAll(job, replicas, [&](const ReplicaShape& shape) { return Find(shape, groups); });
+}
+
+bool DevicePlacer::PlaceAll(RunningJob& job, int replicas, const Finder& find) {
   std::vector<Spot> placed;
   for (int r = 0; r < replicas; ++r) {
-    std::optional<Spot> spot = Find(job.shape, groups);
+    std::optional<Spot> spot = find(job.shape);
     if (!spot) {
       for (const Spot& undo : placed) Use(undo, job.shape, -1);
       return false;
@@ -93,12 +114,7 @@ std::optional<DevicePlacer::Spot> DevicePlacer::FindFreeDevices(
       for (int node : group.by_free_devices[free]) {
         if (tried++ == kNodesTriedPerBucket) break;
         if (!HasRoom(node, shape)) continue;
-        const std::vector<MilliGpu>& used = rooms_[static_cast<std::size_t>(node)].used;
-        Spot spot{node, {}};
-        for (std::size_t d = 0; d < used.size() && spot.devices.size() < wanted; ++d) {
-          if (used[d] == 0) spot.devices.push_back(static_cast<int>(d));
-        }
-        return spot;
+        return Spot{node, FreeDevices(rooms_[static_cast<std::size_t>(node)].used, wanted)};
       }
     }
   }
@@ -124,6 +140,52 @@ std::optional<DevicePlacer::Spot> DevicePlacer::FindSharedDevice(
     }
   }
   return best;
+}
+
+std::optional<DevicePlacer::Spot> DevicePlacer::FindAmong(const ReplicaShape& shape,
+                                                          const std::vector<int>& nodes,
+                                                          const std::vector<int>& groups) const {
+  if (shape.gpu_milli <= 0 || (shape.gpu_milli > kMilliPerGpu && shape.gpu_milli % kMilliPerGpu))
+    return std::nullopt;
+  bool fraction = shape.gpu_milli < kMilliPerGpu;
+  auto wanted = static_cast<std::size_t>(fraction ? 1 : shape.gpu_milli / kMilliPerGpu);
+  std::optional<Spot> best;
+  MilliGpu best_key = 0;  // Lower fits tighter: room left on a shared device, then free devices.
+  for (int node : nodes) {
+    const NodeRoom& room = rooms_[static_cast<std::size_t>(node)];
+    if (std::find(groups.begin(), groups.end(), room.group) == groups.end()) continue;
+    if (!HasRoom(node, shape)) continue;
+    for (std::size_t d = 0; fraction && d < room.used.size(); ++d) {
+      MilliGpu used = room.used[d];
+      if (used == 0 || used + shape.gpu_milli > kMilliPerGpu) continue;
+      if (!best || kMilliPerGpu - used < best_key) {
+        best = Spot{node, {static_cast<int>(d)}};
+        best_key = kMilliPerGpu - used;
+      }
+    }
+    if (static_cast<std::size_t>(room.free_devices) < wanted) continue;
+    MilliGpu key = kMilliPerGpu + room.free_devices;
+    if (!best || key < best_key) {
+      best = Spot{node, FreeDevices(room.used, wanted)};
+      best_key = key;
+    }
+  }
+  return best;
+}
+
+const std::vector<std::vector<int>>& DevicePlacer::Domains(const std::string& key) {
+  auto [it, added] = domains_.try_emplace(key);
+  if (!added) return it->second;
+  std::map<std::string, std::size_t> index;
+  for (int n = 0; n < static_cast<int>(nodes_.size()); ++n) {
+    const Labels& labels = nodes_[static_cast<std::size_t>(n)].labels;
+    auto value = labels.find(key);
+    if (value == labels.end()) continue;
+    auto [at, fresh] = index.try_emplace(value->second, it->second.size());
+    if (fresh) it->second.emplace_back();
+    it->second[at->second].push_back(n);
+  }
+  return it->second;
 }
 
 void DevicePlacer::Use(const Spot& spot, const ReplicaShape& shape, int sign) {

@@ -2,11 +2,14 @@
 // as it goes: a whole-GPU replica takes devices nothing else uses, a fraction shares
 // one device only up to 1000 milli-GPUs, and cpu and memory never exceed a node's.
 // Best fit: the node with the fewest free devices that fits (ties: the lowest node
-// number, so a gang's replicas land on neighbouring nodes, one rack when they fit),
-// and a fraction on the fullest device it fits on. A gang gets all its replicas or
-// none. Nodes are grouped by pool and GPU model; a job names the groups it may use.
+// number), and a fraction on the fullest device it fits on. A gang gets all its
+// replicas or none. One with a topology request gets them all in one domain (the
+// first, in node order, where they fit); if none has room, a required request fails
+// and a preferred one is placed anywhere. Nodes are grouped by pool and GPU model; a
+// job names the groups it may use.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -28,7 +31,8 @@ class DevicePlacer {
 
   // Places `replicas` replicas of job.shape on nodes of `groups` and records them in
   // job.replicas; false (and nothing taken) if they do not all fit.
-  bool Place(RunningJob& job, int replicas, const std::vector<int>& groups);
+  bool Place(RunningJob& job, int replicas, const std::vector<int>& groups,
+             const TopologyRequest& topology = {});
 
   // Milli-GPUs held by the jobs placed, and the capacity, of a pool's nodes.
   MilliGpu Allocated(const std::string& pool) const;
@@ -51,17 +55,26 @@ class DevicePlacer {
     MilliGpu allocated = 0;
     MilliGpu capacity = 0;
   };
-
   // A node and the devices on it one replica would use.
   struct Spot {
     int node = 0;
     std::vector<int> devices;
   };
+  using Finder = std::function<std::optional<Spot>(const ReplicaShape&)>;
+
+  // Every replica where `find` says, or none.
+  bool PlaceAll(RunningJob& job, int replicas, const Finder& find);
+  // Best fit over all nodes of `groups`, through the size buckets.
   std::optional<Spot> Find(const ReplicaShape& shape, const std::vector<int>& groups) const;
   std::optional<Spot> FindFreeDevices(const ReplicaShape& shape,
                                       const std::vector<int>& groups) const;
   std::optional<Spot> FindSharedDevice(const ReplicaShape& shape,
                                        const std::vector<int>& groups) const;
+  // Best fit over `nodes` (of one domain), keeping to `groups`.
+  std::optional<Spot> FindAmong(const ReplicaShape& shape, const std::vector<int>& nodes,
+                                const std::vector<int>& groups) const;
+  // The nodes of each value of label `key`, in node order.
+  const std::vector<std::vector<int>>& Domains(const std::string& key);
   bool HasRoom(int node, const ReplicaShape& shape) const;
   // Adds (sign 1) or removes (sign -1) one replica's use.
   void Use(const Spot& spot, const ReplicaShape& shape, int sign);
@@ -70,6 +83,7 @@ class DevicePlacer {
   const std::vector<Node>& nodes_;
   std::vector<NodeRoom> rooms_;
   std::vector<Group> groups_;
+  std::map<std::string, std::vector<std::vector<int>>> domains_;
 };
 
 }  // namespace gpupool::engine::bench

@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -40,7 +41,14 @@ const Snapshot* FilledCluster(benchmark::State& state, int nodes, int department
   spec.nodes = nodes;
   spec.fill = kStatedFill;
   spec.departments = departments;
-  const RealisticCluster& cluster = Cached(spec);
+  const RealisticCluster* built = nullptr;
+  try {
+    built = &Cached(spec);
+  } catch (const std::invalid_argument& e) {
+    state.SkipWithError(e.what());
+    return nullptr;
+  }
+  const RealisticCluster& cluster = *built;
   std::string shortfall = FillShortfall(cluster, spec.fill);
   if (!shortfall.empty()) {
     state.SkipWithError(shortfall.c_str());

@@ -350,7 +350,7 @@ class PoolFiller {
           used + total <= QuotaIn(s_.projects[static_cast<std::size_t>(a.project)], queue.name);
       RunningJob job = Started(s_, a, index_++, rng_);
       std::vector<int> groups = placer_.Groups(queue.name, a.model);
-      if (in_quota && placer_.Place(job, a.replicas, groups)) {
+      if (in_quota && placer_.Place(job, a.replicas, groups, a.topology)) {
         used += total;
         s_.running.push_back(std::move(job));
         failures = 0;

@@ -14,9 +14,10 @@
 // preferably or required. Every job has a namespace/name and a uid of the lengths the
 // operator gives them.
 //
-// Running work is placed by DevicePlacer (every device, cpu and memory bound checked)
-// until each pool holds `fill` of its GPUs: arrivals are drawn from the pool's mix and
-// placed where they fit; one that does not fit (or, in the Fixed pool, would exceed its
+// Running work is placed by DevicePlacer (every device, cpu and memory bound checked;
+// a gang asking for one rack runs in one, or, when it only prefers one and none has
+// room, anywhere) until each pool holds `fill` of its GPUs: arrivals are drawn from the pool's mix
+// and placed where they fit; one that does not fit (or, in the Fixed pool, would exceed its
 // project's quota) waits with the pending jobs, nothing is dropped. A pool that cannot
 // reach its fill is reported by FillShortfall, so a benchmark fails instead of
 // measuring another cluster. Seeded: the same spec builds the same snapshot.
