@@ -1,57 +1,20 @@
-// Engine speed: a full cycle on large synthetic clusters, reclaim at scale, and one
-// event on a loaded cluster with the incremental Engine. Run:
+// Engine speed on the uniform synthetic clusters (synthetic_cluster.h): a full cycle,
+// reclaim at scale, and one event on a loaded cluster with the incremental Engine.
+// The realistic clusters' benchmarks are in realistic_bench.cpp, in this program. Run:
 //   build/bench/engine/engine_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
-#include <cstdio>
-#include <optional>
 #include <vector>
 
+#include "cycle_runs.h"
 #include "gpupool/engine/engine.h"
 #include "gpupool/engine/live_engine.h"
+#include "job_memory.h"
 #include "synthetic_cluster.h"
 
 namespace gpupool::engine::bench {
 namespace {
-
-// The cluster sizes every full-cycle benchmark runs at, in nodes.
-void ClusterSizes(benchmark::internal::Benchmark* benchmark) {
-  benchmark->Arg(1000)->Arg(5000)->Arg(10000)->Unit(benchmark::kMillisecond);
-}
-
-// How a cycle starts: from the state an Engine keeps between cycles (the operator's
-// way: its informers keep that state current), or from a snapshot (the state is
-// built first, as the pure Decide() does).
-enum class From { kKeptState, kSnapshot };
-
-void RunFullCycle(benchmark::State& state, const Snapshot& snapshot, From from) {
-  std::size_t admitted = 0;
-  std::size_t preempted = 0;
-  std::size_t reclaimed = 0;
-  for (auto _ : state) {
-    std::optional<Engine> engine;
-    if (from == From::kKeptState) {
-      state.PauseTiming();
-      engine.emplace(snapshot);
-      state.ResumeTiming();
-    }
-    Decisions d = engine ? engine->DecideAll() : Decide(snapshot);
-    admitted = d.admissions.size();
-    preempted = d.preemptions.size();
-    reclaimed = 0;
-    for (const Preemption& p : d.preemptions) reclaimed += p.reason == PreemptionReason::kReclaim;
-    benchmark::DoNotOptimize(d);
-    state.PauseTiming();  // Tearing the engine down is not part of the cycle.
-    engine.reset();
-    state.ResumeTiming();
-  }
-  state.counters["reclaimed"] = static_cast<double>(reclaimed);
-  state.counters["running"] = static_cast<double>(snapshot.running.size());
-  state.counters["pending"] = static_cast<double>(snapshot.pending.size());
-  state.counters["admitted"] = static_cast<double>(admitted);
-  state.counters["preempted"] = static_cast<double>(preempted);
-}
 
 // Work spread evenly over the projects: one full cycle on the engine's kept state.
 void BM_FullCycle(benchmark::State& state) {
@@ -100,20 +63,9 @@ void BM_FullCycleReclaimStorm(benchmark::State& state) {
 }
 BENCHMARK(BM_FullCycleReclaimStorm)->Apply(ClusterSizes);
 
-// Plays the operator's part for victims: their pods stop at once.
-void StopVictims(Engine& engine, const Decisions& d) {
-  for (const Preemption& p : d.preemptions) engine.VictimGone(p.victim);
-}
-
-// The engine after cycles on the cluster until one changes nothing.
-Engine SettledEngine(const ClusterSpec& spec, Options options = {}) {
-  Engine engine(SyntheticCluster(spec), std::move(options));
-  for (int cycle = 0; cycle < 20; ++cycle) {
-    Decisions d = engine.Decide();
-    StopVictims(engine, d);
-    if (d.admissions.empty() && d.preemptions.empty()) break;
-  }
-  return engine;
+// The engine after cycles on the synthetic cluster until one changes nothing.
+Engine SettledSynthetic(const ClusterSpec& spec, Options options = {}) {
+  return SettledEngine(SyntheticCluster(spec), std::move(options));
 }
 
 // The storm's cluster once settled: a full cycle that re-examines every waiting job
@@ -122,7 +74,7 @@ void BM_FullCycleSettled(benchmark::State& state) {
   ClusterSpec spec;
   spec.nodes = static_cast<int>(state.range(0));
   spec.skewed = true;
-  RunFullCycle(state, SettledEngine(spec).ToSnapshot(), From::kKeptState);
+  RunFullCycle(state, SettledSynthetic(spec).ToSnapshot(), From::kKeptState);
 }
 BENCHMARK(BM_FullCycleSettled)->Apply(ClusterSizes);
 
@@ -187,25 +139,8 @@ BENCHMARK(BM_ReclaimLargeJobs)->Unit(benchmark::kMillisecond);
 void BM_IncrementalEvent(benchmark::State& state) {
   ClusterSpec spec;
   spec.nodes = 5000;
-  Options options;
-  options.full_cycle_interval_seconds = 60;  // SetNow is never called: all incremental.
-  Engine engine = SettledEngine(spec, options);
-  std::uint64_t next = 1000000;
-  std::size_t finished = 0;
-  Snapshot view = engine.ToSnapshot();
-  for (auto _ : state) {
-    if (next % 2 == 0) {
-      engine.AddPending(SyntheticJob(spec, next, 1000000));
-    } else if (finished < view.running.size()) {
-      engine.Finish(view.running[finished++].name);
-    }
-    ++next;
-    Decisions d = engine.Decide();
-    StopVictims(engine, d);
-    benchmark::DoNotOptimize(d);
-  }
-  state.counters["pending"] = static_cast<double>(engine.pending_count());
-  state.counters["running"] = static_cast<double>(engine.running_count());
+  Engine engine = SettledSynthetic(spec, IncrementalOnly());
+  RunEvents(state, engine, [&](std::uint64_t n) { return SyntheticJob(spec, n, 1000000); });
 }
 BENCHMARK(BM_IncrementalEvent)->Iterations(2000)->Unit(benchmark::kMicrosecond);
 
@@ -213,36 +148,17 @@ BENCHMARK(BM_IncrementalEvent)->Iterations(2000)->Unit(benchmark::kMicrosecond);
 // node is removed (its jobs wait again), then added back (its room reappears);
 // otherwise cordoned, then uncordoned. A node after another; each change is followed
 // by an incremental cycle.
-void RunNodeChanges(benchmark::State& state, bool remove) {
+void NodeChangesOnSynthetic(benchmark::State& state, bool remove) {
   ClusterSpec spec;
   spec.nodes = 5000;
-  Options options;
-  options.full_cycle_interval_seconds = 60;  // SetNow is never called: all incremental.
-  Engine engine = SettledEngine(spec, options);
-  std::vector<Node> nodes = engine.ToSnapshot().nodes;
-  std::size_t changes = 0;
-  std::size_t admitted = 0;
-  for (auto _ : state) {
-    Node& node = nodes[(changes / 2 * 37) % nodes.size()];  // Spread over racks.
-    bool first = changes++ % 2 == 0;
-    if (remove && first) {
-      engine.RemoveNode(node.name);
-    } else {
-      if (!remove) node.schedulable = !first;
-      engine.UpsertNode(node);
-    }
-    Decisions d = engine.Decide();
-    StopVictims(engine, d);
-    admitted += d.admissions.size();
-    benchmark::DoNotOptimize(d);
-  }
-  state.counters["admitted"] = static_cast<double>(admitted);
+  Engine engine = SettledSynthetic(spec, IncrementalOnly());
+  RunNodeChanges(state, engine, remove);
 }
 
-void BM_IncrementalNodeChange(benchmark::State& state) { RunNodeChanges(state, false); }
+void BM_IncrementalNodeChange(benchmark::State& state) { NodeChangesOnSynthetic(state, false); }
 BENCHMARK(BM_IncrementalNodeChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
-void BM_IncrementalNodeRemoval(benchmark::State& state) { RunNodeChanges(state, true); }
+void BM_IncrementalNodeRemoval(benchmark::State& state) { NodeChangesOnSynthetic(state, true); }
 BENCHMARK(BM_IncrementalNodeRemoval)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
 // The operator's way: each cycle hands LiveEngine a whole snapshot (built from API
@@ -258,7 +174,7 @@ void BM_LiveEngineFollowsNodeChange(benchmark::State& state) {
   Options options;
   options.full_cycle_interval_seconds = 60;
   LiveEngine live(options);
-  Snapshot cluster = SettledEngine(spec, options).ToSnapshot();
+  Snapshot cluster = SettledSynthetic(spec, options).ToSnapshot();
   live.Decide(cluster);
   std::size_t changes = 0;
   for (auto _ : state) {
@@ -282,44 +198,28 @@ BENCHMARK(BM_LiveEngineFollowsNodeChange)->Iterations(100)->Unit(benchmark::kMil
 void BM_IncrementalQuotaChange(benchmark::State& state) {
   ClusterSpec spec;
   spec.nodes = 5000;
-  Options options;
-  options.full_cycle_interval_seconds = 60;
-  Engine engine = SettledEngine(spec, options);
-  std::vector<Project> projects = engine.ToSnapshot().projects;
-  std::size_t changes = 0;
-  std::size_t admitted = 0;
-  std::size_t preempted = 0;
-  for (auto _ : state) {
-    Project& project = projects[(changes / 2 * 7) % projects.size()];
-    project.quotas[0].gpu += changes % 2 == 0 ? 8 * kMilliPerGpu : -8 * kMilliPerGpu;
-    ++changes;
-    engine.UpsertProject(project);
-    Decisions d = engine.Decide();
-    StopVictims(engine, d);
-    admitted += d.admissions.size();
-    preempted += d.preemptions.size();
-    benchmark::DoNotOptimize(d);
-  }
-  state.counters["admitted"] = static_cast<double>(admitted);
-  state.counters["preempted"] = static_cast<double>(preempted);
+  Engine engine = SettledSynthetic(spec, IncrementalOnly());
+  RunQuotaChanges(state, engine);
 }
 BENCHMARK(BM_IncrementalQuotaChange)->Iterations(400)->Unit(benchmark::kMicrosecond);
 
 // Bytes the engine holds per job (running and pending), on the 5,000-node cluster,
-// with the indexes incremental cycles keep.
+// with the indexes incremental cycles keep, counted by the allocator (job_memory.h).
+// `engine_estimate` is the engine's own count (Engine::job_memory_bytes()).
 void BM_MemoryPerJob(benchmark::State& state) {
   ClusterSpec spec;
   spec.nodes = 5000;
   Options options;
   options.full_cycle_interval_seconds = 60;
-  Engine engine(SyntheticCluster(spec), options);
-  double per_job = 0;
-  for (auto _ : state) {
-    per_job = static_cast<double>(engine.job_memory_bytes()) /
-              static_cast<double>(engine.running_count() + engine.pending_count());
-  }
-  state.counters["bytes_per_job"] = per_job;
-  state.counters["jobs"] = static_cast<double>(engine.running_count() + engine.pending_count());
+  Snapshot snapshot = SyntheticCluster(spec);
+  JobMemory measured;
+  for (auto _ : state) measured = MeasureJobMemory(snapshot, options);
+  Engine engine(snapshot, options);
+  auto jobs = static_cast<double>(engine.running_count() + engine.pending_count());
+  state.counters["bytes_per_job"] = measured.built;
+  state.counters["bytes_per_job_after_cycle"] = measured.after_cycle;
+  state.counters["engine_estimate"] = static_cast<double>(engine.job_memory_bytes()) / jobs;
+  state.counters["jobs"] = jobs;
 }
 BENCHMARK(BM_MemoryPerJob)->Iterations(1);
 
