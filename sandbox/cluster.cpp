@@ -198,22 +198,29 @@ void Cluster::ResolvePriority(Json& pod) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) return;
   auto& spec = pod["spec"];
   const std::string name = spec.value("priorityClassName", "");
-  const auto& classes = store_.Objects("scheduling.k8s.io/priorityclasses");
-  for (const auto& [key, stored] : classes) {
-    const Json priority_class = Json::parse(stored->json);
-    if (name.empty() ? priority_class.value("globalDefault", false) : key == name) {
-      spec["priorityClassName"] = key;
-      spec["priority"] = priority_class.value("value", 0);
-      if (priority_class.contains("preemptionPolicy")) {
-        spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
-      }
-      return;
-    }
-  }
-  if (!name.empty()) {
+  const auto chosen =
+      name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
+  if (!chosen) {
+    if (name.empty()) return;
     throw Forbidden("pods", pod["metadata"].value("name", ""),
                     "no PriorityClass with name " + name + " was found");
   }
+  const Json priority_class = Json::parse(chosen->json);
+  spec["priorityClassName"] = chosen->name;
+  spec["priority"] = priority_class.value("value", 0);
+  if (priority_class.contains("preemptionPolicy")) {
+    spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
+  }
+}
+
+// The first PriorityClass marked globalDefault, by name. Only classes whose
+// stored form mentions the marker are parsed: a pod create reads no other.
+ObjectPtr Cluster::DefaultPriorityClass() const {
+  for (const auto& [key, stored] : store_.Objects("scheduling.k8s.io/priorityclasses")) {
+    if (stored->json.find("\"globalDefault\":true") == std::string::npos) continue;
+    if (Json::parse(stored->json).value("globalDefault", false)) return stored;
+  }
+  return nullptr;
 }
 
 ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns,

@@ -100,6 +100,7 @@ class Cluster {
   // The core Events, which also store what events.k8s.io writes.
   ResourcePtr CoreEvents() const;
   void ResolvePriority(Json& pod);
+  ObjectPtr DefaultPriorityClass() const;
   bool PdbForbidsEviction(const Json& pod);
 
   ResourceRegistry resources_;

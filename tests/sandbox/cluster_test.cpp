@@ -190,5 +190,22 @@ TEST_F(ClusterTest, PodsTakeTheirPriorityClassValue) {
   EXPECT_EQ(ErrorCode([&] { CreatePod("missing", {{"priorityClassName", "nope"}}); }), 403);
 }
 
+TEST_F(ClusterTest, PodsWithoutAClassTakeTheGlobalDefault) {
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "a-other"}}},
+          {"value", 5},
+          {"description", "\"globalDefault\":true is not this class"}});
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "b-default"}}},
+          {"value", 70},
+          {"globalDefault", true},
+          {"preemptionPolicy", "Never"}});
+  const Json pod = CreatePod("after", Json::object());
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "b-default");
+  EXPECT_EQ(pod["spec"]["priority"], 70);
+  EXPECT_EQ(pod["spec"]["preemptionPolicy"], "Never");
+  EXPECT_EQ(CreatePod("named", {{"priorityClassName", "a-other"}})["spec"]["priority"], 5);
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox
