@@ -62,10 +62,34 @@ void CarryManagedFields(const Json& from, Json& to) {
   }
 }
 
-bool SameIgnoringVersion(Json old, Json object) {
-  old["metadata"].erase("resourceVersion");
-  object["metadata"].erase("resourceVersion");
-  return old == object;
+// Equal objects but for their resourceVersion members (keys are in order).
+bool SameMetadataIgnoringVersion(const Json& old, const Json& object) {
+  const auto skip = [](const Json& map, Json::const_iterator at) {
+    while (at != map.end() && at.key() == "resourceVersion") ++at;
+    return at;
+  };
+  auto mine = skip(old, old.begin());
+  auto theirs = skip(object, object.begin());
+  while (mine != old.end() && theirs != object.end()) {
+    if (mine.key() != theirs.key() || *mine != *theirs) return false;
+    mine = skip(old, std::next(mine));
+    theirs = skip(object, std::next(theirs));
+  }
+  return mine == old.end() && theirs == object.end();
+}
+
+// Compares in place: copying both objects cost more than the comparison.
+bool SameIgnoringVersion(const Json& old, const Json& object) {
+  if (!old.is_object() || !object.is_object() || old.size() != object.size()) return old == object;
+  for (auto mine = old.begin(), theirs = object.begin(); mine != old.end(); ++mine, ++theirs) {
+    if (mine.key() != theirs.key()) return false;
+    if (mine.key() != "metadata" || !mine->is_object() || !theirs->is_object()) {
+      if (*mine != *theirs) return false;
+      continue;
+    }
+    if (!SameMetadataIgnoringVersion(*mine, *theirs)) return false;
+  }
+  return true;
 }
 
 void CheckTypeMeta(const ResourceType& resource, Json& object) {

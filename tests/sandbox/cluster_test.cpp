@@ -182,6 +182,25 @@ TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
   EXPECT_EQ(spec["status"]["capacity"], "8");
 }
 
+TEST_F(ClusterTest, AnUpdateThatChangesNothingKeepsTheVersion) {
+  const Json created =
+      Create("", "v1", "configmaps", "team",
+             {{"metadata", {{"name", "cm"}, {"labels", {{"a", "1"}}}}}, {"data", {{"a", "1"}}}});
+  const auto configmaps = cluster_.Resource("", "v1", "configmaps");
+  WriteOptions options;
+  options.field_manager = "test";
+  const Json same = cluster_.Update(*configmaps, "team", "cm", created, "", options);
+  EXPECT_EQ(same["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  Json relabelled = created;
+  relabelled["metadata"]["labels"]["a"] = "2";
+  const Json changed = cluster_.Update(*configmaps, "team", "cm", relabelled, "", options);
+  EXPECT_NE(changed["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  Json unversioned = changed;
+  unversioned["metadata"].erase("resourceVersion");
+  const Json again = cluster_.Update(*configmaps, "team", "cm", unversioned, "", options);
+  EXPECT_EQ(again["metadata"]["resourceVersion"], changed["metadata"]["resourceVersion"]);
+}
+
 TEST_F(ClusterTest, PodsTakeTheirPriorityClassValue) {
   Create("scheduling.k8s.io", "v1", "priorityclasses", "",
          {{"metadata", {{"name", "gpupool-train"}}}, {"value", 1000}});
