@@ -87,25 +87,23 @@ void Simulator::Sync() {
   {
     auto& store = cluster_.store();
     auto lock = store.Lock();
-    if (cursor_ < store.OldestResumable()) {
+    if (!store.FeedOpen()) {
       lock.unlock();
-      return Resync();
+      return ListAll();
     }
-    events = store.EventsAfter(cursor_, 1000000);
+    events = store.TakeFeed();
   }
-  for (const auto& event : events) {
-    Observe(event);
-    cursor_ = event.rv;
-  }
+  for (const auto& event : events) Observe(event);
 }
 
-// After forced compaction: rebuild from the current objects, as an informer re-lists.
-void Simulator::Resync() {
+// The first round: every stored object, as an informer lists, and from then
+// on every change through the store's feed.
+void Simulator::ListAll() {
   std::vector<ChangeEvent> all;
   {
     auto& store = cluster_.store();
     auto lock = store.Lock();
-    cursor_ = store.CurrentVersion();
+    store.OpenFeed();
     for (const auto& resource : cluster_.resources().All()) {
       const std::string key = StorageKey(*resource);
       for (const auto& [name, object] : store.Objects(key)) {
@@ -113,11 +111,6 @@ void Simulator::Resync() {
       }
     }
   }
-  pods_.clear();
-  active_.clear();
-  nodes_.clear();
-  dependents_.clear();
-  live_uids_.clear();
   for (const auto& event : all) Observe(event);
   for (const auto& [uid, refs] : dependents_) {
     if (!live_uids_.count(uid)) deleted_owners_.insert(uid);

@@ -48,6 +48,7 @@ void Store::Remove(const std::string& resource, const std::string& key, ObjectPt
 
 void Store::Record(ChangeEvent event) {
   last_recorded_ = event.rv;
+  if (feed_open_) feed_.push_back(event);
   history_.push_back(std::move(event));
   while (history_.size() > window_) {
     compacted_ = history_.front().rv;

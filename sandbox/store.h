@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/selectors.h"
@@ -73,6 +74,13 @@ class Store {
   // Wakes all waiting watches (used on shutdown and forced cuts).
   void NotifyAll() { changed_.notify_all(); }
 
+  // The simulated controllers' feed: every change from OpenFeed() on, kept
+  // apart from the bounded history (and its compactions) so that a reader
+  // busy with its own writes never falls behind it. TakeFeed hands it over.
+  void OpenFeed() { feed_open_ = true; }
+  bool FeedOpen() const { return feed_open_; }
+  std::vector<ChangeEvent> TakeFeed() { return std::exchange(feed_, {}); }
+
   // The objects of `resource` as they were at version `rv`, keys after
   // `start_after`, in key order, at most `limit` (0 = all) that `keep` accepts.
   // Caller checks that rv >= OldestResumable.
@@ -94,6 +102,8 @@ class Store {
   uint64_t rv_ = 0;
   uint64_t compacted_ = 0;
   uint64_t last_recorded_ = 0;
+  bool feed_open_ = false;
+  std::vector<ChangeEvent> feed_;
 };
 
 template <typename Keep>
