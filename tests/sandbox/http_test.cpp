@@ -133,6 +133,38 @@ TEST(HttpTest, WatchOfAnExpiredVersionGets410) {
   EXPECT_EQ(events[0]["object"]["reason"], "Expired");
 }
 
+// A live watch is woken by changes of its own resource only, and changes of
+// others passing through the history while it waits do not expire it.
+TEST(HttpTest, AWatchOutlivesOtherResourcesOverflowingTheHistory) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "3"});
+  auto client = sandbox.Http();
+  const std::string accounts = "/api/v1/namespaces/default/serviceaccounts";
+  const std::string rv =
+      Post(*client, accounts, {{"metadata", {{"name", "first"}}}})["metadata"]["resourceVersion"];
+  std::vector<Json> events;
+  std::thread watcher([&] {
+    auto watch_client = sandbox.Http();
+    events = ReadWatchEvents(*watch_client,
+                             accounts + "?watch=true&timeoutSeconds=10&resourceVersion=" + rv,
+                             [](const Json& event) { return event["type"] != "ADDED"; });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch is waiting
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  for (int i = 0; i < 8; ++i) Post(*client, configmaps, ConfigMap("cm-" + std::to_string(i)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Post(*client, accounts, {{"metadata", {{"name", "second"}}}});
+  client->Delete((accounts + "/second").c_str());
+  watcher.join();
+  ASSERT_EQ(events.size(), 2u) << Json(events).dump();
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "second");
+  EXPECT_EQ(events[1]["type"], "DELETED");
+  // A version from before the overflow still expires for a new watch.
+  auto expired = ReadWatchEvents(*client, accounts + "?watch=true&resourceVersion=" + rv);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0]["object"]["code"], 410);
+}
+
 TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
   SandboxProcess sandbox({"--plain-http"});
   auto client = sandbox.Http();
