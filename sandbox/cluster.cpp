@@ -185,10 +185,11 @@ Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, 
   if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object);
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
-  return Commit(resource, std::move(object), options.dry_run);
+  return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
-Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
+Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run,
+                     ObjectPtr* stored_form) {
   if (dry_run) return object;
   const uint64_t rv = store_.NextVersion();
   object["metadata"]["resourceVersion"] = std::to_string(rv);
@@ -196,6 +197,7 @@ Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
   CheckObjectSize(stored->json);  // a skipped resourceVersion is harmless
   store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
   admission_.AfterWrite(resource, object);
+  if (stored_form) *stored_form = std::move(stored);
   return object;
 }
 
@@ -406,7 +408,7 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   if (metadata.contains("deletionTimestamp") && finalizers_done && !pod_terminating) {
     return RemoveNow(resource, std::move(object), options.dry_run);
   }
-  return Commit(resource, std::move(object), options.dry_run);
+  return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,

@@ -165,6 +165,31 @@ TEST(HttpTest, AWatchOutlivesOtherResourcesOverflowingTheHistory) {
   EXPECT_EQ(expired[0]["object"]["code"], 410);
 }
 
+// A write answers with the object as stored, byte for byte what a read
+// returns; an update that changes nothing answers with the unchanged object.
+TEST(HttpTest, AWriteAnswersWithWhatItStored) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  auto created = client->Post(path.c_str(), R"({"metadata":{"name":"a"},"data":{"k":"v"}})",
+                              "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201);
+  auto read = client->Get((path + "/a").c_str());
+  ASSERT_TRUE(read);
+  EXPECT_EQ(created->body, read->body);
+  auto patched =
+      client->Patch((path + "/a").c_str(), R"({"data":{"k":"w"}})", "application/merge-patch+json");
+  ASSERT_TRUE(patched);
+  read = client->Get((path + "/a").c_str());
+  EXPECT_EQ(patched->body, read->body);
+  EXPECT_NE(patched->body, created->body);
+  auto unchanged = client->Put((path + "/a").c_str(), read->body, "application/json");
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(unchanged->status, 200);
+  EXPECT_EQ(Json::parse(unchanged->body), Json::parse(read->body));
+}
+
 TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
   SandboxProcess sandbox({"--plain-http"});
   auto client = sandbox.Http();
