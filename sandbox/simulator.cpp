@@ -35,6 +35,19 @@ Resources PodRequests(const Json& spec) {
   return total;
 }
 
+// A pod as far as the simulator reads it: its managedFields and the status it
+// does not look at (conditions, container statuses) are skipped while parsing,
+// not built. At depth 2 these names are members of metadata or status only.
+Json ParseForFacts(const std::string& json) {
+  static const Json::parser_callback_t kSkip = [](int depth, Json::parse_event_t event,
+                                                  Json& parsed) {
+    if (event != Json::parse_event_t::key || depth != 2) return true;
+    const auto& name = parsed.get_ref<const std::string&>();
+    return name != "managedFields" && name != "conditions" && name != "containerStatuses";
+  };
+  return Json::parse(json, kSkip);
+}
+
 std::string Ref(const std::string& storage, const StoredObject& object) {
   return storage + "|" + object.ns + "|" + object.name;
 }
@@ -136,7 +149,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
     pods_.erase(key);
     return;
   }
-  const Json pod = Json::parse(object.json);
+  const Json pod = ParseForFacts(object.json);
   auto& facts = pods_[key];
   const auto now = SimClock::now();
   const Json& spec = pod["spec"];
