@@ -78,6 +78,20 @@ bool SameMetadataIgnoringVersion(const Json& old, const Json& object) {
   return mine == old.end() && theirs == object.end();
 }
 
+// A write through /status changes status only: every other member becomes
+// the old object's. Members sent as they were are kept, not copied again
+// (most often all of them: comparing costs less than copying).
+void KeepAllButStatus(const Json& old, Json& object) {
+  for (auto it = object.begin(); it != object.end();) {
+    it = it.key() != "status" && !old.contains(it.key()) ? object.erase(it) : std::next(it);
+  }
+  for (const auto& [key, value] : old.items()) {
+    if (key == "status") continue;
+    const auto sent = object.find(key);
+    if (sent == object.end() || *sent != value) object[key] = value;
+  }
+}
+
 // Compares in place: copying both objects cost more than the comparison.
 bool SameIgnoringVersion(const Json& old, const Json& object) {
   if (!old.is_object() || !object.is_object() || old.size() != object.size()) return old == object;
@@ -367,14 +381,9 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
 Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                            const std::string& subresource, WriteOptions& options) {
   if (subresource == "status") {
-    Json updated = old;
-    if (object.contains("status")) {
-      updated["status"] = object["status"];
-    } else {
-      updated.erase("status");
-    }
-    if (options.applied) CarryManagedFields(object["metadata"], updated["metadata"]);
-    object = std::move(updated);
+    Json sent_metadata = options.applied ? object["metadata"] : Json();
+    KeepAllButStatus(old, object);
+    if (options.applied) CarryManagedFields(sent_metadata, object["metadata"]);
   } else if (resource.status_subresource) {
     if (old.contains("status")) {
       object["status"] = old["status"];

@@ -182,6 +182,28 @@ TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
   EXPECT_EQ(spec["status"]["capacity"], "8");
 }
 
+TEST_F(ClusterTest, AWriteThroughStatusChangesStatusOnly) {
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  const Json created = CreatePod("p");
+  Json sent = created;
+  sent["spec"]["containers"][0]["image"] = "other";
+  sent["metadata"]["labels"]["app"] = "y";
+  sent["extra"] = "dropped";
+  sent["status"] = {{"phase", "Running"}};
+  WriteOptions options;
+  const Json updated = cluster_.Update(*pods, "team", "p", sent, "status", options);
+  EXPECT_EQ(updated["status"]["phase"], "Running");
+  EXPECT_EQ(updated["spec"], created["spec"]);
+  EXPECT_EQ(updated["metadata"]["labels"], created["metadata"]["labels"]);
+  EXPECT_FALSE(updated.contains("extra"));
+  Json without_status = updated;
+  without_status.erase("status");
+  without_status.erase("spec");
+  const Json cleared = cluster_.Update(*pods, "team", "p", without_status, "status", options);
+  EXPECT_FALSE(cleared.contains("status"));
+  EXPECT_EQ(cleared["spec"], created["spec"]);
+}
+
 TEST_F(ClusterTest, AnUpdateThatChangesNothingKeepsTheVersion) {
   const Json created =
       Create("", "v1", "configmaps", "team",
