@@ -23,6 +23,7 @@ struct WriteOptions {
   bool force = false;                 // an apply takes over conflicting fields
   bool applied = false;               // the object carries the managedFields an apply made
   std::vector<std::string> warnings;  // returned as Warning headers
+  ObjectPtr stored;  // set by a create or update to what it stored: the answer, serialized
 };
 
 class Admission {

@@ -13,7 +13,9 @@ namespace gpupool::sandbox::cel {
 struct QuantityValue {
   int64_t milli;
 };
-using Value = std::variant<bool, int64_t, std::string, QuantityValue, Json>;
+// Objects, lists and nulls stay in the evaluated document: a rule reads them
+// in place, without copying what `self` holds.
+using Value = std::variant<bool, int64_t, std::string, QuantityValue, const Json*>;
 
 struct Node {
   enum class Kind { kLiteral, kSelf, kSelect, kHas, kCall, kMethod, kNot, kBinary };
@@ -198,15 +200,16 @@ Value FromJson(const Json& json) {
   if (json.is_boolean()) return json.get<bool>();
   if (json.is_number_integer()) return json.get<int64_t>();
   if (json.is_string()) return json.get<std::string>();
-  return json;
+  return &json;
 }
 
 Value Select(const Node& node, const Json& self) {
   Value target = Eval(*node.args[0], self);
-  const Json* object = std::get_if<Json>(&target);
-  if (!object || !object->is_object()) EvalError("cannot select field " + node.name);
-  if (!object->contains(node.name)) EvalError("no such key: " + node.name);
-  return FromJson((*object)[node.name]);
+  const Json* const* object = std::get_if<const Json*>(&target);
+  if (!object || !(*object)->is_object()) EvalError("cannot select field " + node.name);
+  const auto found = (*object)->find(node.name);
+  if (found == (*object)->end()) EvalError("no such key: " + node.name);
+  return FromJson(*found);
 }
 
 Value Call(const Node& node, const Json& self) {
@@ -281,8 +284,8 @@ Value Eval(const Node& node, const Json& self) {
     case Node::Kind::kHas: {
       const Node& field = *node.args[0];
       Value target = Eval(*field.args[0], self);
-      const Json* object = std::get_if<Json>(&target);
-      return object && object->is_object() && object->contains(field.name);
+      const Json* const* object = std::get_if<const Json*>(&target);
+      return object && (*object)->is_object() && (*object)->contains(field.name);
     }
     case Node::Kind::kCall:
       return Call(node, self);

@@ -62,10 +62,48 @@ void CarryManagedFields(const Json& from, Json& to) {
   }
 }
 
-bool SameIgnoringVersion(Json old, Json object) {
-  old["metadata"].erase("resourceVersion");
-  object["metadata"].erase("resourceVersion");
-  return old == object;
+// Equal objects but for their resourceVersion members (keys are in order).
+bool SameMetadataIgnoringVersion(const Json& old, const Json& object) {
+  const auto skip = [](const Json& map, Json::const_iterator at) {
+    while (at != map.end() && at.key() == "resourceVersion") ++at;
+    return at;
+  };
+  auto mine = skip(old, old.begin());
+  auto theirs = skip(object, object.begin());
+  while (mine != old.end() && theirs != object.end()) {
+    if (mine.key() != theirs.key() || *mine != *theirs) return false;
+    mine = skip(old, std::next(mine));
+    theirs = skip(object, std::next(theirs));
+  }
+  return mine == old.end() && theirs == object.end();
+}
+
+// A write through /status changes status only: every other member becomes
+// the old object's. Members sent as they were are kept, not copied again
+// (most often all of them: comparing costs less than copying).
+void KeepAllButStatus(const Json& old, Json& object) {
+  for (auto it = object.begin(); it != object.end();) {
+    it = it.key() != "status" && !old.contains(it.key()) ? object.erase(it) : std::next(it);
+  }
+  for (const auto& [key, value] : old.items()) {
+    if (key == "status") continue;
+    const auto sent = object.find(key);
+    if (sent == object.end() || *sent != value) object[key] = value;
+  }
+}
+
+// Compares in place: copying both objects cost more than the comparison.
+bool SameIgnoringVersion(const Json& old, const Json& object) {
+  if (!old.is_object() || !object.is_object() || old.size() != object.size()) return old == object;
+  for (auto mine = old.begin(), theirs = object.begin(); mine != old.end(); ++mine, ++theirs) {
+    if (mine.key() != theirs.key()) return false;
+    if (mine.key() != "metadata" || !mine->is_object() || !theirs->is_object()) {
+      if (*mine != *theirs) return false;
+      continue;
+    }
+    if (!SameMetadataIgnoringVersion(*mine, *theirs)) return false;
+  }
+  return true;
 }
 
 void CheckTypeMeta(const ResourceType& resource, Json& object) {
@@ -161,10 +199,11 @@ Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, 
   if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object);
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
-  return Commit(resource, std::move(object), options.dry_run);
+  return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
-Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
+Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run,
+                     ObjectPtr* stored_form) {
   if (dry_run) return object;
   const uint64_t rv = store_.NextVersion();
   object["metadata"]["resourceVersion"] = std::to_string(rv);
@@ -172,6 +211,7 @@ Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run) {
   CheckObjectSize(stored->json);  // a skipped resourceVersion is harmless
   store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
   admission_.AfterWrite(resource, object);
+  if (stored_form) *stored_form = std::move(stored);
   return object;
 }
 
@@ -198,22 +238,29 @@ void Cluster::ResolvePriority(Json& pod) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) return;
   auto& spec = pod["spec"];
   const std::string name = spec.value("priorityClassName", "");
-  const auto& classes = store_.Objects("scheduling.k8s.io/priorityclasses");
-  for (const auto& [key, stored] : classes) {
-    const Json priority_class = Json::parse(stored->json);
-    if (name.empty() ? priority_class.value("globalDefault", false) : key == name) {
-      spec["priorityClassName"] = key;
-      spec["priority"] = priority_class.value("value", 0);
-      if (priority_class.contains("preemptionPolicy")) {
-        spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
-      }
-      return;
-    }
-  }
-  if (!name.empty()) {
+  const auto chosen =
+      name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
+  if (!chosen) {
+    if (name.empty()) return;
     throw Forbidden("pods", pod["metadata"].value("name", ""),
                     "no PriorityClass with name " + name + " was found");
   }
+  const Json priority_class = Json::parse(chosen->json);
+  spec["priorityClassName"] = chosen->name;
+  spec["priority"] = priority_class.value("value", 0);
+  if (priority_class.contains("preemptionPolicy")) {
+    spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
+  }
+}
+
+// The first PriorityClass marked globalDefault, by name. Only classes whose
+// stored form mentions the marker are parsed: a pod create reads no other.
+ObjectPtr Cluster::DefaultPriorityClass() const {
+  for (const auto& [key, stored] : store_.Objects("scheduling.k8s.io/priorityclasses")) {
+    if (stored->json.find("\"globalDefault\":true") == std::string::npos) continue;
+    if (Json::parse(stored->json).value("globalDefault", false)) return stored;
+  }
+  return nullptr;
 }
 
 ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns,
@@ -334,14 +381,9 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
 Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                            const std::string& subresource, WriteOptions& options) {
   if (subresource == "status") {
-    Json updated = old;
-    if (object.contains("status")) {
-      updated["status"] = object["status"];
-    } else {
-      updated.erase("status");
-    }
-    if (options.applied) CarryManagedFields(object["metadata"], updated["metadata"]);
-    object = std::move(updated);
+    Json sent_metadata = options.applied ? object["metadata"] : Json();
+    KeepAllButStatus(old, object);
+    if (options.applied) CarryManagedFields(sent_metadata, object["metadata"]);
   } else if (resource.status_subresource) {
     if (old.contains("status")) {
       object["status"] = old["status"];
@@ -375,7 +417,7 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
   if (metadata.contains("deletionTimestamp") && finalizers_done && !pod_terminating) {
     return RemoveNow(resource, std::move(object), options.dry_run);
   }
-  return Commit(resource, std::move(object), options.dry_run);
+  return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,

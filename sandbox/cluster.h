@@ -93,13 +93,16 @@ class Cluster {
   Json UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                     const std::string& subresource, WriteOptions& options);
   Json DeleteLocked(const ResourceType& resource, const Json& old, const DeleteOptions& options);
-  Json Commit(const ResourceType& resource, Json object, bool dry_run);
+  // Stores `object` with a new resourceVersion; `stored`, when given, is set
+  // to the stored form.
+  Json Commit(const ResourceType& resource, Json object, bool dry_run, ObjectPtr* stored = nullptr);
   Json RemoveNow(const ResourceType& resource, Json object, bool dry_run);
   Json ParseStored(const ResourceType& resource, const std::string& ns, const std::string& name);
   void CheckNamespace(const ResourceType& resource, const std::string& ns);
   // The core Events, which also store what events.k8s.io writes.
   ResourcePtr CoreEvents() const;
   void ResolvePriority(Json& pod);
+  ObjectPtr DefaultPriorityClass() const;
   bool PdbForbidsEviction(const Json& pod);
 
   ResourceRegistry resources_;

@@ -61,16 +61,20 @@ api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) 
   return errors;
 }
 
+const Json kNoRules = Json::array();
+
 // Evaluates the rules of `schema` on `value` and below, as the server does
 // after schema validation.
 void EvaluateRules(const Json& schema, const Json& value, const std::string& path,
                    api::FieldErrors& errors) {
   if (!schema.is_object() || value.is_null()) return;
-  for (const auto& rule : schema.value("x-kubernetes-validations", Json::array())) {
+  const auto rules = schema.find("x-kubernetes-validations");
+  for (const auto& rule : rules == schema.end() ? kNoRules : *rules) {
     const std::string text = rule.value("rule", "");
-    std::string message = rule.value("message", "failed rule: " + text);
+    std::string message;
     try {
       if (CompiledRule(text).Evaluate(value)) continue;
+      message = rule.value("message", "failed rule: " + text);
     } catch (const std::exception& error) {
       message = std::string("failed rule: ") + text + ": " + error.what();
     }

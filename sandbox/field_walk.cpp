@@ -78,6 +78,8 @@ void CompareObjects(const Json& before, const Json& after, const FieldShapes& sh
                     ChangeNodes at) {
   for (const auto& [name, value] : before.items()) {
     const auto found = after.find(name);
+    // An equal member has no changes: skipped before its nodes are made.
+    if (found != after.end() && *found == value) continue;
     CompareValues(&value, found == after.end() ? nullptr : &*found, shapes.Field(name),
                   at.Child(FieldStep(name)));
   }

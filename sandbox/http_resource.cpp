@@ -4,6 +4,7 @@
 #include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
+#include "sandbox/managed_fields.h"
 #include "sandbox/table.h"
 
 namespace gpupool::sandbox {
@@ -32,9 +33,23 @@ void CheckSubresource(const ResourceType& resource, const ResourcePath& path,
   }
 }
 
+// The stored form of a write's answer, when the answer is what was stored
+// (not an Event converted for events.k8s.io, nor an unchanged object).
+const std::string* StoredAnswer(const Json& object, const WriteOptions& options) {
+  if (!options.stored || options.via_events_api) return nullptr;
+  const auto& metadata = MetadataOf(object);
+  const auto version = metadata.find("resourceVersion");
+  if (version == metadata.end() || !version->is_string() ||
+      version->get_ref<const std::string&>() != std::to_string(options.stored->rv)) {
+    return nullptr;
+  }
+  return &options.stored->json;
+}
+
 void WriteObject(httplib::Response& response, int status, const ResourceType& resource,
-                 const Json& object, bool table, const std::string& include_object) {
-  if (!table) return WriteJson(response, status, object.dump());
+                 const Json& object, bool table, const std::string& include_object,
+                 const std::string* serialized = nullptr) {
+  if (!table) return WriteJson(response, status, serialized ? *serialized : object.dump());
   Json body = {{"kind", "Table"},
                {"apiVersion", "meta.k8s.io/v1"},
                {"metadata", {{"resourceVersion", object["metadata"].value("resourceVersion", "")}}},
@@ -148,7 +163,8 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
     throw MethodNotAllowed(method + " is not supported");
   }
   AddWarnings(response, options.warnings);
-  WriteObject(response, status, *resource, result, table, include_object);
+  const std::string* serialized = method == "DELETE" ? nullptr : StoredAnswer(result, options);
+  WriteObject(response, status, *resource, result, table, include_object, serialized);
 }
 
 }  // namespace gpupool::sandbox

@@ -149,9 +149,12 @@ void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
                  const std::string& manager, const std::string& subresource) {
   Json& metadata = object["metadata"];
   ManagedEntries entries = BaseEntries(old, metadata, subresource);
-  metadata.erase("managedFields");
+  // Compared while the object still carries managedFields: they are most often
+  // the old ones unchanged, a cheap equal subtree, where a missing member would
+  // be walked whole. KeepTracked drops them from the changes either way.
   FieldChanges changes =
       CompareFields(old ? *old : Json::object(), object, FieldShapes::Of(resource));
+  metadata.erase("managedFields");
   for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) {
     KeepTracked(*set, resource, subresource);
   }

@@ -35,6 +35,19 @@ Resources PodRequests(const Json& spec) {
   return total;
 }
 
+// A pod as far as the simulator reads it: its managedFields and the status it
+// does not look at (conditions, container statuses) are skipped while parsing,
+// not built. At depth 2 these names are members of metadata or status only.
+Json ParseForFacts(const std::string& json) {
+  static const Json::parser_callback_t kSkip = [](int depth, Json::parse_event_t event,
+                                                  Json& parsed) {
+    if (event != Json::parse_event_t::key || depth != 2) return true;
+    const auto& name = parsed.get_ref<const std::string&>();
+    return name != "managedFields" && name != "conditions" && name != "containerStatuses";
+  };
+  return Json::parse(json, kSkip);
+}
+
 std::string Ref(const std::string& storage, const StoredObject& object) {
   return storage + "|" + object.ns + "|" + object.name;
 }
@@ -87,25 +100,23 @@ void Simulator::Sync() {
   {
     auto& store = cluster_.store();
     auto lock = store.Lock();
-    if (cursor_ < store.OldestResumable()) {
+    if (!store.FeedOpen()) {
       lock.unlock();
-      return Resync();
+      return ListAll();
     }
-    events = store.EventsAfter(cursor_, 1000000);
+    events = store.TakeFeed();
   }
-  for (const auto& event : events) {
-    Observe(event);
-    cursor_ = event.rv;
-  }
+  for (const auto& event : events) Observe(event);
 }
 
-// After forced compaction: rebuild from the current objects, as an informer re-lists.
-void Simulator::Resync() {
+// The first round: every stored object, as an informer lists, and from then
+// on every change through the store's feed.
+void Simulator::ListAll() {
   std::vector<ChangeEvent> all;
   {
     auto& store = cluster_.store();
     auto lock = store.Lock();
-    cursor_ = store.CurrentVersion();
+    store.OpenFeed();
     for (const auto& resource : cluster_.resources().All()) {
       const std::string key = StorageKey(*resource);
       for (const auto& [name, object] : store.Objects(key)) {
@@ -113,11 +124,6 @@ void Simulator::Resync() {
       }
     }
   }
-  pods_.clear();
-  active_.clear();
-  nodes_.clear();
-  dependents_.clear();
-  live_uids_.clear();
   for (const auto& event : all) Observe(event);
   for (const auto& [uid, refs] : dependents_) {
     if (!live_uids_.count(uid)) deleted_owners_.insert(uid);
@@ -143,7 +149,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
     pods_.erase(key);
     return;
   }
-  const Json pod = Json::parse(object.json);
+  const Json pod = ParseForFacts(object.json);
   auto& facts = pods_[key];
   const auto now = SimClock::now();
   const Json& spec = pod["spec"];

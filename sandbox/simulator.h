@@ -2,7 +2,8 @@
 // binding), a kubelet per node (Running after a start delay, Succeeded or
 // Failed after the run time a pod asks for, graceful termination), the
 // garbage collector (ownerReferences, foreground/orphan finalizers) and the
-// namespace controller. It follows the store's change history like a watch.
+// namespace controller. It follows every change
+// through the store's feed (store.h).
 #pragma once
 
 #include <atomic>
@@ -67,7 +68,7 @@ class Simulator {
  private:
   void Loop();
   void Sync();
-  void Resync();
+  void ListAll();
   void Observe(const ChangeEvent& event);
   void ObservePod(const ChangeEvent& event);
   void ObserveNode(const ChangeEvent& event);
@@ -94,7 +95,6 @@ class Simulator {
   SimulatorConfig config_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
-  uint64_t cursor_ = 0;
   std::map<std::string, PodFacts> pods_;  // "ns/name"
   // The pods a scheduler or kubelet may still act on: not finished, or being
   // deleted. Finished pods stay in pods_ only, so a loop costs what is alive.

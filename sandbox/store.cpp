@@ -48,18 +48,37 @@ void Store::Remove(const std::string& resource, const std::string& key, ObjectPt
 
 void Store::Record(ChangeEvent event) {
   last_recorded_ = event.rv;
+  last_change_[event.resource] = event.rv;
+  const auto waiting = changed_.find(event.resource);
+  if (feed_open_) feed_.push_back(event);
   history_.push_back(std::move(event));
   while (history_.size() > window_) {
     compacted_ = history_.front().rv;
+    last_lost_[history_.front().resource] = history_.front().rv;
     history_.pop_front();
   }
-  changed_.notify_all();
+  if (waiting != changed_.end()) waiting->second.notify_all();
 }
 
 void Store::Compact() {
   history_.clear();
   compacted_ = rv_;
-  changed_.notify_all();
+  last_lost_ = last_change_;
+  NotifyAll();
+}
+
+void Store::NotifyAll() {
+  for (auto& [resource, waiting] : changed_) waiting.notify_all();
+}
+
+uint64_t Store::Newest(const std::map<std::string, uint64_t>& versions,
+                       const std::string& resource) const {
+  const auto found = versions.find(resource);
+  return found == versions.end() ? 0 : found->second;
+}
+
+bool Store::Lost(const std::string& resource, uint64_t after) const {
+  return Newest(last_lost_, resource) > after;
 }
 
 void Store::DropResource(const std::string& resource) {
@@ -74,19 +93,30 @@ void Store::DropResource(const std::string& resource) {
   }
 }
 
-std::vector<ChangeEvent> Store::EventsAfter(uint64_t after, size_t max) const {
+std::vector<ChangeEvent> Store::EventsOf(const std::string& resource, uint64_t after, size_t max,
+                                         uint64_t* read_to) const {
   std::vector<ChangeEvent> events;
-  if (history_.empty() || history_.back().rv <= after) return events;
+  *read_to = std::max(after, last_recorded_);
+  if (Newest(last_change_, resource) <= after) return events;  // nothing of it since
   // History is ordered by rv: binary search for the first event after `after`.
   auto it = std::upper_bound(history_.begin(), history_.end(), after,
                              [](uint64_t rv, const ChangeEvent& event) { return rv < event.rv; });
-  for (; it != history_.end() && events.size() < max; ++it) events.push_back(*it);
+  for (; it != history_.end(); ++it) {
+    if (it->resource != resource) continue;
+    if (events.size() == max) {
+      *read_to = events.back().rv;
+      break;
+    }
+    events.push_back(*it);
+  }
   return events;
 }
 
-void Store::WaitForChange(std::unique_lock<std::mutex>& lock, uint64_t after,
-                          std::chrono::steady_clock::time_point deadline) {
-  changed_.wait_until(lock, deadline, [&] { return last_recorded_ > after || after < compacted_; });
+void Store::WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
+                          uint64_t after, std::chrono::steady_clock::time_point deadline) {
+  changed_[resource].wait_until(lock, deadline, [&] {
+    return Newest(last_change_, resource) > after || Lost(resource, after);
+  });
 }
 
 std::map<std::string, ObjectPtr> Store::StatesAt(const std::string& resource, uint64_t rv) const {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/selectors.h"
@@ -65,13 +66,26 @@ class Store {
   // Removes every object of a resource (a deleted CRD), with DELETED events.
   void DropResource(const std::string& resource);
 
-  // Events with rv > `after`, at most `max`. Caller checks OldestResumable first.
-  std::vector<ChangeEvent> EventsAfter(uint64_t after, size_t max) const;
-  // Blocks (releasing the lock) until a change after `after` or the deadline.
-  void WaitForChange(std::unique_lock<std::mutex>& lock, uint64_t after,
-                     std::chrono::steady_clock::time_point deadline);
+  // Events of `resource` with rv > `after`, at most `max`; `*read_to` is the
+  // version up to which the history was read (what lies between is of other
+  // resources). Caller checks OldestResumable or Lost first.
+  std::vector<ChangeEvent> EventsOf(const std::string& resource, uint64_t after, size_t max,
+                                    uint64_t* read_to) const;
+  // True when a change of `resource` after `after` has left the history.
+  bool Lost(const std::string& resource, uint64_t after) const;
+  // Blocks (releasing the lock) until a change of `resource` after `after`,
+  // the loss of one, or the deadline. Only waiters on that resource wake.
+  void WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
+                     uint64_t after, std::chrono::steady_clock::time_point deadline);
   // Wakes all waiting watches (used on shutdown and forced cuts).
-  void NotifyAll() { changed_.notify_all(); }
+  void NotifyAll();
+
+  // The simulated controllers' feed: every change from OpenFeed() on, kept
+  // apart from the bounded history (and its compactions) so that a reader
+  // busy with its own writes never falls behind it. TakeFeed hands it over.
+  void OpenFeed() { feed_open_ = true; }
+  bool FeedOpen() const { return feed_open_; }
+  std::vector<ChangeEvent> TakeFeed() { return std::exchange(feed_, {}); }
 
   // The objects of `resource` as they were at version `rv`, keys after
   // `start_after`, in key order, at most `limit` (0 = all) that `keep` accepts.
@@ -86,14 +100,21 @@ class Store {
   std::map<std::string, ObjectPtr> StatesAt(const std::string& resource, uint64_t rv) const;
   void Record(ChangeEvent event);
 
+  uint64_t Newest(const std::map<std::string, uint64_t>& versions,
+                  const std::string& resource) const;
+
   std::mutex mutex_;
-  std::condition_variable changed_;
+  std::map<std::string, std::condition_variable> changed_;  // by resource
+  std::map<std::string, uint64_t> last_change_;             // by resource
+  std::map<std::string, uint64_t> last_lost_;  // by resource: the newest change dropped
   std::map<std::string, ObjectMap> tables_;
   std::deque<ChangeEvent> history_;
   size_t window_;
   uint64_t rv_ = 0;
   uint64_t compacted_ = 0;
   uint64_t last_recorded_ = 0;
+  bool feed_open_ = false;
+  std::vector<ChangeEvent> feed_;
 };
 
 template <typename Keep>

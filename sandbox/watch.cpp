@@ -28,6 +28,7 @@ struct WatchState {
   std::vector<ObjectPtr> initial;  // synthetic ADDED events sent first
   bool initial_end_bookmark = false;
   bool finished = false;
+  bool live = false;  // past its first read of the history
   std::chrono::milliseconds bookmark_every{10000};
 
   bool Matches(const StoredObject& object) const {
@@ -143,7 +144,11 @@ bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& st
   std::vector<ChangeEvent> events;
   {
     auto lock = store.Lock();
-    if (state.cursor < store.OldestResumable()) {
+    // A new watch resumes only from a version still in the history; a live
+    // one expires when a change it has yet to send leaves it.
+    const bool expired = state.live ? store.Lost(state.storage_key, state.cursor)
+                                    : state.cursor < store.OldestResumable();
+    if (expired) {
       const ApiError gone = Expired("too old resource version: " + std::to_string(state.cursor) +
                                     " (" + std::to_string(store.OldestResumable()) + ")");
       out = Json{{"type", "ERROR"}, {"object", StatusJson(gone)}}.dump() + "\n";
@@ -152,11 +157,11 @@ bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& st
     }
     auto wake = std::min(state.deadline, now + std::chrono::seconds(1));
     if (state.bookmarks) wake = std::min(wake, state.next_bookmark);
-    store.WaitForChange(lock, state.cursor, wake);
-    events = store.EventsAfter(state.cursor, 512);
+    state.live = true;
+    store.WaitForChange(lock, state.storage_key, state.cursor, wake);
+    events = store.EventsOf(state.storage_key, state.cursor, 512, &state.cursor);
   }
   for (const auto& event : events) {
-    state.cursor = event.rv;
     if (const char* type = VisibleType(state, event)) out += EventLine(state, type, event.object);
   }
   if (state.bookmarks && Clock::now() >= state.next_bookmark) {

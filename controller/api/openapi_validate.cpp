@@ -23,7 +23,14 @@ const Json& EmptyArray() {
 }
 
 bool Flag(const Json& schema, const char* key) {
-  return schema.contains(key) && schema[key].is_boolean() && schema[key].get<bool>();
+  const auto found = schema.find(key);
+  return found != schema.end() && found->is_boolean() && found->get<bool>();
+}
+
+// An array member read in place; empty when absent.
+const Json& ArrayMember(const Json& schema, const char* key) {
+  const auto found = schema.find(key);
+  return found != schema.end() && found->is_array() ? *found : EmptyArray();
 }
 
 std::string Short(const Json& value) {
@@ -87,7 +94,9 @@ class Validator {
       Add(path, "must be an integer or a string, got " + JsonTypeName(value));
       return false;
     }
-    const std::string type = schema.value("type", "");
+    const auto found = schema.find("type");
+    if (found == schema.end()) return true;
+    const auto& type = found->get_ref<const std::string&>();
     if (type.empty() || TypeMatches(type, value)) return true;
     Add(path, "must be of type " + type + ", got " + JsonTypeName(value));
     return false;
@@ -115,7 +124,8 @@ class Validator {
     if (schema.contains("pattern") && !MatchesPattern(schema["pattern"], text)) {
       Add(path, "\"" + text + "\" must match the pattern " + schema["pattern"].get<std::string>());
     }
-    if (schema.value("format", "") == "date-time" && !IsDateTime(text)) {
+    if (schema.contains("format") && schema.value("format", "") == "date-time" &&
+        !IsDateTime(text)) {
       Add(path, "\"" + text + "\" must be an RFC 3339 date-time");
     }
   }
@@ -136,8 +146,8 @@ class Validator {
         Add(path, std::string("must be ") + (exclusive ? "< " : "<= ") + schema["maximum"].dump());
       }
     }
-    const std::string format = schema.value("format", "");
-    if (format == "int32" && value.is_number_integer() &&
+    if (value.is_number_integer() && schema.contains("format") &&
+        schema.value("format", "") == "int32" &&
         (value.get<int64_t>() < INT32_MIN || value.get<int64_t>() > INT32_MAX)) {
       Add(path, "must fit in a 32-bit integer");
     }
@@ -156,6 +166,7 @@ class Validator {
   }
 
   void CheckListType(const Json& schema, const Json& list, const std::string& path) {
+    if (!schema.contains("x-kubernetes-list-type")) return;
     const std::string list_type = schema.value("x-kubernetes-list-type", "");
     if (list_type != "set" && list_type != "map") return;
     std::set<std::string> seen;
@@ -180,8 +191,9 @@ class Validator {
     }
     const Json& properties = PropertiesOf(schema);
     for (const auto& [key, value] : object.items()) {
-      if (properties.contains(key)) {
-        Check(properties[key], value, Child(path, key));
+      const auto property = properties.find(key);
+      if (property != properties.end()) {
+        Check(*property, value, Child(path, key));
       } else if (schema.contains("additionalProperties") &&
                  schema["additionalProperties"].is_object()) {
         Check(schema["additionalProperties"], value, Child(path, key));
@@ -195,7 +207,7 @@ class Validator {
   // Value validations: branches are checked for their constraints only.
   void CheckCombinators(const Json& schema, const Json& value, const std::string& path) {
     if (Flag(schema, "x-kubernetes-int-or-string")) return;
-    for (const auto& branch : schema.value("allOf", Json::array())) Check(branch, value, path);
+    for (const auto& branch : ArrayMember(schema, "allOf")) Check(branch, value, path);
     if (schema.contains("anyOf") && CountPassing(schema["anyOf"], value, path) == 0) {
       Add(path, "must match at least one schema of anyOf");
     }

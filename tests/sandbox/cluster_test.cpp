@@ -182,12 +182,70 @@ TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
   EXPECT_EQ(spec["status"]["capacity"], "8");
 }
 
+TEST_F(ClusterTest, AWriteThroughStatusChangesStatusOnly) {
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  const Json created = CreatePod("p");
+  Json sent = created;
+  sent["spec"]["containers"][0]["image"] = "other";
+  sent["metadata"]["labels"]["app"] = "y";
+  sent["extra"] = "dropped";
+  sent["status"] = {{"phase", "Running"}};
+  WriteOptions options;
+  const Json updated = cluster_.Update(*pods, "team", "p", sent, "status", options);
+  EXPECT_EQ(updated["status"]["phase"], "Running");
+  EXPECT_EQ(updated["spec"], created["spec"]);
+  EXPECT_EQ(updated["metadata"]["labels"], created["metadata"]["labels"]);
+  EXPECT_FALSE(updated.contains("extra"));
+  Json without_status = updated;
+  without_status.erase("status");
+  without_status.erase("spec");
+  const Json cleared = cluster_.Update(*pods, "team", "p", without_status, "status", options);
+  EXPECT_FALSE(cleared.contains("status"));
+  EXPECT_EQ(cleared["spec"], created["spec"]);
+}
+
+TEST_F(ClusterTest, AnUpdateThatChangesNothingKeepsTheVersion) {
+  const Json created =
+      Create("", "v1", "configmaps", "team",
+             {{"metadata", {{"name", "cm"}, {"labels", {{"a", "1"}}}}}, {"data", {{"a", "1"}}}});
+  const auto configmaps = cluster_.Resource("", "v1", "configmaps");
+  WriteOptions options;
+  options.field_manager = "test";
+  const Json same = cluster_.Update(*configmaps, "team", "cm", created, "", options);
+  EXPECT_EQ(same["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  Json relabelled = created;
+  relabelled["metadata"]["labels"]["a"] = "2";
+  const Json changed = cluster_.Update(*configmaps, "team", "cm", relabelled, "", options);
+  EXPECT_NE(changed["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+  Json unversioned = changed;
+  unversioned["metadata"].erase("resourceVersion");
+  const Json again = cluster_.Update(*configmaps, "team", "cm", unversioned, "", options);
+  EXPECT_EQ(again["metadata"]["resourceVersion"], changed["metadata"]["resourceVersion"]);
+}
+
 TEST_F(ClusterTest, PodsTakeTheirPriorityClassValue) {
   Create("scheduling.k8s.io", "v1", "priorityclasses", "",
          {{"metadata", {{"name", "gpupool-train"}}}, {"value", 1000}});
   const Json pod = CreatePod("prio", {{"priorityClassName", "gpupool-train"}});
   EXPECT_EQ(pod["spec"]["priority"], 1000);
   EXPECT_EQ(ErrorCode([&] { CreatePod("missing", {{"priorityClassName", "nope"}}); }), 403);
+}
+
+TEST_F(ClusterTest, PodsWithoutAClassTakeTheGlobalDefault) {
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "a-other"}}},
+          {"value", 5},
+          {"description", "\"globalDefault\":true is not this class"}});
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "b-default"}}},
+          {"value", 70},
+          {"globalDefault", true},
+          {"preemptionPolicy", "Never"}});
+  const Json pod = CreatePod("after", Json::object());
+  EXPECT_EQ(pod["spec"]["priorityClassName"], "b-default");
+  EXPECT_EQ(pod["spec"]["priority"], 70);
+  EXPECT_EQ(pod["spec"]["preemptionPolicy"], "Never");
+  EXPECT_EQ(CreatePod("named", {{"priorityClassName", "a-other"}})["spec"]["priority"], 5);
 }
 
 }  // namespace

@@ -133,6 +133,63 @@ TEST(HttpTest, WatchOfAnExpiredVersionGets410) {
   EXPECT_EQ(events[0]["object"]["reason"], "Expired");
 }
 
+// A live watch is woken by changes of its own resource only, and changes of
+// others passing through the history while it waits do not expire it.
+TEST(HttpTest, AWatchOutlivesOtherResourcesOverflowingTheHistory) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "3"});
+  auto client = sandbox.Http();
+  const std::string accounts = "/api/v1/namespaces/default/serviceaccounts";
+  const std::string rv =
+      Post(*client, accounts, {{"metadata", {{"name", "first"}}}})["metadata"]["resourceVersion"];
+  std::vector<Json> events;
+  std::thread watcher([&] {
+    auto watch_client = sandbox.Http();
+    events = ReadWatchEvents(*watch_client,
+                             accounts + "?watch=true&timeoutSeconds=10&resourceVersion=" + rv,
+                             [](const Json& event) { return event["type"] != "ADDED"; });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch is waiting
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  for (int i = 0; i < 8; ++i) Post(*client, configmaps, ConfigMap("cm-" + std::to_string(i)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Post(*client, accounts, {{"metadata", {{"name", "second"}}}});
+  client->Delete((accounts + "/second").c_str());
+  watcher.join();
+  ASSERT_EQ(events.size(), 2u) << Json(events).dump();
+  EXPECT_EQ(events[0]["type"], "ADDED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["name"], "second");
+  EXPECT_EQ(events[1]["type"], "DELETED");
+  // A version from before the overflow still expires for a new watch.
+  auto expired = ReadWatchEvents(*client, accounts + "?watch=true&resourceVersion=" + rv);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0]["object"]["code"], 410);
+}
+
+// A write answers with the object as stored, byte for byte what a read
+// returns; an update that changes nothing answers with the unchanged object.
+TEST(HttpTest, AWriteAnswersWithWhatItStored) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string path = "/api/v1/namespaces/default/configmaps";
+  auto created = client->Post(path.c_str(), R"({"metadata":{"name":"a"},"data":{"k":"v"}})",
+                              "application/json");
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->status, 201);
+  auto read = client->Get((path + "/a").c_str());
+  ASSERT_TRUE(read);
+  EXPECT_EQ(created->body, read->body);
+  auto patched =
+      client->Patch((path + "/a").c_str(), R"({"data":{"k":"w"}})", "application/merge-patch+json");
+  ASSERT_TRUE(patched);
+  read = client->Get((path + "/a").c_str());
+  EXPECT_EQ(patched->body, read->body);
+  EXPECT_NE(patched->body, created->body);
+  auto unchanged = client->Put((path + "/a").c_str(), read->body, "application/json");
+  ASSERT_TRUE(unchanged);
+  EXPECT_EQ(unchanged->status, 200);
+  EXPECT_EQ(Json::parse(unchanged->body), Json::parse(read->body));
+}
+
 TEST(HttpTest, WatchEndsAfterTimeoutSecondsAndSeesDeletes) {
   SandboxProcess sandbox({"--plain-http"});
   auto client = sandbox.Http();

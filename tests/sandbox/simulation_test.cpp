@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fidelity_util.h"
 #include "sandbox_process.h"
 
 namespace gpupool::sandbox::testing {
@@ -136,6 +137,40 @@ TEST_F(SimulationTest, AnUnschedulablePodGetsOneFailedSchedulingEventPerReason) 
   // (Tainting the two nodes one by one may show a reason in between.)
   EXPECT_GE(std::count(events.begin(), events.end(), ';'), 2) << events;
   EXPECT_THAT(events, HasSubstr("untolerated taint"));
+}
+
+// The simulated controllers follow every change, however short the watch
+// history: a burst of writes that outruns it must not make them start over
+// (which would forget the Event already written and write it again).
+TEST(SimulationFeedTest, ABurstBeyondTheWatchHistoryLosesNoSimulatorState) {
+  SandboxProcess sandbox({"--nodes", "1x2:pool=build", "--watch-history", "4"});
+  auto result = sandbox.Kubectl(
+      "apply -f " +
+      sandbox.WriteFile("big.yaml", Pod("big", "", "  nodeSelector: {pool: build}\n", "3")));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::string query =
+      "get events --field-selector involvedObject.name=big,reason=FailedScheduling "
+      "-o jsonpath='{range .items[*]}{.message};{end}'";
+  std::string events;
+  for (int i = 0; i < 50 && events.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    events = sandbox.Kubectl(query).output;
+  }
+  ASSERT_THAT(events, HasSubstr("Insufficient nvidia.com/gpu"));
+  auto client = sandbox.Http();
+  client->set_keep_alive(true);
+  client->set_tcp_nodelay(true);
+  for (int burst = 0; burst < 10; ++burst) {
+    for (int i = 0; i < 40; ++i) {
+      const std::string name = "cm-" + std::to_string(burst) + "-" + std::to_string(i);
+      ASSERT_EQ(Send(*client, "POST", "/api/v1/namespaces/default/configmaps", ConfigMapJson(name))
+                    .status,
+                201);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  events = sandbox.Kubectl(query).output;
+  EXPECT_EQ(std::count(events.begin(), events.end(), ';'), 1) << events;
 }
 
 TEST_F(SimulationTest, PodsOfAnotherSchedulerStayPending) {
