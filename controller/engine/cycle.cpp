@@ -41,11 +41,16 @@ Cycle::Cycle(EngineState& state, const PackingModel* model)
 
 Decisions Cycle::Run() {
   for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
-    state_.nodes[n].reserve_target = 0;
-    if (state_.nodes[n].reserved_full != 0) state_.SetReserved(n, 0);
+    NodeState& node = state_.nodes[n];
+    node.reserve_target = 0;
+    node.over_target = 0;
+    node.over_priority = 0;
+    node.reserved_over = 0;
+    if (node.reserved_full != 0) state_.SetReserved(n, 0);
   }
   reserved_in_slot_.assign(state_.quotas.size(), 0);
   holder_of_queue_.assign(state_.queues.size(), -1);
+  over_quota_holder_.assign(state_.queues.size(), -1);
   state_.limited_slots.clear();
   over_quota_admitted_.assign(state_.queues.size(), 0);
   ComputeDeserved();
@@ -75,6 +80,7 @@ void Cycle::RememberReservations() {
   state_.reservation_holders = holders_;
   state_.holder_of_queue = holder_of_queue_;
   state_.reserved_nodes = reserved_nodes_;
+  state_.held_rooms = rooms_;
 }
 
 // The over-quota pass may have pushed projects above quota that were below it when
@@ -215,7 +221,12 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
 }
 
 Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
-  if (!in_quota) return AttemptOverQuota(job);
+  if (!in_quota) {
+    placer_.PlaceOverQuota(true, state_.jobs[job].priority);
+    Outcome outcome = AttemptOverQuota(job);
+    placer_.PlaceOverQuota(false, 0);
+    return outcome;
+  }
   if (!Prevalidate(job)) return {};
   const JobState& j = state_.jobs[job];
   if (int count = InQuotaCount(j); count > 0) return AttemptInQuota(job, count);

@@ -90,6 +90,8 @@ class Cycle {
   // Marks the memo key of a reclaim that spares long-running work (counts stay far
   // below 2^31).
   static constexpr std::uint64_t kSparingMemoBit = std::uint64_t{1} << 31;
+  // Marks the memo key of a placement over quota (PlaceBest).
+  static constexpr std::uint64_t kOverQuotaMemoBit = std::uint64_t{1} << 30;
   std::vector<int> ReclaimOnOneNode(int job, const std::vector<MilliGpu>& allocated);
   bool NodeCouldFit(const JobState& job, int node, MilliGpu need);
   MilliGpu ReplicaGpu(const JobState& job) const;
@@ -127,10 +129,17 @@ class Cycle {
                         bool only_victim_nodes = false);
   std::vector<int> VictimNodes(const JobState& job, const std::vector<int>& victims);
   void Wait(int job, WaitCode code, std::string message);
-  void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
+  void WaitForCapacity(int job, int count, PlaceFailure failure, bool in_quota);
+  // Whether the job may hold room: the first whole-GPU job of its project and queue to
+  // wait in quota (or over it).
+  bool MayHoldRoom(const JobState& job, bool in_quota) const;
+  static std::uint8_t HeldKind(bool in_quota) { return in_quota ? 1 : 2; }
   bool FitsIgnoringReservations(const JobState& job);
   std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
-  MilliGpu Reserve(int job, int count);
+  MilliGpu Reserve(int job, int count, bool over_quota);
+  // Whole devices free on the node that room held for a job (over quota or not) may
+  // take: those not held already.
+  int Holdable(int node, bool over_quota) const;
   int RoomiestDomain(const JobState& job, const std::vector<int>*& of_node);
   void RecordShares();
   void RetryReclaim();
@@ -164,8 +173,12 @@ class Cycle {
   std::vector<char> touched_;
   bool Touched(int job) const { return touched_[static_cast<std::size_t>(job)] != 0; }
   void Touch(int job) { touched_[static_cast<std::size_t>(job)] = 1; }
-  std::vector<std::uint8_t> reserved_in_slot_;  // One reservation per project and queue.
-  std::vector<int> holder_of_queue_;            // A job holding room, per queue (or -1).
+  // Per project and queue: whether room is held in quota (HeldKind bits) or over it.
+  std::vector<std::uint8_t> reserved_in_slot_;
+  std::vector<int> holder_of_queue_;    // A job holding room, per queue (or -1).
+  std::vector<int> over_quota_holder_;  // Per queue: the first over-quota job room is held for.
+  std::vector<HeldRoom> rooms_;         // Of holders_, in the same order.
+  void ContinueReservations();
   // In-quota jobs that waited for room in the first pass (job, index in waiting):
   // over-quota admissions of the second pass may have made room reclaimable.
   struct Retry {

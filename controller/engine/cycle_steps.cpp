@@ -74,7 +74,8 @@ PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
   const std::vector<int>& eligible = Eligible(job);
   for (int t = 0; t < tries; ++t) {
     const int c = counts[t];
-    std::uint64_t key = MemoKey(job, c);
+    // Over quota, less room is open: its failures say nothing of in-quota attempts.
+    std::uint64_t key = MemoKey(job, c) | (placer_.over_quota() ? kOverQuotaMemoBit : 0);
     PlaceResult attempt;
     auto failed = failed_shapes_.find(key);
     if (failed == failed_shapes_.end()) {
@@ -136,24 +137,32 @@ void Cycle::Wait(int job, WaitCode code, std::string message) {
   decisions_.waiting.push_back({state_.jobs[job].name, code, std::move(message)});
 }
 
-void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve) {
+bool Cycle::MayHoldRoom(const JobState& job, bool in_quota) const {
+  if (job.shape.gpu_milli < kMilliPerGpu || !state_.options.reserve_for_blocked_jobs) return false;
+  return !(reserved_in_slot_[state_.Slot(job.queue, job.project)] & HeldKind(in_quota));
+}
+
+void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_quota) {
   const JobState& j = state_.jobs[job];
   if (failure == PlaceFailure::kTopology) {
     Wait(job, WaitCode::kTopology, TopologyReason(j, count));
     return;
   }
-  std::size_t slot = state_.Slot(j.queue, j.project);
-  if (may_reserve) retry_reclaim_.push_back({job, decisions_.waiting.size(), released_.size()});
-  bool whole = j.shape.gpu_milli >= kMilliPerGpu;
-  if (may_reserve && whole && state_.options.reserve_for_blocked_jobs && !reserved_in_slot_[slot]) {
-    reserved_in_slot_[slot] = 1;
-    MilliGpu held = Reserve(job, j.min_replicas);
+  if (in_quota) retry_reclaim_.push_back({job, decisions_.waiting.size(), released_.size()});
+  if (MayHoldRoom(j, in_quota)) {
+    reserved_in_slot_[state_.Slot(j.queue, j.project)] |= HeldKind(in_quota);
+    if (!in_quota && over_quota_holder_[j.queue] < 0) over_quota_holder_[j.queue] = job;
+    MilliGpu held = Reserve(job, j.min_replicas, !in_quota);
     holders_.push_back(job);
-    if (holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
+    if (in_quota && holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
     Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, held));
     return;
   }
   int holder = holder_of_queue_[j.queue];
+  if (int over = over_quota_holder_[j.queue];
+      holder < 0 && !in_quota && over >= 0 && state_.jobs[over].priority > j.priority) {
+    holder = over;
+  }
   if (holder >= 0 && holder != job && FitsIgnoringReservations(j)) {
     // Thousands of jobs wait behind a few held rooms: each sentence is written once.
     std::string& sentence = reserved_sentences_[{holder, j.shape.gpu_milli, j.min_replicas}];
@@ -240,9 +249,15 @@ int Cycle::RoomiestDomain(const JobState& job, const std::vector<int>*& of_node)
   return static_cast<int>(std::max_element(available.begin(), available.end()) - available.begin());
 }
 
+int Cycle::Holdable(int node, bool over_quota) const {
+  const NodeState& n = state_.nodes[node];
+  return std::max(0, n.full_free - n.reserved_full - (over_quota ? n.reserved_over : 0));
+}
+
 // Holds, on the nodes with the most room, the free whole devices the job will use
-// once running work there ends; later jobs of lower rank cannot take them.
-MilliGpu Cycle::Reserve(int job, int count) {
+// once running work there ends; later jobs of lower rank cannot take them (over
+// quota: later over-quota jobs). The room is remembered with whether it was short.
+MilliGpu Cycle::Reserve(int job, int count, bool over_quota) {
   ++reservations_made_;
   const JobState& j = state_.jobs[job];
   int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
@@ -251,31 +266,47 @@ MilliGpu Cycle::Reserve(int job, int count) {
   const std::vector<int>* domain_of = nullptr;
   int domain = RoomiestDomain(j, domain_of);
   // Eligible nodes by available devices, most first (then by name order), until
-  // they hold every replica.
+  // they hold every replica; over quota, nodes that hold no such room yet.
   std::vector<int> ranked;
   int covered = 0;
   const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (int k = static_cast<int>(by_available.size()) - 1; k >= 0 && covered < count; --k) {
     for (int n : by_available[k]) {
       if (!member[n] || (domain_of && (*domain_of)[n] != domain)) continue;
+      if (over_quota && state_.nodes[n].over_target > 0) continue;  // Held over quota already.
       ranked.push_back(n);
       covered += EngineState::UsableDevices(state_.nodes[n]) / per_replica;
       if (covered >= count) break;
     }
   }
+  HeldRoom room{job, over_quota, false, {}};
   MilliGpu held = 0;
   int remaining = count;
   for (int n : ranked) {
     NodeState& node = state_.nodes[n];
     int fits = EngineState::UsableDevices(node) / per_replica;
     int replicas = std::min(remaining, fits);
-    int hold = std::min(state_.Available(n), replicas * per_replica);
-    if (replicas > 0 && node.reserve_target == 0) reserved_nodes_.push_back(n);  // Once each.
-    node.reserve_target += replicas * per_replica;
-    state_.SetReserved(n, node.reserved_full + hold);
+    if (replicas <= 0) continue;
+    int devices = replicas * per_replica;
+    int hold = std::min(Holdable(n, over_quota), devices);
+    if (node.reserve_target == 0 && node.over_target == 0) reserved_nodes_.push_back(n);  // Once.
+    if (over_quota) {
+      node.over_priority =
+          node.over_target == 0 ? j.priority : std::max(node.over_priority, j.priority);
+      node.over_target += devices;
+      node.reserved_over += hold;
+    } else {
+      node.reserve_target += devices;
+      state_.SetReserved(n, node.reserved_full + hold);
+    }
+    room.devices.emplace_back(n, devices);
+    room.short_when_held = room.short_when_held || hold < devices;
     held += hold * kMilliPerGpu;
     remaining -= replicas;
   }
+  // Room that can never hold the job is not waited for.
+  if (remaining > 0) room.short_when_held = false;
+  rooms_.push_back(std::move(room));
   return held;
 }
 

@@ -10,11 +10,7 @@ namespace gpupool::engine::internal {
 
 Decisions Cycle::RunIncremental() {
   incremental_ = true;
-  reserved_in_slot_.assign(state_.quotas.size(), 1);  // No new reservations.
-  holders_ = state_.reservation_holders;
-  holder_of_queue_ = state_.holder_of_queue;
-  holder_of_queue_.resize(state_.queues.size(), -1);
-  reserved_nodes_ = state_.reserved_nodes;
+  ContinueReservations();
   over_quota_admitted_.assign(state_.queues.size(), 0);
   queued_.assign(state_.jobs.size(), 0);
   ComputeDeserved();
@@ -46,7 +42,27 @@ Decisions Cycle::RunIncremental() {
   }
   state_.changes.fresh.insert(state_.changes.fresh.end(), requeued.begin(), requeued.end());
   Finish();
+  RememberReservations();
   return std::move(decisions_);
+}
+
+// The room held by the last cycles stands; a project that holds none in a queue (in
+// quota, or over it) may hold room for a job that waits now.
+void Cycle::ContinueReservations() {
+  holders_ = state_.reservation_holders;
+  rooms_ = state_.held_rooms;
+  holder_of_queue_ = state_.holder_of_queue;
+  holder_of_queue_.resize(state_.queues.size(), -1);
+  reserved_nodes_ = state_.reserved_nodes;
+  reserved_in_slot_.assign(state_.quotas.size(), 0);
+  over_quota_holder_.assign(state_.queues.size(), -1);
+  for (const HeldRoom& room : rooms_) {
+    const JobState& holder = state_.jobs[room.job];
+    reserved_in_slot_[state_.Slot(holder.queue, holder.project)] |= HeldKind(!room.over_quota);
+    if (room.over_quota && over_quota_holder_[holder.queue] < 0) {
+      over_quota_holder_[holder.queue] = room.job;
+    }
+  }
 }
 
 // Work admitted over quota in this cycle can be reclaimed, and so can work of a
@@ -94,6 +110,10 @@ void Cycle::HoldFreedRoom() {
     NodeState& node = state_.nodes[n];
     int hold = std::min(node.reserve_target, node.full_free);
     if (node.reserve_target > 0 && hold > node.reserved_full) state_.SetReserved(n, hold);
+    if (node.over_target > 0) {
+      node.reserved_over =
+          std::min(node.over_target, std::max(0, node.full_free - node.reserved_full));
+    }
   }
 }
 

@@ -52,7 +52,7 @@ bool EngineState::RemoveNode(const std::string& name) {
     }
   }
   // Room held there was counted for a waiting job: the next cycle holds it anew.
-  if (nodes[n].reserve_target > 0 || nodes[n].reserved_full > 0) changes.structure = true;
+  if (nodes[n].reserve_target > 0 || nodes[n].over_target > 0) changes.structure = true;
   DetachNode(n);
   std::erase(reserved_nodes, n);
   node_index.erase(it);

@@ -70,7 +70,9 @@ bool Placer::Fraction(const JobState& job) const {
 
 int Placer::AvailableFull(int node) const {
   const NodeState& n = state_.nodes[node];
-  return ignore_reservations_ ? n.full_free : std::max(0, n.full_free - n.reserved_full);
+  if (ignore_reservations_) return n.full_free;
+  bool held_from_it = over_quota_ && priority_ < n.over_priority;
+  return std::max(0, n.full_free - n.reserved_full - (held_from_it ? n.reserved_over : 0));
 }
 
 bool Placer::FitsOneUnreserved(const JobState& job, int node) {

@@ -36,6 +36,13 @@ class Placer {
 
   // Whether one replica fits on the node now (reservations honoured).
   bool FitsOne(const JobState& job, int node) const;
+  // Whether the jobs placed next run over their quota, and their priority: room held
+  // for a job of higher priority waiting over quota is kept from them too.
+  void PlaceOverQuota(bool over, int priority) {
+    over_quota_ = over;
+    priority_ = priority;
+  }
+  bool over_quota() const { return over_quota_; }
   // Whether one replica would fit if the node's reservation were not there.
   bool FitsOneUnreserved(const JobState& job, int node);
   // How many replicas (at most `cap`) the node can take now.
@@ -60,6 +67,8 @@ class Placer {
   std::vector<int> NodesWithRoom(const JobState& job, const std::vector<char>& member) const;
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   bool ignore_reservations_ = false;
+  bool over_quota_ = false;
+  int priority_ = 0;
   std::unordered_map<int, std::uint64_t> preferred_;
   std::uint64_t Preferred(int node) const;
   std::vector<Placed> FractionGang(const JobState& job, int count, const std::vector<int>& nodes);

@@ -127,10 +127,13 @@ std::string CapacityReason(const EngineState& state, const JobState& job, int re
 
 std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
                                    const JobState& holder) {
-  (void)state;
+  std::size_t slot = state.Slot(holder.queue, holder.project);
+  bool over_quota =
+      state.usage[slot].gpu + state.JobGpu(holder, holder.min_replicas) > state.quotas[slot].gpu;
   return "the free GPUs where " + DescribeRequest(job, job.min_replicas) +
          " would fit are held for job " + holder.name + " of project " + holder.project_name +
-         ", which is within its quota and waits for room";
+         (over_quota ? ", which is first in line over its quota and waits for room"
+                     : ", which is within its quota and waits for room");
 }
 
 std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary) {

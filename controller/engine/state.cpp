@@ -209,6 +209,26 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
   return domains_.emplace(key, std::move(domains)).first->second;
 }
 
+bool EngineState::HeldRoomFreed() const {
+  const std::vector<int>& released = changes.released_nodes;
+  bool on_held_node = std::any_of(released.begin(), released.end(), [&](int n) {
+    return nodes[n].reserve_target > 0 || nodes[n].over_target > 0;
+  });
+  if (!on_held_node) return false;
+  auto on_released = [&](std::pair<int, int> held) {
+    return std::find(released.begin(), released.end(), held.first) != released.end();
+  };
+  auto free = [&](std::pair<int, int> held) {
+    const NodeState& node = nodes[held.first];
+    return !node.removed && node.full_free >= held.second;
+  };
+  return std::any_of(held_rooms.begin(), held_rooms.end(), [&](const HeldRoom& room) {
+    return room.short_when_held &&
+           std::any_of(room.devices.begin(), room.devices.end(), on_released) &&
+           std::all_of(room.devices.begin(), room.devices.end(), free);
+  });
+}
+
 void EngineState::SetReserved(int n, int reserved) {
   nodes[n].reserved_full = reserved;
   Reindex(n);

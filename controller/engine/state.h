@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gpupool/engine/engine.h"
@@ -30,13 +31,18 @@ struct alignas(64) NodeState {
   // Devices with nothing on them, less unmanaged_gpus: whole devices the engine may
   // take. Negative when unmanaged pods hold more than that (they came after our work).
   int full_free = 0;
-  int reserved_full = 0;   // Whole devices held this cycle for a blocked job.
+  int reserved_full = 0;  // Whole devices held this cycle for a blocked job.
+  // Whole devices held for a job waiting over its quota: only over-quota work of lower
+  // priority is kept off them.
+  int reserved_over = 0;
   int unmanaged_gpus = 0;  // Whole devices of unmanaged pods, device numbers unknown.
   bool schedulable = true;
   bool shared = false;        // In the shared-node index.
   bool stale = false;         // Changed since the indexes were last brought up to date.
   int indexed_available = 0;  // Its bucket in the best-fit index.
   int reserve_target = 0;     // Devices those jobs will use here: freed ones are held too.
+  int over_target = 0;        // The same for the over-quota job holding room here,
+  int over_priority = 0;      // which keeps off over-quota work of lower priority.
   std::vector<int> queues;    // Queues whose pool holds this node.
   MilliGpu capacity = 0;      // What the node adds to its pools while schedulable.
   std::string name;
@@ -46,6 +52,15 @@ struct alignas(64) NodeState {
   MilliCpu cpu_total = 0;                     // Allocatable, as given.
   Bytes memory_total = 0;
   bool removed = false;  // Deleted: its index waits for reuse.
+};
+
+// The room a cycle holds for one waiting job: whole devices per node that it will use
+// once running work there ends.
+struct HeldRoom {
+  int job = -1;
+  bool over_quota = false;                   // Held against over-quota work of lower priority only.
+  bool short_when_held = false;              // Some of those devices were busy when it was held.
+  std::vector<std::pair<int, int>> devices;  // (node, devices)
 };
 
 // One replica's place: a node and the devices it uses (bit i = device i).
@@ -294,12 +309,16 @@ class EngineState {
   // When a running preemptible job passes its queue's minimum runtime, it may be
   // preempted: a change an incremental cycle cannot see. Earliest first.
   std::set<std::pair<Seconds, int>> victim_horizon;
-  // Set by each full cycle: the jobs room is held for, the first of them per queue
-  // (or -1), and the nodes holding it. Incremental cycles honour them and hold no
-  // new room.
+  // Set by each cycle: the jobs room is held for, the first of them per queue (or
+  // -1), the nodes holding it, and each holder's room. Incremental cycles honour them
+  // and hold room for waiting jobs whose project or queue holds none.
   std::vector<int> reservation_holders;
   std::vector<int> holder_of_queue;
   std::vector<int> reserved_nodes;
+  std::vector<HeldRoom> held_rooms;
+  // Whether work that ended since the last cycle completed the room held for a job
+  // that found it short: the job can start, and a full cycle gives it the room.
+  bool HeldRoomFreed() const;
   void EnableTracking();
   bool tracking() const { return tracking_; }
 

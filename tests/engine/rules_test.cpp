@@ -274,26 +274,42 @@ TEST(Gangs, ElasticGangTakesWhatFitsAboveItsMinimum) {
   EXPECT_THAT(FindAdmission(d, "elastic")->replicas, SizeIs(2));
 }
 
-// A large in-quota job must not starve behind a stream of small in-quota jobs.
-// `interval`: Options::full_cycle_interval_seconds (cycles are 10 s apart).
-int CyclesUntilLargeJobStarts(bool reserve, Seconds interval = 0) {
+// A large job and a stream of small ones on two full 8-GPU nodes: each cycle (10 s
+// apart) the oldest small job ends and a new one arrives.
+struct Stream {
+  bool reserve = true;
+  Seconds interval = 0;  // Options::full_cycle_interval_seconds.
+  MilliGpu large_quota = 8 * kGpu;
+  int large_priority = 0;
+  MilliGpu small_quota = 16 * kGpu;
+  int small_priority = 0;
+  int large_arrives = 0;  // The cycle it is submitted in (0: before the first).
+};
+struct StreamResult {
+  int started = 0;                // The cycle the large job started in (0: never).
+  std::string small_held_reason;  // The last reason a small job waited for held room.
+};
+
+StreamResult RunStream(const Stream& stream) {
   ClusterBuilder cluster;
   cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
-  cluster.AddProject("big", "train", 8 * kGpu).AddProject("small", "train", 16 * kGpu);
+  cluster.AddProject("big", "train", stream.large_quota);
+  cluster.AddProject("small", "train", stream.small_quota);
   Snapshot s = cluster.Build();
   for (int d = 0; d < 16; ++d) {
-    s.running.push_back(
-        Running(Named("s-init-", d), "small", kGpu, d < 8 ? "node-0" : "node-1", {d % 8}, 0, 0));
+    s.running.push_back(Running(Named("s-init-", d), "small", kGpu, d < 8 ? "node-0" : "node-1",
+                                {d % 8}, stream.small_priority, 0));
   }
-  s.pending.push_back(Job("large", "train", "big", 8 * kGpu));
+  PendingJob large =
+      Job("large", "train", "big", 8 * kGpu, 1, WorkloadClass::kTrain, stream.large_priority);
+  if (stream.large_arrives == 0) s.pending.push_back(large);
   Options options;
-  options.reserve_for_blocked_jobs = reserve;
-  options.full_cycle_interval_seconds = interval;
+  options.reserve_for_blocked_jobs = stream.reserve;
+  options.full_cycle_interval_seconds = stream.interval;
   Engine engine(s, options);
-  int started = 0;
-  for (int cycle = 1; cycle <= 40 && !started; ++cycle) {
+  StreamResult result;
+  for (int cycle = 1; cycle <= 40 && !result.started; ++cycle) {
     engine.SetNow(cycle * 10);
-    // Each cycle the oldest small job ends and a new small job arrives.
     Snapshot now = engine.ToSnapshot();
     std::string oldest;
     Seconds oldest_start = 1 << 30;
@@ -304,12 +320,20 @@ int CyclesUntilLargeJobStarts(bool reserve, Seconds interval = 0) {
       }
     }
     if (!oldest.empty()) engine.Finish(oldest);
-    engine.AddPending(
-        Job(Named("s-", cycle), "train", "small", kGpu, 1, WorkloadClass::kTrain, 0, cycle * 10));
+    engine.AddPending(Job(Named("s-", cycle), "train", "small", kGpu, 1, WorkloadClass::kTrain,
+                          stream.small_priority, cycle * 10));
+    if (cycle == stream.large_arrives) engine.AddPending(large);
     Decisions d = engine.Decide();
-    if (FindAdmission(d, "large")) started = cycle;
+    if (FindAdmission(d, "large")) result.started = cycle;
+    for (const Waiting& w : d.waiting) {
+      if (w.code == WaitCode::kReservedForOther) result.small_held_reason = w.message;
+    }
   }
-  return started;
+  return result;
+}
+
+int CyclesUntilLargeJobStarts(bool reserve, Seconds interval = 0) {
+  return RunStream({.reserve = reserve, .interval = interval}).started;
 }
 
 // A gang that must run inside one rack holds room in one rack (the roomiest), so
@@ -344,14 +368,50 @@ TEST(Reservations, LargeGangStartsDespiteAStreamOfSmallJobs) {
   EXPECT_GT(cycles, 0);
   EXPECT_LE(cycles, 9);  // Node 0's eight small jobs end one per cycle; nothing refills it.
   // Incremental cycles between full ones (every 50 s, cycles are 10 s apart) keep
-  // holding the devices that free up on the held node; the job starts at the first
-  // full cycle once they are all free.
-  int incremental = CyclesUntilLargeJobStarts(true, 50);
-  EXPECT_GT(incremental, 0);
-  EXPECT_LE(incremental, 9 + 5);
+  // holding the devices that free up on the held node; once they are all free the
+  // next cycle is a full one, and the job starts as early as with full cycles only.
+  EXPECT_EQ(CyclesUntilLargeJobStarts(true, 50), cycles);
+  EXPECT_EQ(CyclesUntilLargeJobStarts(true, 1000), cycles);
   // Without the held devices topped up, small jobs would take them between full
   // cycles and it would not start at all: the hold is what makes it start.
   EXPECT_EQ(CyclesUntilLargeJobStarts(false, 50), 0);
+}
+
+// A job that starts waiting between full cycles holds room as well: an incremental
+// cycle holds it when the job's project holds none.
+TEST(Reservations, IncrementalCyclesHoldRoomForAJobThatArrivesBetweenFullOnes) {
+  int full = RunStream({.large_arrives = 3}).started;
+  EXPECT_GT(full, 3);
+  EXPECT_LE(full, 3 + 16);  // At worst, every small job running then ends first.
+  EXPECT_EQ(RunStream({.interval = 1000, .large_arrives = 3}).started, full);
+  EXPECT_EQ(RunStream({.reserve = false, .interval = 1000, .large_arrives = 3}).started, 0);
+}
+
+// Over quota, a job holds room against over-quota work of lower priority only. With
+// quotas of 0, all the work of both projects runs over quota.
+TEST(Reservations, OverQuotaJobHoldsRoomFromLowerPriorityOverQuotaWork) {
+  Stream over{.large_quota = 0, .large_priority = 200, .small_quota = 0, .small_priority = 50};
+  StreamResult held = RunStream(over);
+  EXPECT_GT(held.started, 0);
+  EXPECT_LE(held.started, 9);
+  EXPECT_THAT(held.small_held_reason,
+              HasSubstr("held for job large of project big, which is first in line over its "
+                        "quota and waits for room"));
+  Stream later = over;
+  later.large_arrives = 3;
+  int full = RunStream(later).started;
+  EXPECT_GT(full, 3);
+  EXPECT_LE(full, 3 + 16);
+  later.interval = 1000;  // Held by an incremental cycle.
+  EXPECT_EQ(RunStream(later).started, full);
+  // Work of the same priority is not kept off: the large job starves as before.
+  Stream same = over;
+  same.large_priority = 50;
+  EXPECT_EQ(RunStream(same).started, 0);
+  // Nor is in-quota work: the small project's guarantee covers its stream.
+  Stream in_quota = over;
+  in_quota.small_quota = 16 * kGpu;
+  EXPECT_EQ(RunStream(in_quota).started, 0);
 }
 
 }  // namespace
