@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "fair_share.h"
@@ -73,14 +74,6 @@ void Cycle::Finish() {
   // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
   std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
   RecordShares();
-}
-
-// What incremental cycles keep until the next full one: who holds room, and where.
-void Cycle::RememberReservations() {
-  state_.reservation_holders = holders_;
-  state_.holder_of_queue = holder_of_queue_;
-  state_.reserved_nodes = reserved_nodes_;
-  state_.held_rooms = rooms_;
 }
 
 // The over-quota pass may have pushed projects above quota that were below it when
@@ -221,6 +214,7 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
 }
 
 Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
+  if (incremental_) OpenFreedRoom(job, in_quota);
   if (!in_quota) {
     placer_.PlaceOverQuota(true, state_.jobs[job].priority);
     Outcome outcome = AttemptOverQuota(job);

@@ -159,7 +159,6 @@ class Cycle {
   std::vector<int> released_now_;  // Nodes released before this round, sorted.
   bool HelpedByRelease(const JobState& job);
   void HoldFreedRoom();
-  std::vector<int> holders_;  // Jobs room is held for (this cycle, or the last full one).
   bool SkipIncremental(int job);
 
   EngineState& state_;
@@ -177,8 +176,16 @@ class Cycle {
   std::vector<std::uint8_t> reserved_in_slot_;
   std::vector<int> holder_of_queue_;    // A job holding room, per queue (or -1).
   std::vector<int> over_quota_holder_;  // Per queue: the first over-quota job room is held for.
-  std::vector<HeldRoom> rooms_;         // Of holders_, in the same order.
+  std::vector<HeldRoom> rooms_;         // Room held for waiting jobs (this cycle, or earlier ones).
   void ContinueReservations();
+  // Lets go of the room held for the job, if any: its devices are no longer held,
+  // and its project may hold room again.
+  void DropRoom(int job);
+  // Incremental cycles: jobs whose room, short when held, is free now (released
+  // work completed it). Each is looked at in this round, through its own room.
+  void QueueFreedRooms(std::vector<std::vector<int>>& lists);
+  void OpenFreedRoom(int job, bool in_quota);
+  std::unordered_set<int> freed_rooms_;  // Set by QueueFreedRooms.
   // In-quota jobs that waited for room in the first pass (job, index in waiting):
   // over-quota admissions of the second pass may have made room reclaimable.
   struct Retry {

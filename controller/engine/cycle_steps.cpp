@@ -122,9 +122,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
     Touch(v);
   }
 
-  if (std::find(holders_.begin(), holders_.end(), job) != holders_.end()) {
-    state_.changes.structure = true;  // Its room is held for nobody now.
-  }
+  DropRoom(job);  // If room was held for it: it is held for nobody now.
   state_.Admit(job, std::move(placed));
   std::size_t slot = state_.Slot(j.queue, j.project);
   admission.over_quota = state_.usage[slot].gpu > state_.quotas[slot].gpu;
@@ -135,11 +133,6 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
 
 void Cycle::Wait(int job, WaitCode code, std::string message) {
   decisions_.waiting.push_back({state_.jobs[job].name, code, std::move(message)});
-}
-
-bool Cycle::MayHoldRoom(const JobState& job, bool in_quota) const {
-  if (job.shape.gpu_milli < kMilliPerGpu || !state_.options.reserve_for_blocked_jobs) return false;
-  return !(reserved_in_slot_[state_.Slot(job.queue, job.project)] & HeldKind(in_quota));
 }
 
 void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_quota) {
@@ -153,7 +146,6 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_qu
     reserved_in_slot_[state_.Slot(j.queue, j.project)] |= HeldKind(in_quota);
     if (!in_quota && over_quota_holder_[j.queue] < 0) over_quota_holder_[j.queue] = job;
     MilliGpu held = Reserve(job, j.min_replicas, !in_quota);
-    holders_.push_back(job);
     if (in_quota && holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
     Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, held));
     return;
@@ -232,82 +224,6 @@ bool Cycle::FitsIgnoringReservations(const JobState& job) {
                           [&](int n) { return member[n] && placer_.FitsOneUnreserved(job, n); });
   known->second = {version, fits};
   return fits;
-}
-
-// For a job that requires one topology domain: the eligible domain with the most
-// whole devices available (`of_node` set to the node -> domain table), else -1.
-int Cycle::RoomiestDomain(const JobState& job, const std::vector<int>*& of_node) {
-  of_node = nullptr;
-  if (job.topology.mode != TopologyMode::kRequired || job.topology.key.empty()) return -1;
-  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
-  std::vector<int> available(domains.names.size(), 0);
-  for (int n : Eligible(job)) {
-    if (domains.of_node[n] >= 0) available[domains.of_node[n]] += state_.Available(n);
-  }
-  if (available.empty()) return -1;
-  of_node = &domains.of_node;
-  return static_cast<int>(std::max_element(available.begin(), available.end()) - available.begin());
-}
-
-int Cycle::Holdable(int node, bool over_quota) const {
-  const NodeState& n = state_.nodes[node];
-  return std::max(0, n.full_free - n.reserved_full - (over_quota ? n.reserved_over : 0));
-}
-
-// Holds, on the nodes with the most room, the free whole devices the job will use
-// once running work there ends; later jobs of lower rank cannot take them (over
-// quota: later over-quota jobs). The room is remembered with whether it was short.
-MilliGpu Cycle::Reserve(int job, int count, bool over_quota) {
-  ++reservations_made_;
-  const JobState& j = state_.jobs[job];
-  int per_replica = static_cast<int>(j.shape.gpu_milli / kMilliPerGpu);
-  const std::vector<char>& member = *Member(j);
-  // A gang that must share one topology domain holds room in one: the roomiest.
-  const std::vector<int>* domain_of = nullptr;
-  int domain = RoomiestDomain(j, domain_of);
-  // Eligible nodes by available devices, most first (then by name order), until
-  // they hold every replica; over quota, nodes that hold no such room yet.
-  std::vector<int> ranked;
-  int covered = 0;
-  const std::vector<NodeSet>& by_available = state_.ByAvailable();
-  for (int k = static_cast<int>(by_available.size()) - 1; k >= 0 && covered < count; --k) {
-    for (int n : by_available[k]) {
-      if (!member[n] || (domain_of && (*domain_of)[n] != domain)) continue;
-      if (over_quota && state_.nodes[n].over_target > 0) continue;  // Held over quota already.
-      ranked.push_back(n);
-      covered += EngineState::UsableDevices(state_.nodes[n]) / per_replica;
-      if (covered >= count) break;
-    }
-  }
-  HeldRoom room{job, over_quota, false, {}};
-  MilliGpu held = 0;
-  int remaining = count;
-  for (int n : ranked) {
-    NodeState& node = state_.nodes[n];
-    int fits = EngineState::UsableDevices(node) / per_replica;
-    int replicas = std::min(remaining, fits);
-    if (replicas <= 0) continue;
-    int devices = replicas * per_replica;
-    int hold = std::min(Holdable(n, over_quota), devices);
-    if (node.reserve_target == 0 && node.over_target == 0) reserved_nodes_.push_back(n);  // Once.
-    if (over_quota) {
-      node.over_priority =
-          node.over_target == 0 ? j.priority : std::max(node.over_priority, j.priority);
-      node.over_target += devices;
-      node.reserved_over += hold;
-    } else {
-      node.reserve_target += devices;
-      state_.SetReserved(n, node.reserved_full + hold);
-    }
-    room.devices.emplace_back(n, devices);
-    room.short_when_held = room.short_when_held || hold < devices;
-    held += hold * kMilliPerGpu;
-    remaining -= replicas;
-  }
-  // Room that can never hold the job is not waited for.
-  if (remaining > 0) room.short_when_held = false;
-  rooms_.push_back(std::move(room));
-  return held;
 }
 
 void Cycle::RecordShares() {

@@ -29,12 +29,12 @@ class EngineState : public internal::EngineState {
   }
 
   // Whether the next cycle must look at every pending job: incremental cycles are
-  // off or not started, the interval has passed, room held for a job is free, a
-  // running job became preemptible, or something changed that they cannot follow.
+  // off or not started, the interval has passed, a running job became preemptible, or
+  // something changed that they cannot follow.
   bool NeedsFullCycle() const {
     Seconds interval = options.full_cycle_interval_seconds;
     if (interval <= 0 || !tracking() || changes.structure || !last_full_cycle) return true;
-    if (now - *last_full_cycle >= interval || HeldRoomFreed()) return true;
+    if (now - *last_full_cycle >= interval) return true;
     return !victim_horizon.empty() && victim_horizon.begin()->first <= now;
   }
 };

@@ -3,6 +3,7 @@
 // jobs of projects whose usage dropped, and, where running work ended, the first
 // job of each group that could use the room. Everything else keeps its reason.
 #include <algorithm>
+#include <utility>
 
 #include "cycle.h"
 
@@ -33,6 +34,7 @@ Decisions Cycle::RunIncremental() {
                         released_now_.end());
     HoldFreedRoom();
     std::vector<std::vector<int>> lists = Candidates(changes);
+    QueueFreedRooms(lists);
     bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
     if (!any && changes.reclaimable_nodes.empty()) break;
     std::size_t admitted_before = decisions_.admissions.size();
@@ -44,25 +46,6 @@ Decisions Cycle::RunIncremental() {
   Finish();
   RememberReservations();
   return std::move(decisions_);
-}
-
-// The room held by the last cycles stands; a project that holds none in a queue (in
-// quota, or over it) may hold room for a job that waits now.
-void Cycle::ContinueReservations() {
-  holders_ = state_.reservation_holders;
-  rooms_ = state_.held_rooms;
-  holder_of_queue_ = state_.holder_of_queue;
-  holder_of_queue_.resize(state_.queues.size(), -1);
-  reserved_nodes_ = state_.reserved_nodes;
-  reserved_in_slot_.assign(state_.quotas.size(), 0);
-  over_quota_holder_.assign(state_.queues.size(), -1);
-  for (const HeldRoom& room : rooms_) {
-    const JobState& holder = state_.jobs[room.job];
-    reserved_in_slot_[state_.Slot(holder.queue, holder.project)] |= HeldKind(!room.over_quota);
-    if (room.over_quota && over_quota_holder_[holder.queue] < 0) {
-      over_quota_holder_[holder.queue] = room.job;
-    }
-  }
 }
 
 // Work admitted over quota in this cycle can be reclaimed, and so can work of a
@@ -99,20 +82,6 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> node
       if (!near || !TryReclaim(job, j.min_replicas)) break;
       auto group = state_.waiting_groups.find(state_.GroupOf(j));
       job = group == state_.waiting_groups.end() ? -1 : *group->second.begin();
-    }
-  }
-}
-
-// Devices freed where the last full cycle held room for a blocked job are held for
-// it too, as that cycle would hold them: smaller jobs do not slip into them.
-void Cycle::HoldFreedRoom() {
-  for (int n : released_now_) {
-    NodeState& node = state_.nodes[n];
-    int hold = std::min(node.reserve_target, node.full_free);
-    if (node.reserve_target > 0 && hold > node.reserved_full) state_.SetReserved(n, hold);
-    if (node.over_target > 0) {
-      node.reserved_over =
-          std::min(node.over_target, std::max(0, node.full_free - node.reserved_full));
     }
   }
 }

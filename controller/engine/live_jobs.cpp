@@ -29,10 +29,7 @@ int EngineState::AddPendingReplacing(const PendingJob& spec) {
 bool EngineState::RemoveJob(const std::string& name) {
   const int index = job_index.Find(name);
   if (index < 0) return false;
-  if (std::find(reservation_holders.begin(), reservation_holders.end(), index) !=
-      reservation_holders.end()) {
-    changes.structure = true;  // Room held for it is held for nobody now.
-  }
+  DropRoomsOf(index);  // Held for nobody now.
   Remove(index);
   return true;
 }

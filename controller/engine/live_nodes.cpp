@@ -51,10 +51,10 @@ bool EngineState::RemoveNode(const std::string& name) {
       Requeue(j);
     }
   }
-  // Room held there was counted for a waiting job: the next cycle holds it anew.
-  if (nodes[n].reserve_target > 0 || nodes[n].over_target > 0) changes.structure = true;
+  // Room held there was counted on by waiting jobs: they hold room anew when next
+  // looked at.
+  DropRoomsOn(n);
   DetachNode(n);
-  std::erase(reserved_nodes, n);
   node_index.erase(it);
   Flush();
   by_available_[nodes[n].indexed_available].Erase(n);

@@ -209,23 +209,35 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
   return domains_.emplace(key, std::move(domains)).first->second;
 }
 
-bool EngineState::HeldRoomFreed() const {
-  const std::vector<int>& released = changes.released_nodes;
-  bool on_held_node = std::any_of(released.begin(), released.end(), [&](int n) {
-    return nodes[n].reserve_target > 0 || nodes[n].over_target > 0;
+void EngineState::Unhold(const HeldRoom& room) {
+  for (auto [n, devices] : room.devices) {
+    NodeState& node = nodes[n];
+    if (room.over_quota) {
+      node.over_target -= devices;
+      node.reserved_over = std::min(node.reserved_over, node.over_target);
+    } else {
+      node.reserve_target -= devices;
+      if (node.reserved_full > node.reserve_target) SetReserved(n, node.reserve_target);
+    }
+  }
+}
+
+void EngineState::DropRoomsOf(int job) {
+  std::erase_if(held_rooms, [&](const HeldRoom& room) {
+    if (room.job != job) return false;
+    Unhold(room);
+    return true;
   });
-  if (!on_held_node) return false;
-  auto on_released = [&](std::pair<int, int> held) {
-    return std::find(released.begin(), released.end(), held.first) != released.end();
-  };
-  auto free = [&](std::pair<int, int> held) {
-    const NodeState& node = nodes[held.first];
-    return !node.removed && node.full_free >= held.second;
-  };
-  return std::any_of(held_rooms.begin(), held_rooms.end(), [&](const HeldRoom& room) {
-    return room.short_when_held &&
-           std::any_of(room.devices.begin(), room.devices.end(), on_released) &&
-           std::all_of(room.devices.begin(), room.devices.end(), free);
+}
+
+void EngineState::DropRoomsOn(int node) {
+  std::erase_if(held_rooms, [&](const HeldRoom& room) {
+    bool on = std::any_of(room.devices.begin(), room.devices.end(),
+                          [node](std::pair<int, int> held) { return held.first == node; });
+    if (!on) return false;
+    Unhold(room);
+    if (tracking_) changes.fresh.push_back(room.job);  // To hold room elsewhere.
+    return true;
   });
 }
 

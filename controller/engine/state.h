@@ -309,16 +309,14 @@ class EngineState {
   // When a running preemptible job passes its queue's minimum runtime, it may be
   // preempted: a change an incremental cycle cannot see. Earliest first.
   std::set<std::pair<Seconds, int>> victim_horizon;
-  // Set by each cycle: the jobs room is held for, the first of them per queue (or
-  // -1), the nodes holding it, and each holder's room. Incremental cycles honour them
-  // and hold room for waiting jobs whose project or queue holds none.
-  std::vector<int> reservation_holders;
-  std::vector<int> holder_of_queue;
-  std::vector<int> reserved_nodes;
+  // Set by each cycle: the room held for each waiting job. Incremental cycles honour
+  // it and hold room for waiting jobs whose project holds none in their queue.
   std::vector<HeldRoom> held_rooms;
-  // Whether work that ended since the last cycle completed the room held for a job
-  // that found it short: the job can start, and a full cycle gives it the room.
-  bool HeldRoomFreed() const;
+  // Its nodes no longer count on the room, nor hold devices for it.
+  void Unhold(const HeldRoom& room);
+  // Lets go of the rooms held for the job, or on the node (before it goes).
+  void DropRoomsOf(int job);
+  void DropRoomsOn(int node);
   void EnableTracking();
   bool tracking() const { return tracking_; }
 
