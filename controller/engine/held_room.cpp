@@ -47,9 +47,11 @@ MilliGpu Cycle::Reserve(int job, int count, bool over_quota) {
   int domain = RoomiestDomain(j, domain_of);
   // Eligible nodes by available devices, most first (then by name order), until
   // they hold every replica on devices no other room counts on.
+  // In quota, rooms held over quota are not counted: in-quota work may take them.
   auto open = [&](int n) {
     const NodeState& node = state_.nodes[n];
-    return std::max(0, EngineState::UsableDevices(node) - node.reserve_target - node.over_target);
+    int counted = node.reserve_target + (over_quota ? node.over_target : 0);
+    return std::max(0, EngineState::UsableDevices(node) - counted);
   };
   std::vector<int> ranked;
   int covered = 0;
@@ -97,6 +99,14 @@ MilliGpu Cycle::Reserve(int job, int count, bool over_quota) {
 // quota, or over it) may hold room for a job that waits now.
 void Cycle::ContinueReservations() {
   rooms_ = std::move(state_.held_rooms);  // Given back by RememberReservations.
+  // A job that runs (or stops) since, started without this engine's cycles (a live
+  // cluster's state): its room is held for nobody.
+  std::erase_if(rooms_, [&](const HeldRoom& room) {
+    const JobState& j = state_.jobs[room.job];
+    if (j.alive && !j.running && !j.terminating) return false;
+    state_.Unhold(room);
+    return true;
+  });
   holder_of_queue_.assign(state_.queues.size(), -1);
   over_quota_holder_.assign(state_.queues.size(), -1);
   reserved_in_slot_.assign(state_.quotas.size(), 0);
@@ -164,7 +174,7 @@ void Cycle::QueueFreedRooms(std::vector<std::vector<int>>& lists) {
   };
   for (const HeldRoom& room : rooms_) {
     const JobState& j = state_.jobs[room.job];
-    if (!room.short_when_held || Touched(room.job) || !j.alive || j.running) continue;
+    if (!room.short_when_held || Touched(room.job)) continue;
     if (!std::any_of(room.devices.begin(), room.devices.end(), released) ||
         !std::all_of(room.devices.begin(), room.devices.end(), free)) {
       continue;
