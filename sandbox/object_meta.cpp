@@ -6,6 +6,7 @@
 #include <random>
 #include <regex>
 
+#include "gpupool/api/json_dump.h"
 #include "sandbox/events.h"
 
 namespace gpupool::sandbox {
@@ -264,7 +265,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));
     }
   }
-  stored->json = object.dump();
+  stored->json = api::Dump(object);
   return stored;
 }
 

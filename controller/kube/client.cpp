@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "gpupool/api/json_dump.h"
 #include "gpupool/kube/errors.h"
 
 namespace gpupool::kube {
@@ -73,14 +74,14 @@ Client::Client(std::shared_ptr<Transport> transport) : transport_(std::move(tran
 
 Json Client::Request(const std::string& method, const std::string& path, const Json* body,
                      const std::string& content_type, RepeatSafety repeat) {
-  HttpRequest request{method, path, body ? body->dump() : "", content_type, repeat};
+  HttpRequest request{method, path, body ? api::Dump(*body) : "", content_type, repeat};
   return ParseBody(transport_->Send(request), method + " " + path);
 }
 
 void Client::RequestIgnoringAnswer(const std::string& method, const std::string& path,
                                    const Json& body, const std::string& content_type,
                                    RepeatSafety repeat) {
-  transport_->Send({method, path, body.dump(), content_type, repeat});
+  transport_->Send({method, path, api::Dump(body), content_type, repeat});
 }
 
 Json Client::Get(const Resource& resource, const std::string& ns, const std::string& name) {
