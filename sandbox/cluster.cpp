@@ -242,6 +242,7 @@ Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
 // named, or 0 and PreemptLowerPriority when there is no default class. A pod
 // may send either field only with the value the class gives.
 void Cluster::ResolvePriority(Json& pod) {
+  static const Json kNoClass = Json::object();
   if (!pod.contains("spec") || !pod["spec"].is_object()) return;
   auto& spec = pod["spec"];
   const std::string pod_name = pod["metadata"].value("name", "");
@@ -251,7 +252,7 @@ void Cluster::ResolvePriority(Json& pod) {
   if (!chosen && !name.empty()) {
     throw Forbidden("pods", pod_name, "no PriorityClass with name " + name + " was found");
   }
-  const Json priority_class = chosen ? Json::parse(chosen->json) : Json::object();
+  const Json& priority_class = chosen ? ParsedClass(chosen) : kNoClass;
   const Json priority = priority_class.value("value", 0);
   const Json policy = priority_class.value("preemptionPolicy", "PreemptLowerPriority");
   if (spec.contains("priority") && spec["priority"] != priority) {
@@ -271,6 +272,14 @@ void Cluster::ResolvePriority(Json& pod) {
   if (chosen) spec["priorityClassName"] = chosen->name;
   spec["priority"] = priority;
   spec["preemptionPolicy"] = policy;
+}
+
+const Json& Cluster::ParsedClass(const ObjectPtr& stored) {
+  if (stored != parsed_class_) {
+    parsed_class_json_ = Json::parse(stored->json);
+    parsed_class_ = stored;
+  }
+  return parsed_class_json_;
 }
 
 // The first PriorityClass marked globalDefault, by name. Only classes whose
