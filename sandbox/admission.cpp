@@ -79,6 +79,8 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     EstablishCrd(object);
   } else if (IsCore(resource, "Service")) {
     DefaultService(object);
+  } else if (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") {
+    if (!object.contains("preemptionPolicy")) object["preemptionPolicy"] = "PreemptLowerPriority";
   } else if (IsCoreEvent(resource)) {
     CheckEvent(object, options, true);
   }

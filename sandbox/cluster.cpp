@@ -12,6 +12,11 @@
 namespace gpupool::sandbox {
 namespace {
 
+// A value as a message shows it: strings bare, anything else as JSON.
+std::string Text(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
 std::string ContinueToken(uint64_t rv, const std::string& last_key) {
   return Base64Encode(Json{{"rv", rv}, {"start", last_key}}.dump());
 }
@@ -232,25 +237,49 @@ Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
   return Json::parse(stored->json);
 }
 
-// The Priority admission plugin: spec.priority from the named PriorityClass,
-// or from the global default class when none is named.
+// The Priority admission plugin: spec.priority and spec.preemptionPolicy from
+// the named PriorityClass, or from the global default class when none is
+// named, or 0 and PreemptLowerPriority when there is no default class. A pod
+// may send either field only with the value the class gives.
 void Cluster::ResolvePriority(Json& pod) {
+  static const Json kNoClass = Json::object();
   if (!pod.contains("spec") || !pod["spec"].is_object()) return;
   auto& spec = pod["spec"];
+  const std::string pod_name = pod["metadata"].value("name", "");
   const std::string name = spec.value("priorityClassName", "");
   const auto chosen =
       name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
-  if (!chosen) {
-    if (name.empty()) return;
-    throw Forbidden("pods", pod["metadata"].value("name", ""),
-                    "no PriorityClass with name " + name + " was found");
+  if (!chosen && !name.empty()) {
+    throw Forbidden("pods", pod_name, "no PriorityClass with name " + name + " was found");
   }
-  const Json priority_class = Json::parse(chosen->json);
-  spec["priorityClassName"] = chosen->name;
-  spec["priority"] = priority_class.value("value", 0);
-  if (priority_class.contains("preemptionPolicy")) {
-    spec["preemptionPolicy"] = priority_class["preemptionPolicy"];
+  const Json& priority_class = chosen ? ParsedClass(chosen) : kNoClass;
+  const Json priority = priority_class.value("value", 0);
+  const Json policy = priority_class.value("preemptionPolicy", "PreemptLowerPriority");
+  if (spec.contains("priority") && spec["priority"] != priority) {
+    throw Forbidden("pods", pod_name,
+                    "the integer value of priority (" + Text(spec["priority"]) +
+                        ") must not be provided in pod spec; priority admission controller "
+                        "computed " +
+                        Text(priority) + " from the given PriorityClass name");
   }
+  if (spec.contains("preemptionPolicy") && spec["preemptionPolicy"] != policy) {
+    throw Forbidden("pods", pod_name,
+                    "the string value of PreemptionPolicy (" + Text(spec["preemptionPolicy"]) +
+                        ") must not be provided in pod spec; priority admission controller "
+                        "computed " +
+                        Text(policy) + " from the given PriorityClass name");
+  }
+  if (chosen) spec["priorityClassName"] = chosen->name;
+  spec["priority"] = priority;
+  spec["preemptionPolicy"] = policy;
+}
+
+const Json& Cluster::ParsedClass(const ObjectPtr& stored) {
+  if (stored != parsed_class_) {
+    parsed_class_json_ = Json::parse(stored->json);
+    parsed_class_ = stored;
+  }
+  return parsed_class_json_;
 }
 
 // The first PriorityClass marked globalDefault, by name. Only classes whose

@@ -103,11 +103,16 @@ class Cluster {
   ResourcePtr CoreEvents() const;
   void ResolvePriority(Json& pod);
   ObjectPtr DefaultPriorityClass() const;
+  // The PriorityClass last read by a pod create, parsed: stored objects never
+  // change, so the pointer tells whether the parse still holds.
+  const Json& ParsedClass(const ObjectPtr& stored);
   bool PdbForbidsEviction(const Json& pod);
 
   ResourceRegistry resources_;
   Store store_;
   Admission admission_;
+  ObjectPtr parsed_class_;  // guarded by the store's lock, as all writes
+  Json parsed_class_json_;
 };
 
 }  // namespace gpupool::sandbox

@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpupool/api/json_dump.h"
+
 namespace gpupool::sandbox {
 namespace {
 
@@ -98,7 +100,7 @@ Json EventFromCore(Json event) {
 
 std::string PresentStored(const ResourceType& resource, const std::string& stored_json) {
   if (!IsEventsApiEvent(resource)) return stored_json;
-  return EventFromCore(Json::parse(stored_json)).dump();
+  return api::Dump(EventFromCore(Json::parse(stored_json)));
 }
 
 Json PresentObject(const ResourceType& resource, Json stored) {

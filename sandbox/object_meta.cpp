@@ -4,9 +4,10 @@
 #include <cstdio>
 #include <ctime>
 #include <random>
-#include <regex>
 
+#include "gpupool/api/json_dump.h"
 #include "sandbox/events.h"
+#include "sandbox/names.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -14,25 +15,6 @@ namespace {
 std::mt19937_64& Random() {
   static thread_local std::mt19937_64 engine(std::random_device{}());
   return engine;
-}
-
-bool IsDns1123Subdomain(const std::string& name) {
-  static const std::regex kSubdomain(
-      R"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)");
-  return !name.empty() && name.size() <= 253 && std::regex_match(name, kSubdomain);
-}
-
-bool IsQualifiedName(const std::string& key) {
-  static const std::regex kName(R"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])");
-  const auto slash = key.find('/');
-  const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
-  if (slash != std::string::npos && !IsDns1123Subdomain(key.substr(0, slash))) return false;
-  return !name.empty() && name.size() <= 63 && std::regex_match(name, kName);
-}
-
-bool IsLabelValue(const std::string& value) {
-  static const std::regex kValue(R"((([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?)");
-  return value.size() <= 63 && std::regex_match(value, kValue);
 }
 
 }  // namespace
@@ -264,7 +246,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));
     }
   }
-  stored->json = object.dump();
+  stored->json = api::Dump(object);
   return stored;
 }
 

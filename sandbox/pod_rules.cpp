@@ -168,7 +168,6 @@ api::FieldErrors PreparePodCreate(Json& pod) {
   if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
   if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
   if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
-  if (!spec.contains("priority")) spec["priority"] = 0;
   for (auto& container : spec["containers"]) {
     if (!container.contains("terminationMessagePolicy")) {
       container["terminationMessagePolicy"] = "File";

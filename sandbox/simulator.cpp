@@ -1,7 +1,9 @@
 #include "sandbox/simulator.h"
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "gpupool/api/json_without.h"
 #include "gpupool/api/quantity.h"
 #include "sandbox/api_error.h"
 #include "sandbox/device_plugin.h"
@@ -36,16 +38,13 @@ Resources PodRequests(const Json& spec) {
 }
 
 // A pod as far as the simulator reads it: its managedFields and the status it
-// does not look at (conditions, container statuses) are skipped while parsing,
-// not built. At depth 2 these names are members of metadata or status only.
+// does not look at (conditions, container statuses) are read past, not built.
 Json ParseForFacts(const std::string& json) {
-  static const Json::parser_callback_t kSkip = [](int depth, Json::parse_event_t event,
-                                                  Json& parsed) {
-    if (event != Json::parse_event_t::key || depth != 2) return true;
-    const auto& name = parsed.get_ref<const std::string&>();
-    return name != "managedFields" && name != "conditions" && name != "containerStatuses";
-  };
-  return Json::parse(json, kSkip);
+  static const std::vector<api::MemberPath> kUnread = {
+      {"metadata", "managedFields"}, {"status", "conditions"}, {"status", "containerStatuses"}};
+  Json pod = api::ParseWithout(json, kUnread);
+  if (pod.is_discarded()) throw std::runtime_error("stored pod is not JSON");
+  return pod;
 }
 
 std::string Ref(const std::string& storage, const StoredObject& object) {

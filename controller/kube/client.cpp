@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "gpupool/api/json_dump.h"
 #include "gpupool/kube/errors.h"
 
 namespace gpupool::kube {
@@ -73,8 +74,14 @@ Client::Client(std::shared_ptr<Transport> transport) : transport_(std::move(tran
 
 Json Client::Request(const std::string& method, const std::string& path, const Json* body,
                      const std::string& content_type, RepeatSafety repeat) {
-  HttpRequest request{method, path, body ? body->dump() : "", content_type, repeat};
+  HttpRequest request{method, path, body ? api::Dump(*body) : "", content_type, repeat};
   return ParseBody(transport_->Send(request), method + " " + path);
+}
+
+void Client::RequestIgnoringAnswer(const std::string& method, const std::string& path,
+                                   const Json& body, const std::string& content_type,
+                                   RepeatSafety repeat) {
+  transport_->Send({method, path, api::Dump(body), content_type, repeat});
 }
 
 Json Client::Get(const Resource& resource, const std::string& ns, const std::string& name) {
@@ -126,8 +133,13 @@ Json Client::Create(const Resource& resource, const std::string& ns, const Json&
   // Throws before sending anything if the object lacks a named identity key.
   if (identity_named) IsSameCreation(object, object, options);
   try {
-    return Request("POST", resource.Path(ns) + WriteQuery(options), &object, "application/json",
-                   repeat);
+    if (!options.ignore_answer) {
+      return Request("POST", resource.Path(ns) + WriteQuery(options), &object, "application/json",
+                     repeat);
+    }
+    RequestIgnoringAnswer("POST", resource.Path(ns) + WriteQuery(options), object,
+                          "application/json", repeat);
+    return Json::object();
   } catch (const ApiError& error) {
     if (!IsAlreadyExists(error) || !error.after_ambiguous_attempt() || !identity_named) throw;
     Json existing = Get(resource, ns, name);
@@ -165,6 +177,12 @@ Json Client::Patch(const Resource& resource, const std::string& ns, const std::s
   // Apply is declarative (applying the same configuration twice is applying
   // it once); a precondition makes a repeat of an applied patch fail instead.
   bool repeatable = type == PatchType::kApply || HasPrecondition(type, guarded);
+  if (options.ignore_answer) {
+    RequestIgnoringAnswer("PATCH", resource.Path(ns, name, options.subresource) + query, guarded,
+                          PatchContentType(type),
+                          repeatable ? RepeatSafety::kSafe : RepeatSafety::kNever);
+    return Json::object();
+  }
   return Request("PATCH", resource.Path(ns, name, options.subresource) + query, &guarded,
                  PatchContentType(type), repeatable ? RepeatSafety::kSafe : RepeatSafety::kNever);
 }

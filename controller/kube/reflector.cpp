@@ -101,7 +101,11 @@ void Reflector::ListAndReplace() {
   ListPage page = client_.ListAll(resource_, namespace_, list_options);
   std::vector<Json> items;
   items.reserve(page.items.size());
-  for (auto& item : page.items) items.push_back(std::move(item));
+  for (auto& item : page.items) {
+    if (options_.drop_managed_fields && item.contains("metadata") && item["metadata"].is_object())
+      item["metadata"].erase("managedFields");
+    items.push_back(std::move(item));
+  }
   sink_.Replace(std::move(items), page.resource_version);
   SetResourceVersion(page.resource_version);
   std::lock_guard lock(mutex_);
@@ -123,7 +127,7 @@ bool Reflector::WatchOnce(const std::atomic<bool>& stop) {
   }
   const auto& observer = client_.transport().options().observer;
   if (restart && observer) observer->OnWatchRestart(resource_.resource);
-  WatchDecoder decoder;
+  WatchDecoder decoder(options_.drop_managed_fields);
   bool progressed = false;
   auto on_event = [&](WatchEvent&& event) {
     progressed = true;

@@ -1,3 +1,4 @@
+#include "gpupool/api/json_without.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/watch.h"
 
@@ -15,8 +16,12 @@ EventType ParseType(std::string_view type) {
 
 }  // namespace
 
-WatchEvent DecodeWatchEvent(std::string_view frame) {
-  Json parsed = Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
+WatchEvent DecodeWatchEvent(std::string_view frame, bool drop_managed_fields) {
+  static const std::vector<api::MemberPath> kManagedFields = {
+      {"object", "metadata", "managedFields"}};
+  Json parsed = drop_managed_fields
+                    ? api::ParseWithout(frame, kManagedFields)
+                    : Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_object())
     throw ApiError(Reason::kDecode, 0,
                    "watch frame is not a JSON object: " + std::string(frame.substr(0, 100)));
@@ -36,7 +41,8 @@ void WatchDecoder::Reset() {
 }
 
 void WatchDecoder::Emit(std::size_t begin, std::size_t end, const Callback& on_event) {
-  on_event(DecodeWatchEvent(std::string_view(buffer_).substr(begin, end - begin)));
+  on_event(
+      DecodeWatchEvent(std::string_view(buffer_).substr(begin, end - begin), drop_managed_fields_));
 }
 
 // Tracks brace depth outside strings so a frame's end is found without

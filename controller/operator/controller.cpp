@@ -42,17 +42,21 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
       writer_(client, events, options_.is_leader, options_.concurrent_writes),
       engine_(options_.plan.engine) {
   namespace r = kube::resources;
-  queues_ =
-      std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject);
+  // The caches hold typed objects that never read managedFields.
+  kube::ListWatchOptions lean;
+  lean.drop_managed_fields = true;
+  queues_ = std::make_unique<kube::Informer<QueueObject>>(client, r::kQueues, "", DecodeQueueObject,
+                                                          lean);
   projects_ = std::make_unique<kube::Informer<ProjectObject>>(client, r::kProjects, "",
-                                                              DecodeProjectObject);
+                                                              DecodeProjectObject, lean);
   departments_ = std::make_unique<kube::Informer<DepartmentObject>>(client, r::kDepartments, "",
-                                                                    DecodeDepartmentObject);
-  jobs_ =
-      std::make_unique<kube::Informer<JobObject>>(client, r::kTrainingJobs, "", DecodeJobObject);
-  nodes_ = std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject);
-  pods_ = std::make_unique<kube::Informer<PodView>>(client, r::kPods, "", DecodePodView);
-  kube::ListWatchOptions gang_services;
+                                                                    DecodeDepartmentObject, lean);
+  jobs_ = std::make_unique<kube::Informer<JobObject>>(client, r::kTrainingJobs, "", DecodeJobObject,
+                                                      lean);
+  nodes_ =
+      std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject, lean);
+  pods_ = std::make_unique<kube::Informer<PodView>>(client, r::kPods, "", DecodePodView, lean);
+  kube::ListWatchOptions gang_services = lean;
   gang_services.label_selector = kJobLabel;
   services_ = std::make_unique<kube::Informer<char>>(
       client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);

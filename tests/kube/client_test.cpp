@@ -112,6 +112,31 @@ TEST_F(ClientTest, PatchTypesSendTheirContentTypes) {
                std::invalid_argument);
 }
 
+TEST_F(ClientTest, WritesIgnoringTheirAnswerStillReportErrors) {
+  const Json created =
+      client_.Create(resources::kPods, "a", Pod("p", "web"), {.ignore_answer = true});
+  EXPECT_EQ(created, Json::object());
+  EXPECT_EQ(client_.Get(resources::kPods, "a", "p")["metadata"]["labels"]["app"], "web");
+  const Json patched =
+      client_.Patch(resources::kPods, "a", "p", PatchType::kMerge,
+                    {{"metadata", {{"labels", {{"x", "1"}}}}}}, {.ignore_answer = true});
+  EXPECT_EQ(patched, Json::object());
+  EXPECT_EQ(client_.Get(resources::kPods, "a", "p")["metadata"]["labels"]["x"], "1");
+  try {
+    client_.Create(resources::kPods, "a", Pod("p", "web"), {.ignore_answer = true});
+    ADD_FAILURE();
+  } catch (const ApiError& e) {
+    EXPECT_TRUE(IsAlreadyExists(e)) << e.what();
+  }
+  try {
+    client_.Patch(resources::kPods, "a", "nope", PatchType::kMerge, Json::object(),
+                  {.ignore_answer = true});
+    ADD_FAILURE();
+  } catch (const ApiError& e) {
+    EXPECT_TRUE(IsNotFound(e)) << e.what();
+  }
+}
+
 TEST_F(ClientTest, UpdateStatusDeleteEvictBind) {
   client_.Create(resources::kPods, "a", Pod("p", "web"));
   Json pod = client_.Get(resources::kPods, "a", "p");

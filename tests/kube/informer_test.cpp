@@ -77,6 +77,25 @@ TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
   EXPECT_EQ(informer.reflector().stats().lists, 1u);
 }
 
+TEST_F(InformerTest, CanDropManagedFieldsOfListedAndWatchedObjects) {
+  Json listed = Pod("a", "listed", "n1");
+  listed["metadata"]["managedFields"] = Json::array({{{"manager", "m"}}});
+  server_.Put(kPods, listed);
+  ListWatchOptions options = FastWatch();
+  options.drop_managed_fields = true;
+  Informer<Json> informer(client_, resources::kPods, "", KeepJson, options);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  EXPECT_FALSE(informer.Get("a", "listed")->at("metadata").contains("managedFields"));
+  Json watched = Pod("a", "watched", "n1");
+  watched["metadata"]["managedFields"] = Json::array({{{"manager", "m"}}});
+  client_.Create(resources::kPods, "a", watched);
+  ASSERT_TRUE(WaitFor([&] { return informer.Get("a", "watched") != nullptr; }));
+  const Json& metadata = informer.Get("a", "watched")->at("metadata");
+  EXPECT_EQ(metadata["labels"]["job"], "j1");
+  EXPECT_FALSE(metadata.contains("managedFields"));
+}
+
 TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
   server_.Put(kPods, Pod("a", "p", "n1"));
   Informer<Json> informer(client_, resources::kPods, "a", KeepJson, FastWatch());

@@ -52,17 +52,35 @@ TEST(WatchDecoder, KeepsPartialFrameUntilComplete) {
   EXPECT_EQ(count, 2);
 }
 
+TEST(WatchDecoder, CanLeaveManagedFieldsOut) {
+  const std::string frame =
+      R"({"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},)"
+      R"("data":{"managedFields":"kept"}}})";
+  for (bool drop : {false, true}) {
+    WatchDecoder decoder(drop);
+    std::vector<WatchEvent> events;
+    decoder.Feed(frame, [&](WatchEvent&& event) { events.push_back(std::move(event)); });
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].type, EventType::kModified);
+    EXPECT_EQ(events[0].object["metadata"]["name"], "a");
+    EXPECT_EQ(events[0].object["metadata"].contains("managedFields"), !drop);
+    EXPECT_EQ(events[0].object["data"]["managedFields"], "kept");
+  }
+}
+
 TEST(WatchDecoder, RejectsMalformedFrames) {
   auto noop = [](WatchEvent&&) {};
-  for (const char* bad : {"garbage\n", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})",
-                          R"({"type":"ADDED","object":[]})", R"({"type":1,"object":{}})",
-                          R"({"type":"ADDED","object":{"a":tru}})"}) {
-    WatchDecoder decoder;
-    try {
-      decoder.Feed(bad, noop);
-      ADD_FAILURE() << "accepted " << bad;
-    } catch (const ApiError& e) {
-      EXPECT_EQ(e.reason(), Reason::kDecode) << bad;
+  for (bool drop : {false, true}) {
+    for (const char* bad : {"garbage\n", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})",
+                            R"({"type":"ADDED","object":[]})", R"({"type":1,"object":{}})",
+                            R"({"type":"ADDED","object":{"a":tru}})"}) {
+      WatchDecoder decoder(drop);
+      try {
+        decoder.Feed(bad, noop);
+        ADD_FAILURE() << "accepted " << bad;
+      } catch (const ApiError& e) {
+        EXPECT_EQ(e.reason(), Reason::kDecode) << bad;
+      }
     }
   }
 }

@@ -231,6 +231,40 @@ TEST_F(ClusterTest, PodsTakeTheirPriorityClassValue) {
   EXPECT_EQ(ErrorCode([&] { CreatePod("missing", {{"priorityClassName", "nope"}}); }), 403);
 }
 
+TEST_F(ClusterTest, PodsWithoutAClassOrDefaultGetPriorityZero) {
+  const Json pod = CreatePod("plain");
+  EXPECT_EQ(pod["spec"]["priority"], 0);
+  EXPECT_EQ(pod["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+  EXPECT_FALSE(pod["spec"].contains("priorityClassName"));
+  EXPECT_EQ(cluster_.Get(*cluster_.Resource("", "v1", "pods"), "team", "plain")["spec"]["priority"],
+            0);
+  // A pod may send the priority the plugin computes, and no other.
+  EXPECT_EQ(CreatePod("same", {{"priority", 0}})["spec"]["priority"], 0);
+  EXPECT_EQ(ErrorCode([&] { CreatePod("other", {{"priority", 5}}); }), 403);
+  EXPECT_EQ(ErrorCode([&] { CreatePod("never", {{"preemptionPolicy", "Never"}}); }), 403);
+}
+
+TEST_F(ClusterTest, PodsMaySendOnlyTheirClassPriority) {
+  Create("scheduling.k8s.io", "v1", "priorityclasses", "",
+         {{"metadata", {{"name", "high"}}}, {"value", 1000}});
+  const auto classes = cluster_.Resource("scheduling.k8s.io", "v1", "priorityclasses");
+  EXPECT_EQ(cluster_.Get(*classes, "", "high")["preemptionPolicy"], "PreemptLowerPriority");
+  const Json pod = CreatePod("sent", {{"priorityClassName", "high"}, {"priority", 1000}});
+  EXPECT_EQ(pod["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+  try {
+    CreatePod("low", {{"priorityClassName", "high"}, {"priority", 1}});
+    ADD_FAILURE();
+  } catch (const ApiError& error) {
+    EXPECT_EQ(error.code, 403);
+    EXPECT_NE(std::string(error.what())
+                  .find("the integer value of priority (1) must not be "
+                        "provided in pod spec; priority admission "
+                        "controller computed 1000"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(ClusterTest, PodsWithoutAClassTakeTheGlobalDefault) {
   Create("scheduling.k8s.io", "v1", "priorityclasses", "",
          {{"metadata", {{"name", "a-other"}}},

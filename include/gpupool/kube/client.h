@@ -44,6 +44,9 @@ struct WriteOptions {
   // attempt before) AlreadyExists is thrown.
   std::string identity_label;
   std::string identity_annotation;
+  // The caller has no use for the object the server answers with: it is not
+  // parsed, and the call returns an empty object. Errors are reported as ever.
+  bool ignore_answer = false;
 };
 
 enum class PatchType { kMerge, kJson, kStrategicMerge, kApply };
@@ -60,6 +63,8 @@ struct PatchOptions {
   // precondition (given here or already in the patch) or a server-side apply
   // is repeated after an ambiguous failure, any other patch never is.
   std::string precondition_resource_version;
+  // As WriteOptions::ignore_answer.
+  bool ignore_answer = false;
 };
 
 // `patch` with a resourceVersion precondition added as described above.
@@ -127,6 +132,9 @@ class Client {
                const std::string& content_type = "application/json",
                RepeatSafety repeat = RepeatSafety::kByVerb);
 
+  // As Request, but the answer's body is not parsed (see WriteOptions::ignore_answer).
+  void RequestIgnoringAnswer(const std::string& method, const std::string& path, const Json& body,
+                             const std::string& content_type, RepeatSafety repeat);
   // Shutdown: see Transport::Cancel.
   void Cancel() { transport_->Cancel(); }
 

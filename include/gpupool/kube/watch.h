@@ -29,6 +29,11 @@ class WatchDecoder {
  public:
   using Callback = std::function<void(WatchEvent&&)>;
 
+  // `drop_managed_fields`: the events' objects come without
+  // metadata.managedFields, which are read past, not built.
+  explicit WatchDecoder(bool drop_managed_fields = false)
+      : drop_managed_fields_(drop_managed_fields) {}
+
   // Decodes every frame completed by `bytes`. Throws ApiError(kDecode) on a
   // frame that is not a watch event.
   void Feed(std::string_view bytes, const Callback& on_event);
@@ -38,6 +43,7 @@ class WatchDecoder {
  private:
   void Emit(std::size_t begin, std::size_t end, const Callback& on_event);
 
+  bool drop_managed_fields_;
   std::string buffer_;
   std::size_t scanned_ = 0;      // Bytes of buffer_ already scanned.
   std::size_t frame_start_ = 0;  // Where the current frame began.
@@ -46,8 +52,9 @@ class WatchDecoder {
   bool escaped_ = false;
 };
 
-// Decodes one event frame ({"type": ..., "object": {...}}).
-WatchEvent DecodeWatchEvent(std::string_view frame);
+// Decodes one event frame ({"type": ..., "object": {...}}), optionally
+// without the object's metadata.managedFields.
+WatchEvent DecodeWatchEvent(std::string_view frame, bool drop_managed_fields = false);
 
 // Receives what a reflector observes. Called from the reflector's thread.
 class ListWatchSink {
@@ -67,6 +74,9 @@ struct ListWatchOptions {
   Millis idle_timeout{90'000};      // No bytes (not even bookmarks) for this long: reconnect.
   BackoffPolicy backoff{Millis(100), Millis(30'000)};
   bool bookmarks = true;
+  // Listed and watched objects lose metadata.managedFields, which a watch
+  // decodes without building them: for sinks that never read them.
+  bool drop_managed_fields = false;
 };
 
 struct ReflectorStats {

@@ -1,0 +1,128 @@
+#include "gpupool/api/json_without.h"
+
+#include <utility>
+
+namespace gpupool::api {
+namespace {
+
+using Json = nlohmann::json;
+
+// A SAX handler that builds the DOM as nlohmann's own parser does, except for
+// the members on `skipped` paths: from their key to the end of their value,
+// events are only counted.
+class BuilderWithout {
+ public:
+  BuilderWithout(Json& root, const std::vector<MemberPath>& skipped)
+      : root_(root), skipped_(skipped) {}
+
+  bool null() { return Value(nullptr); }
+  bool boolean(bool value) { return Value(value); }
+  bool number_integer(Json::number_integer_t value) { return Value(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return Value(value); }
+  bool number_float(Json::number_float_t value, const std::string&) { return Value(value); }
+  bool string(std::string& value) { return Value(std::move(value)); }
+  bool binary(Json::binary_t& value) { return Value(std::move(value)); }
+
+  bool start_object(std::size_t) { return Open(Json::value_t::object); }
+  bool start_array(std::size_t) { return Open(Json::value_t::array); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+
+  bool key(std::string& name) {
+    if (skip_depth_ > 0) return true;
+    if (Skipped(name)) {
+      skip_depth_ = 1;  // the member's value is yet to come
+      return true;
+    }
+    // Map nodes stay put: the member's name is kept by pointer.
+    auto member = open_.back()->get_ref<Json::object_t&>().try_emplace(std::move(name)).first;
+    key_ = &member->first;
+    member_ = &member->second;
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
+  }
+
+ private:
+  // Whether the member `name` of the innermost open object is on a skipped
+  // path. names_[0] is the top-level value's (none).
+  bool Skipped(const std::string& name) const {
+    for (const auto& path : skipped_) {
+      if (path.size() != names_.size()) continue;
+      bool match = path.back() == "*" || path.back() == name;
+      for (std::size_t i = 1; match && i < names_.size(); ++i) {
+        match = names_[i] != nullptr && (path[i - 1] == "*" || path[i - 1] == *names_[i]);
+      }
+      if (match) return true;
+    }
+    return false;
+  }
+
+  template <typename T>
+  bool Value(T&& value) {
+    if (skip_depth_ > 0) {
+      if (skip_depth_ == 1) skip_depth_ = 0;  // a skipped member's scalar value
+      return true;
+    }
+    Place(Json(std::forward<T>(value)));
+    return true;
+  }
+
+  Json* Place(Json&& value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    if (open_.back()->is_array()) {
+      auto& items = open_.back()->get_ref<Json::array_t&>();
+      items.push_back(std::move(value));
+      return &items.back();
+    }
+    *member_ = std::move(value);
+    return member_;
+  }
+
+  bool Open(Json::value_t type) {
+    if (skip_depth_ > 0) {
+      ++skip_depth_;
+      return true;
+    }
+    // An array's items have no name: they are on no path.
+    const bool in_object = !open_.empty() && open_.back()->is_object();
+    names_.push_back(in_object ? key_ : nullptr);
+    open_.push_back(Place(Json(type)));
+    return true;
+  }
+
+  bool Close() {
+    if (skip_depth_ > 0) {
+      // The skipped member's value ends when its own container closes.
+      if (--skip_depth_ == 1) skip_depth_ = 0;
+      return true;
+    }
+    open_.pop_back();
+    names_.pop_back();
+    return true;
+  }
+
+  Json& root_;
+  const std::vector<MemberPath>& skipped_;
+  std::vector<Json*> open_;                // the containers being filled, outermost first
+  std::vector<const std::string*> names_;  // their member names (none: top level, array item)
+  const std::string* key_ = nullptr;       // the name of the member being read
+  Json* member_ = nullptr;                 // where the member's value goes
+  int skip_depth_ = 0;  // 0: building; 1: a skipped member's value is next; n > 1: inside it
+};
+
+}  // namespace
+
+Json ParseWithout(std::string_view text, const std::vector<MemberPath>& skipped) {
+  Json root;
+  BuilderWithout builder(root, skipped);
+  if (!Json::sax_parse(text.begin(), text.end(), &builder)) return Json(Json::value_t::discarded);
+  return root;
+}
+
+}  // namespace gpupool::api
