@@ -33,15 +33,29 @@ std::string ScaledBy(const EngineState& state, const JobState& job) {
 
 }  // namespace
 
+// Thousands of waiting jobs get a sentence each cycle: the usual amounts are written
+// without printf, the same text as "%g" gives for them (at most six significant
+// digits: whole numbers, and fractions below 1,000 GPUs with at most three decimals).
 std::string FormatGpus(MilliGpu milli) {
-  char buffer[48];
   if (milli % kMilliPerGpu == 0) {
-    long long whole = milli / kMilliPerGpu;
-    std::snprintf(buffer, sizeof buffer, "%lld GPU%s", whole, whole == 1 ? "" : "s");
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%g GPU%s", static_cast<double>(milli) / kMilliPerGpu,
-                  milli < kMilliPerGpu ? "" : "s");
+    MilliGpu whole = milli / kMilliPerGpu;
+    return std::to_string(whole) + (whole == 1 ? " GPU" : " GPUs");
   }
+  const char* unit = milli < kMilliPerGpu ? " GPU" : " GPUs";
+  if (milli > -1000000 && milli < 1000000) {
+    MilliGpu magnitude = milli < 0 ? -milli : milli;
+    std::string out = milli < 0 ? "-" : "";
+    out += std::to_string(magnitude / kMilliPerGpu);
+    out += '.';
+    MilliGpu decimals = magnitude % kMilliPerGpu;
+    for (MilliGpu digit = 100; decimals > 0; digit /= 10) {
+      out += static_cast<char>('0' + decimals / digit);
+      decimals %= digit;
+    }
+    return out + unit;
+  }
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%g%s", static_cast<double>(milli) / kMilliPerGpu, unit);
   return buffer;
 }
 
