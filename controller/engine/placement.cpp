@@ -1,6 +1,7 @@
 #include "placement.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -315,55 +316,72 @@ std::vector<Placed> Placer::Anywhere(const JobState& job, int count,
   return Fraction(job) ? FractionGang(job, count, nodes) : WholeGang(job, count, nodes);
 }
 
-// The domain that holds the whole gang on the fewest nodes, then the tightest one.
+// The domain that holds the whole gang on the fewest nodes, then the tightest one,
+// then the first by name.
 std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
                                         const std::vector<int>& nodes) {
   const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
-  std::vector<std::vector<int>> members(domains.names.size());
+  // The nodes grouped by domain, in their order within each (a counting sort).
+  const std::size_t domain_count = domains.names.size();
+  domain_start_.assign(domain_count + 1, 0);
   for (int n : nodes) {
-    if (domains.of_node[n] >= 0) members[domains.of_node[n]].push_back(n);
+    if (domains.of_node[n] >= 0) ++domain_start_[domains.of_node[n] + 1];
   }
-  std::vector<std::tuple<int, MilliGpu, std::string, int>> ranked;
-  std::vector<int> room;
-  for (std::size_t d = 0; d < members.size(); ++d) {
-    room.clear();
+  for (std::size_t d = 0; d < domain_count; ++d) domain_start_[d + 1] += domain_start_[d];
+  by_domain_.resize(domain_start_[domain_count]);
+  domain_nodes_.assign(domain_start_.begin(), domain_start_.end() - 1);  // Next free slot.
+  for (int n : nodes) {
+    if (int d = domains.of_node[n]; d >= 0) by_domain_[domain_nodes_[d]++] = n;
+  }
+  ranked_domains_.clear();
+  for (std::size_t d = 0; d < domain_count; ++d) {
+    room_.clear();
     MilliGpu free = 0;
     int total = 0;
-    for (int n : members[d]) {
+    for (int i = domain_start_[d]; i < domain_start_[d + 1]; ++i) {
+      int n = by_domain_[i];
       int h = Hostable(job, n, count);
       if (h == 0) continue;
-      room.push_back(h);
+      room_.push_back(h);
       total += h;
       free += EngineState::FreeMilli(state_.nodes[n]);
     }
     if (total < count) continue;
-    std::sort(room.rbegin(), room.rend());
+    std::sort(room_.rbegin(), room_.rend());
     int covered = 0;
     int needed = 0;
-    while (covered < count) covered += room[needed++];
-    ranked.emplace_back(needed, free, domains.names[d], static_cast<int>(d));
+    while (covered < count) covered += room_[needed++];
+    ranked_domains_.emplace_back(needed, free, domains.name_rank[d], static_cast<int>(d));
   }
-  std::sort(ranked.begin(), ranked.end());
-  for (const auto& entry : ranked) {
-    std::vector<Placed> placed = Anywhere(job, count, members[std::get<3>(entry)]);
+  std::sort(ranked_domains_.begin(), ranked_domains_.end());
+  for (const auto& entry : ranked_domains_) {
+    int d = std::get<3>(entry);
+    domain_nodes_.assign(by_domain_.begin() + domain_start_[d],
+                         by_domain_.begin() + domain_start_[d + 1]);
+    std::vector<Placed> placed = Anywhere(job, count, domain_nodes_);
     if (!placed.empty()) return placed;
   }
   return {};
 }
 
 // A whole pool, for a gang of whole GPUs: only nodes with room for one replica
-// matter, and the best-fit index lists them without looking at every node.
-std::vector<int> Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member) const {
-  std::vector<int> nodes;
+// matter, and the best-fit index lists them without looking at every node: the
+// buckets of enough available devices, merged as bitsets, in node order.
+void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
+                           std::vector<int>& nodes) {
+  nodes.clear();
+  room_words_.assign(room_words_.size(), 0);
   const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job)); k < by_available.size();
        ++k) {
-    for (int n : by_available[k]) {
+    if (!by_available[k].empty()) by_available[k].OrInto(room_words_);
+  }
+  for (std::size_t w = 0; w < room_words_.size(); ++w) {
+    for (std::uint64_t bits = room_words_[w]; bits != 0; bits &= bits - 1) {
+      int n = static_cast<int>(w * 64) + std::countr_zero(bits);
       if (member[n]) nodes.push_back(n);
     }
   }
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
 }
 
 PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,
@@ -371,11 +389,10 @@ PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>
   member_ = member;
   PlaceResult result;
   if (count <= 0) return result;
-  std::vector<int> with_room;
   bool indexed =
       member && all_nodes.size() > 64 && count > 1 && DevicesPerReplica(job) > 0 && !Fraction(job);
-  if (indexed) with_room = NodesWithRoom(job, *member);
-  const std::vector<int>& nodes = indexed ? with_room : all_nodes;
+  if (indexed) NodesWithRoom(job, *member, with_room_);
+  const std::vector<int>& nodes = indexed ? with_room_ : all_nodes;
   bool domain = job.topology.mode != TopologyMode::kNone && !job.topology.key.empty() && count > 1;
   if (domain) {
     result.replicas = InOneDomain(job, count, nodes);

@@ -2,6 +2,7 @@
 // fewest nodes inside one topology domain, fractions on shared devices first.
 #pragma once
 
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -57,7 +58,7 @@ class Placer {
   bool BestFractionAmong(const JobState& job, const std::vector<int>& nodes, bool shared,
                          Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
-  std::vector<int> NodesWithRoom(const JobState& job, const std::vector<char>& member) const;
+  void NodesWithRoom(const JobState& job, const std::vector<char>& member, std::vector<int>& nodes);
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   bool ignore_reservations_ = false;
   std::unordered_map<int, std::uint64_t> preferred_;
@@ -68,6 +69,14 @@ class Placer {
 
   EngineState& state_;
   const PackingModel& model_;
+  // Kept between searches so that they allocate nothing once grown: nodes with room
+  // (Place), a bitset of them (NodesWithRoom), nodes grouped by domain with each
+  // domain's start, and the domains ranked (InOneDomain).
+  std::vector<int> with_room_;
+  std::vector<std::uint64_t> room_words_;
+  std::vector<int> by_domain_, domain_start_, domain_nodes_;
+  std::vector<std::tuple<int, MilliGpu, int, int>> ranked_domains_;
+  std::vector<int> room_;
 };
 
 }  // namespace gpupool::engine::internal

@@ -206,6 +206,13 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
     if (added) domains.names.push_back(label->second);
     domains.of_node[n] = entry->second;
   }
+  std::vector<int> by_name(domains.names.size());
+  for (std::size_t d = 0; d < by_name.size(); ++d) by_name[d] = static_cast<int>(d);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return domains.names[a] < domains.names[b]; });
+  domains.name_rank.resize(by_name.size());
+  for (std::size_t r = 0; r < by_name.size(); ++r)
+    domains.name_rank[by_name[r]] = static_cast<int>(r);
   return domains_.emplace(key, std::move(domains)).first->second;
 }
 

@@ -258,11 +258,13 @@ class EngineState {
   void Take(const JobState& job, const Placed& placed);
   void Release(const JobState& job, const Placed& placed);
 
-  // Per topology key: each node's domain number (-1 without the label), and the
-  // domain names by number. Labels do not change, so this is computed once per key.
+  // Per topology key: each node's domain number (-1 without the label), the domain
+  // names by number, and each domain's place in the order of the names. Labels do not
+  // change, so this is computed once per key.
   struct Domains {
     std::vector<int> of_node;
     std::vector<std::string> names;
+    std::vector<int> name_rank;
   };
   const Domains& DomainsFor(const std::string& key);
 
