@@ -384,6 +384,36 @@ void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
   }
 }
 
+bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_nodes,
+                  const std::vector<char>* member) {
+  if (count <= 1 || Fraction(job) || DevicesPerReplica(job) == 0) {
+    return !Place(job, count, all_nodes, member).replicas.empty();
+  }
+  // As Place: the whole pool is read from the best-fit index.
+  bool indexed = member && all_nodes.size() > 64;
+  if (indexed) NodesWithRoom(job, *member, with_room_);
+  const std::vector<int>& nodes = indexed ? with_room_ : all_nodes;
+  // Only a required domain can make room that exists elsewhere useless: a preferred
+  // one that holds the gang is part of the room anywhere.
+  if (job.topology.mode != TopologyMode::kRequired || job.topology.key.empty()) {
+    int room = 0;
+    for (int n : nodes) {
+      room += Hostable(job, n, count);
+      if (room >= count) return true;
+    }
+    return false;
+  }
+  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
+  domain_room_.assign(domains.names.size(), 0);
+  for (int n : nodes) {
+    int d = domains.of_node[n];
+    if (d < 0) continue;
+    domain_room_[d] += Hostable(job, n, count);
+    if (domain_room_[d] >= count) return true;
+  }
+  return false;
+}
+
 PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,
                           const std::vector<char>* member) {
   member_ = member;

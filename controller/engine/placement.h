@@ -35,6 +35,12 @@ class Placer {
   PlaceResult Place(const JobState& job, int count, const std::vector<int>& nodes,
                     const std::vector<char>* member = nullptr);
 
+  // Whether Place would find room, without choosing it: a gang of whole GPUs fits
+  // when its nodes (or, asking for one domain, those of one domain) can host its
+  // replicas together, as each node's room is its own.
+  bool Fits(const JobState& job, int count, const std::vector<int>& nodes,
+            const std::vector<char>* member = nullptr);
+
   // Whether one replica fits on the node now (reservations honoured).
   bool FitsOne(const JobState& job, int node) const;
   // Whether one replica would fit if the node's reservation were not there.
@@ -77,6 +83,7 @@ class Placer {
   std::vector<int> by_domain_, domain_start_, domain_nodes_;
   std::vector<std::tuple<int, MilliGpu, int, int>> ranked_domains_;
   std::vector<int> room_;
+  std::vector<int> domain_room_;  // Replicas each domain can host (Fits).
 };
 
 }  // namespace gpupool::engine::internal

@@ -571,7 +571,7 @@ std::vector<int> Cycle::VictimNodes(const JobState& job, const std::vector<int>&
 // With the victims' resources released: does the job fit? A single replica can only
 // newly fit on a node a victim left, so only those are searched.
 bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
-  if (count > 1) return !placer_.Place(job, count, Eligible(job), Member(job)).replicas.empty();
+  if (count > 1) return placer_.Fits(job, count, Eligible(job), Member(job));
   const std::vector<char>& member = *Member(job);
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) {
