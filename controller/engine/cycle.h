@@ -127,6 +127,7 @@ class Cycle {
                         bool only_victim_nodes = false);
   std::vector<int> VictimNodes(const JobState& job, const std::vector<int>& victims);
   void Wait(int job, WaitCode code, std::string message);
+  std::vector<int> waiting_jobs_;  // The job of each entry of decisions_.waiting.
   void WaitForCapacity(int job, int count, PlaceFailure failure, bool may_reserve);
   bool FitsIgnoringReservations(const JobState& job);
   std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
