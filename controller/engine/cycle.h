@@ -206,6 +206,11 @@ class Cycle {
   const std::vector<std::vector<int>>* jobs_by_node_ = nullptr;
   std::vector<std::vector<int>> own_jobs_by_node_;
   bool jobs_by_node_ready_ = false;
+  // Per project, kept between searches so that they allocate nothing: what a reclaim
+  // may count as allocated (TryReclaim), what one node's victims take (VictimsInOrder,
+  // all zero between calls).
+  std::vector<MilliGpu> reclaim_allocated_;
+  std::vector<MilliGpu> victim_taken_;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
   NodeSet reclaim_nodes_;                      // Nodes with reclaimable work.
   int reclaim_cursor_ = 0;

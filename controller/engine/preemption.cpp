@@ -80,7 +80,8 @@ bool Cycle::TryReclaim(int job, int count) {
     return false;
   }
   MilliGpu reclaimable = 0;
-  std::vector<MilliGpu> allocated(state_.projects.size(), -1);
+  std::vector<MilliGpu>& allocated = reclaim_allocated_;
+  allocated.assign(state_.projects.size(), -1);
   for (const ReclaimSource& s : sources) {
     reclaimable += s.allocated - s.quota;
     allocated[s.project] = s.allocated;
@@ -228,7 +229,8 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
   if (state_.tracking()) {
     jobs_by_node_ = &state_.jobs_on_node;
   } else {
-    own_jobs_by_node_.assign(state_.nodes.size(), {});
+    own_jobs_by_node_.resize(state_.nodes.size());
+    for (std::vector<int>& on_node : own_jobs_by_node_) on_node.clear();
     for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
       if (!state_.jobs[j].running) continue;
       for (const Placed& p : state_.jobs[j].placed) {
@@ -415,7 +417,8 @@ VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>&
 
 std::vector<int> Cycle::VictimsInOrder(const JobState& j, int node, const std::vector<int>& ordered,
                                        const std::vector<MilliGpu>& allocated) {
-  std::vector<MilliGpu> taken(state_.projects.size(), 0);
+  std::vector<MilliGpu>& taken = victim_taken_;
+  taken.resize(state_.projects.size(), 0);
   std::vector<int> chosen;
   bool fits = false;
   for (int v : ordered) {
@@ -443,6 +446,7 @@ std::vector<int> Cycle::VictimsInOrder(const JobState& j, int node, const std::v
   for (int v : chosen) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }
+  for (int v : ordered) taken[state_.jobs[v].project] = 0;
   if (!fits) chosen.clear();
   return chosen;
 }
