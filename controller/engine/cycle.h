@@ -99,8 +99,10 @@ class Cycle {
   VictimCost CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
   std::vector<int> VictimsInOrder(const JobState& job, int node, const std::vector<int>& ordered,
                                   const std::vector<MilliGpu>& allocated);
-  std::vector<int> RankVictims(std::vector<int> candidates,
-                               const std::vector<MilliGpu>& allocated) const;
+  // Puts `candidates` in the victim order.
+  void RankVictims(std::vector<int>& candidates, const std::vector<MilliGpu>& allocated);
+  std::vector<LoneVictim> ranking_;   // RankVictims' working list, kept between calls.
+  std::vector<int> node_candidates_;  // CheapestOnNode's, kept between calls.
   double ProjectOverShare(const JobState& victim, const std::vector<MilliGpu>& allocated) const;
   bool Cheaper(const VictimCost& a, const VictimCost& b) const;  // Per Options::victim_policy.
   bool Cheaper(const LoneVictim& a, const LoneVictim& b) const;

@@ -98,7 +98,8 @@ bool Cycle::TryReclaim(int job, int count) {
         if (ReclaimAllowed(*it)) candidates.push_back(*it);
       }
     }
-    std::vector<int> ranked = RankVictims(std::move(candidates), allocated);
+    RankVictims(candidates, allocated);
+    const std::vector<int>& ranked = candidates;
     // In the victim order, first the victims of departments still over their quota
     // once what this reclaim took from them is gone, then the rest; without
     // departments, one pass.
@@ -188,9 +189,9 @@ bool Cycle::EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSou
 
 // Candidates in the victim order. `allocated`: per project, the allocation its
 // share is measured by (-1: the state's own).
-std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
-                                    const std::vector<MilliGpu>& allocated) const {
-  std::vector<LoneVictim> singles(candidates.size());
+void Cycle::RankVictims(std::vector<int>& candidates, const std::vector<MilliGpu>& allocated) {
+  std::vector<LoneVictim>& singles = ranking_;
+  singles.assign(candidates.size(), LoneVictim{});
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const JobState& victim = state_.jobs[candidates[i]];
     singles[i].job = candidates[i];
@@ -199,7 +200,6 @@ std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
   std::sort(singles.begin(), singles.end(),
             [&](const LoneVictim& a, const LoneVictim& b) { return Cheaper(a, b); });
   for (std::size_t i = 0; i < singles.size(); ++i) candidates[i] = singles[i].job;
-  return candidates;
 }
 
 bool Cycle::Cheaper(const VictimCost& a, const VictimCost& b) const {
@@ -394,15 +394,16 @@ bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>&
 // fits, less every one it can do without. Empty: no room can be made there.
 VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
   const JobState& j = state_.jobs[job];
-  std::vector<int> candidates;
+  std::vector<int>& ordered = node_candidates_;
+  ordered.clear();
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (ReclaimAllowed(v)) candidates.push_back(v);
+    if (ReclaimAllowed(v)) ordered.push_back(v);
   }
-  std::sort(candidates.begin(), candidates.end());  // A job is listed once per replica.
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  std::vector<int> ordered = RankVictims(std::move(candidates), allocated);
+  std::sort(ordered.begin(), ordered.end());  // A job is listed once per replica.
+  ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+  RankVictims(ordered, allocated);
   auto cost_of = [&](const std::vector<int>& victims) {
     VictimCost cost;
     for (int v : victims) cost.Add(state_, v, ProjectOverShare(state_.jobs[v], allocated));
@@ -502,7 +503,7 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
         if (fresh && VictimAllowed(*group)) cached->second.jobs.push_back(*group);
       }
       ranked = &cached->second;
-      if (fresh) ranked->jobs = RankVictims(std::move(ranked->jobs), {});
+      if (fresh) RankVictims(ranked->jobs, {});
       // Jobs stopped or started this cycle stay no victims: skip them for good.
       while (ranked->first < ranked->jobs.size() && !VictimAllowed(ranked->jobs[ranked->first])) {
         ++ranked->first;
