@@ -43,7 +43,7 @@ bool NodeFits(const NodeState& node, const JobState& job) {
   bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
   if (!node.schedulable || !ModelMatches(job, node)) return false;
   if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) return false;
-  if (!LabelsMatch(job.node_selector, node.labels)) return false;
+  if (!LabelsMatch(*job.node_selector, node.labels)) return false;
   return !need_domain || node.labels.count(job.topology.key);
 }
 

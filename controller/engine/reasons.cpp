@@ -88,7 +88,7 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
     out += " of model";
     for (const std::string& model : job.gpu_models) out += " " + model;
   }
-  if (!job.node_selector.empty()) out += " matching its node selector";
+  if (!job.node_selector->empty()) out += " matching its node selector";
   if (job.topology.mode == TopologyMode::kRequired) out += " labelled " + job.topology.key;
   return out;
 }

@@ -14,6 +14,16 @@ bool LabelsMatch(const Labels& selector, const Labels& labels) {
   return true;
 }
 
+const Labels& NoLabels() {
+  static const Labels none;
+  return none;
+}
+
+const Labels* EngineState::InternSelector(const Labels& selector) {
+  if (selector.empty()) return &NoLabels();
+  return &*selectors_.insert(selector).first;
+}
+
 int DeviceCount(std::uint64_t devices) { return std::popcount(devices); }
 
 bool PendingOrder::operator()(int a, int b) const {
@@ -142,7 +152,7 @@ int EngineState::AddPending(const PendingJob& spec, int project) {
   JobState& job = jobs[index];
   job.replicas = spec.replicas;
   job.topology = spec.topology;
-  job.node_selector = spec.node_selector;
+  job.node_selector = InternSelector(spec.node_selector);
   job.gpu_models = spec.gpu_models;
   IndexPending(index, true);
   return index;

@@ -54,6 +54,9 @@ struct Placed {
   std::uint64_t devices = 0;
 };
 
+// The empty selector, shared by every job that gives none.
+const Labels& NoLabels();
+
 // The fields read for every job a cycle looks at (ordering, victim checks, takes
 // and releases) come first and share a cache line; specs and caches follow.
 struct JobState {
@@ -81,7 +84,9 @@ struct JobState {
   std::string queue_name;
   std::string project_name;
   TopologyRequest topology;
-  Labels node_selector;
+  // Interned (EngineState::InternSelector): jobs asking for the same labels share one
+  // copy, so equal selectors have equal pointers.
+  const Labels* node_selector = &NoLabels();
   std::vector<std::string> gpu_models;
 };
 
@@ -222,6 +227,10 @@ class EngineState {
   MilliGpu JobGpu(const JobState& job, int replicas) const {
     return job.shape.gpu_milli * replicas;
   }
+
+  // The state's one copy of a node selector (NoLabels() when empty), kept while the
+  // state lives: tens of thousands of jobs ask for a few distinct ones.
+  const Labels* InternSelector(const Labels& selector);
 
   // `project`: the job's project index if known, else -1 (found or created).
   int AddPending(const PendingJob& job, int project = -1);
@@ -378,6 +387,7 @@ class EngineState {
   void ScaleGuarantees(int queue, int department);
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
+  std::set<Labels> selectors_;  // InternSelector's copies.
   std::unordered_map<std::string, Domains> domains_;
   bool indexing_ = true;  // Node indexes kept up to date on every change.
   bool loading_ = false;  // Building from a snapshot: ordered sets filled at the end.
