@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
+#include <string_view>
 
 namespace gpupool::engine::internal {
 namespace {
@@ -16,6 +18,17 @@ const Usage& UsageOf(const EngineState& state, const JobState& job) {
 }
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// The parts one after the other, in one allocation: thousands of waiting jobs get a
+// sentence each cycle.
+std::string Concat(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view part : parts) out += part;
+  return out;
+}
 
 MilliGpu FreeGpus(const EngineState& state, int queue) {
   return std::max<MilliGpu>(0, state.queues[queue].free);
@@ -94,33 +107,33 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
 }
 
 std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas) {
-  return "project " + job.project_name + " is at its fixed quota of " +
-         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
-         job.queue_name + " (uses " + FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
-         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"project ", job.project_name, " is at its fixed quota of ",
+                 FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
+                 job.queue_name, " (uses ", FormatGpus(UsageOf(state, job).gpu),
+                 ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas) {
-  return std::string(ToString(job.workload_class)) + " jobs run only within quota: project " +
-         job.project_name + " uses " + FormatGpus(UsageOf(state, job).gpu) + " of its " +
-         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
-         job.queue_name + ", this job needs " + FormatGpus(job.shape.gpu_milli * replicas);
+  return Concat({ToString(job.workload_class), " jobs run only within quota: project ",
+                 job.project_name, " uses ", FormatGpus(UsageOf(state, job).gpu), " of its ",
+                 FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
+                 job.queue_name, ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas)});
 }
 
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
-  return "project " + job.project_name + " is at its limit of " +
-         FormatGpus(QuotaOf(state, job).limit) + " in queue " + job.queue_name + " (uses " +
-         FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
-         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"project ", job.project_name, " is at its limit of ",
+                 FormatGpus(QuotaOf(state, job).limit), " in queue ", job.queue_name, " (uses ",
+                 FormatGpus(UsageOf(state, job).gpu), ", this job needs ",
+                 FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {
   const ProjectState& project = state.projects[job.project];
   const DepartmentQuotaState& department = *state.DepartmentQuotaOf(job.queue, job.project);
-  return "department " + project.department_name + " is at its limit of " +
-         FormatGpus(department.limit) + " in queue " + job.queue_name + " (its projects use " +
-         FormatGpus(department.used + department.stopping) + ", this job of project " +
-         job.project_name + " needs " + FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"department ", project.department_name, " is at its limit of ",
+                 FormatGpus(department.limit), " in queue ", job.queue_name, " (its projects use ",
+                 FormatGpus(department.used + department.stopping), ", this job of project ",
+                 job.project_name, " needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string TopologyReason(const JobState& job, int replicas) {
@@ -148,9 +161,9 @@ std::string ReservedForOtherReason(const EngineState& state, const JobState& job
 }
 
 std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary) {
-  return "reclaimed by project " + beneficiary.project_name + " (below its quota of " +
-         FormatGpus(QuotaOf(state, beneficiary).gpu) + " in queue " + beneficiary.queue_name +
-         ") for job " + beneficiary.name;
+  return Concat({"reclaimed by project ", beneficiary.project_name, " (below its quota of ",
+                 FormatGpus(QuotaOf(state, beneficiary).gpu), " in queue ", beneficiary.queue_name,
+                 ") for job ", beneficiary.name});
 }
 
 std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,
