@@ -366,10 +366,11 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
 
 // A whole pool, for a gang of whole GPUs: only nodes with room for one replica
 // matter, and the best-fit index lists them without looking at every node: the
-// buckets of enough available devices, merged as bitsets, in node order.
-void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
-                           std::vector<int>& nodes) {
-  nodes.clear();
+// buckets of enough available devices, merged as bitsets, read in node order.
+// `visit` returns true to stop early.
+template <typename Visit>
+void Placer::ForEachNodeWithRoom(const JobState& job, const std::vector<char>& member,
+                                 Visit visit) {
   room_words_.assign(room_words_.size(), 0);
   const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job)); k < by_available.size();
@@ -379,9 +380,18 @@ void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
   for (std::size_t w = 0; w < room_words_.size(); ++w) {
     for (std::uint64_t bits = room_words_[w]; bits != 0; bits &= bits - 1) {
       int n = static_cast<int>(w * 64) + std::countr_zero(bits);
-      if (member[n]) nodes.push_back(n);
+      if (member[n] && visit(n)) return;
     }
   }
+}
+
+void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
+                           std::vector<int>& nodes) {
+  nodes.clear();
+  ForEachNodeWithRoom(job, member, [&](int n) {
+    nodes.push_back(n);
+    return false;
+  });
 }
 
 bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_nodes,
@@ -389,29 +399,26 @@ bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_no
   if (count <= 1 || Fraction(job) || DevicesPerReplica(job) == 0) {
     return !Place(job, count, all_nodes, member).replicas.empty();
   }
-  // As Place: the whole pool is read from the best-fit index.
-  bool indexed = member && all_nodes.size() > 64;
-  if (indexed) NodesWithRoom(job, *member, with_room_);
-  const std::vector<int>& nodes = indexed ? with_room_ : all_nodes;
   // Only a required domain can make room that exists elsewhere useless: a preferred
   // one that holds the gang is part of the room anywhere.
-  if (job.topology.mode != TopologyMode::kRequired || job.topology.key.empty()) {
-    int room = 0;
-    for (int n : nodes) {
-      room += Hostable(job, n, count);
-      if (room >= count) return true;
-    }
-    return false;
+  const EngineState::Domains* domains = nullptr;
+  if (job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty()) {
+    domains = &state_.DomainsFor(job.topology.key);
+    domain_room_.assign(domains->names.size(), 0);
   }
-  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
-  domain_room_.assign(domains.names.size(), 0);
-  for (int n : nodes) {
-    int d = domains.of_node[n];
-    if (d < 0) continue;
-    domain_room_[d] += Hostable(job, n, count);
-    if (domain_room_[d] >= count) return true;
+  int room = 0;
+  auto enough = [&](int n) {  // Adds the node's room; true once the gang fits.
+    if (!domains) return (room += Hostable(job, n, count)) >= count;
+    int d = domains->of_node[n];
+    return d >= 0 && (domain_room_[d] += Hostable(job, n, count)) >= count;
+  };
+  // As Place: the whole pool is read from the best-fit index.
+  if (member && all_nodes.size() > 64) {
+    bool fits = false;
+    ForEachNodeWithRoom(job, *member, [&](int n) { return fits = enough(n); });
+    return fits;
   }
-  return false;
+  return std::any_of(all_nodes.begin(), all_nodes.end(), enough);
 }
 
 PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,

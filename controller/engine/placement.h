@@ -65,6 +65,8 @@ class Placer {
                          Placed& out) const;
   std::vector<Placed> WholeGang(const JobState& job, int count, const std::vector<int>& nodes);
   void NodesWithRoom(const JobState& job, const std::vector<char>& member, std::vector<int>& nodes);
+  template <typename Visit>
+  void ForEachNodeWithRoom(const JobState& job, const std::vector<char>& member, Visit visit);
   const std::vector<char>* member_ = nullptr;  // Of the current Place call.
   bool ignore_reservations_ = false;
   std::unordered_map<int, std::uint64_t> preferred_;
