@@ -421,6 +421,43 @@ bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_no
   return std::any_of(all_nodes.begin(), all_nodes.end(), enough);
 }
 
+bool Placer::TrackRoom(const JobState& job, int count, const std::vector<int>& nodes,
+                       const std::vector<char>* member) {
+  tracked_ = {};
+  if (count <= 1 || Fraction(job) || DevicesPerReplica(job) == 0 || !member) return false;
+  tracked_.count = count;
+  tracked_.member = member;
+  if (job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty()) {
+    tracked_.domains = &state_.DomainsFor(job.topology.key);
+    domain_room_.assign(tracked_.domains->names.size(), 0);
+  }
+  tracked_.job = &job;
+  // Nodes without room for one replica add nothing: the index lists the others.
+  if (nodes.size() > 64) {
+    ForEachNodeWithRoom(job, *member, [&](int n) {
+      AddRoom(n, 1);
+      return false;
+    });
+  } else {
+    for (int n : nodes) AddRoom(n, 1);
+  }
+  return true;
+}
+
+void Placer::AddRoom(int node, int sign) {
+  if (!tracked_.job || node < 0 || !(*tracked_.member)[node]) return;
+  int room = sign * Hostable(*tracked_.job, node, tracked_.count);
+  if (!tracked_.domains) {
+    tracked_.room += room;
+    return;
+  }
+  int d = tracked_.domains->of_node[node];
+  if (d < 0) return;
+  bool full = domain_room_[d] >= tracked_.count;
+  domain_room_[d] += room;
+  tracked_.full_domains += (domain_room_[d] >= tracked_.count) - full;
+}
+
 PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,
                           const std::vector<char>* member) {
   member_ = member;

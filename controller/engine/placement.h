@@ -41,6 +41,19 @@ class Placer {
   bool Fits(const JobState& job, int count, const std::vector<int>& nodes,
             const std::vector<char>* member = nullptr);
 
+  // The answer of Fits for a gang of whole GPUs, kept while its victims are released
+  // and taken back one by one: each changed node's share of the room is read again
+  // (Untrack before the change, Retrack after) instead of the pool's being summed
+  // after every change. TrackRoom returns false for any other job (ask Fits).
+  bool TrackRoom(const JobState& job, int count, const std::vector<int>& nodes,
+                 const std::vector<char>* member);
+  void Untrack(int node) { AddRoom(node, -1); }
+  void Retrack(int node) { AddRoom(node, 1); }
+  bool TrackedFits() const {
+    return tracked_.domains ? tracked_.full_domains > 0 : tracked_.room >= tracked_.count;
+  }
+  void StopTracking() { tracked_.job = nullptr; }
+
   // Whether one replica fits on the node now (reservations honoured).
   bool FitsOne(const JobState& job, int node) const;
   // Whether one replica would fit if the node's reservation were not there.
@@ -85,7 +98,17 @@ class Placer {
   std::vector<int> by_domain_, domain_start_, domain_nodes_;
   std::vector<std::tuple<int, MilliGpu, int, int>> ranked_domains_;
   std::vector<int> room_;
-  std::vector<int> domain_room_;  // Replicas each domain can host (Fits).
+  std::vector<int> domain_room_;  // Replicas each domain can host (Fits, TrackRoom).
+  struct TrackedRoom {
+    const JobState* job = nullptr;  // Null: nothing tracked.
+    int count = 0;
+    const std::vector<char>* member = nullptr;
+    const EngineState::Domains* domains = nullptr;  // A required domain's.
+    int room = 0;                                   // Replicas the nodes can host, without domains.
+    int full_domains = 0;                           // With: domains that can host the whole gang.
+  };
+  TrackedRoom tracked_;
+  void AddRoom(int node, int sign);
 };
 
 }  // namespace gpupool::engine::internal

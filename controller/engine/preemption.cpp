@@ -616,15 +616,26 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
     }
     return room;
   };
+  // A gang's room is summed once, then kept as victims are released and taken back.
+  bool tracking = false;
   auto release = [&](int v) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (tracking) placer_.Untrack(p.node);
+      state_.Release(state_.jobs[v], p);
+      if (tracking) placer_.Retrack(p.node);
+    }
   };
   auto take = [&](int v) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (tracking) placer_.Untrack(p.node);
+      state_.Take(state_.jobs[v], p);
+      if (tracking) placer_.Retrack(p.node);
+    }
   };
   auto fits = [&](const std::vector<int>& victims, MilliGpu freed) {
     if (!accounting(freed) || room_bound() < count) return false;
-    return FitsAfterRelease(j, count, victims);
+    if (count > 1 && !tracking) tracking = placer_.TrackRoom(j, count, Eligible(j), Member(j));
+    return tracking ? placer_.TrackedFits() : FitsAfterRelease(j, count, victims);
   };
   // A gang whose room has not appeared after this many victims would need a mass
   // eviction; it waits instead (and keeps its reservation).
@@ -662,6 +673,8 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
       release(v);
     }
   }
+  tracking = false;
+  placer_.StopTracking();
   for (int v : chosen) take(v);
   if (!found) chosen.clear();
   return chosen;
