@@ -79,6 +79,17 @@ class Cycle {
     VictimSet::const_iterator next, end;
   };
   std::vector<ReclaimSource> ReclaimSources(const JobState& job) const;
+  const std::vector<int>& RankedReclaimCandidates(const JobState& job,
+                                                  const std::vector<ReclaimSource>& sources,
+                                                  const std::vector<MilliGpu>& allocated);
+  struct RankedCandidates {
+    // Admissions so far, queue, spared runtime, the reclaiming project if over quota.
+    using Key = std::tuple<std::size_t, int, Seconds, int>;
+    bool valid = false;
+    Key key;
+    std::vector<int> jobs;
+  };
+  RankedCandidates ranked_candidates_;
   // `mode` tells the accounting apart in the memo of failures.
   bool TryInProject(int job, int count, const Accounting& accounting, char mode);
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,

@@ -92,14 +92,7 @@ bool Cycle::TryReclaim(int job, int count) {
     // other projects' over-quota budget for nothing.
     victims = ReclaimOnOneNode(job, allocated);
   } else if (reclaimable + state_.queues[j.queue].free >= state_.JobGpu(j, count)) {
-    std::vector<int> candidates;
-    for (const ReclaimSource& s : sources) {
-      for (auto it = s.next; it != s.end; ++it) {
-        if (ReclaimAllowed(*it)) candidates.push_back(*it);
-      }
-    }
-    RankVictims(candidates, allocated);
-    const std::vector<int>& ranked = candidates;
+    const std::vector<int>& ranked = RankedReclaimCandidates(j, sources, allocated);
     // In the victim order, first the victims of departments still over their quota
     // once what this reclaim took from them is gone, then the rest; without
     // departments, one pass.
@@ -147,6 +140,32 @@ bool Cycle::TryReclaim(int job, int count) {
     return false;
   }
   return true;
+}
+
+// The sources' candidates for a gang, in the victim order. What they are and what
+// each costs change only with an admission (which moves usage, and marks the jobs
+// it admits and stops): until the next one, the gangs of a queue that reclaim with
+// the same spared runtime share the ranking. The reclaiming project is never one of
+// its own sources, so it is part of the key only when it is over its quota.
+const std::vector<int>& Cycle::RankedReclaimCandidates(const JobState& j,
+                                                       const std::vector<ReclaimSource>& sources,
+                                                       const std::vector<MilliGpu>& allocated) {
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  bool could_be_source = state_.usage[slot].gpu > state_.quotas[slot].gpu;
+  RankedCandidates::Key key{decisions_.admissions.size(), j.queue, spared_runtime_,
+                            could_be_source ? j.project : -1};
+  if (ranked_candidates_.valid && ranked_candidates_.key == key) return ranked_candidates_.jobs;
+  std::vector<int>& candidates = ranked_candidates_.jobs;
+  candidates.clear();
+  for (const ReclaimSource& s : sources) {
+    for (auto it = s.next; it != s.end; ++it) {
+      if (ReclaimAllowed(*it)) candidates.push_back(*it);
+    }
+  }
+  RankVictims(candidates, allocated);
+  ranked_candidates_.key = key;
+  ranked_candidates_.valid = true;
+  return candidates;
 }
 
 // Whether over-quota work about to end by itself makes room for the job: work of
