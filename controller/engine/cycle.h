@@ -174,6 +174,8 @@ class Cycle {
   Decisions decisions_;
   const std::vector<char>* Member(const JobState& job);
   const EngineState::EligibleSet& EligibleOf(const JobState& job);
+  // SelectorMatches by queue and (interned) selector, for this cycle's new eligible sets.
+  std::map<std::pair<int, const Labels*>, std::vector<char>> selector_matches_;
   // Per job index: admitted or preempted this cycle, hence no victim.
   std::vector<char> touched_;
   bool Touched(int job) const { return touched_[static_cast<std::size_t>(job)] != 0; }

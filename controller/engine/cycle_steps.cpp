@@ -52,7 +52,13 @@ const EngineState::EligibleSet& Cycle::EligibleOf(const JobState& job) {
   if (!sets[id]) {
     auto set = std::make_unique<EngineState::EligibleSet>();
     set->probe = ConstraintProbe(job);
-    set->nodes = EligibleNodes(state_, job);
+    if (job.queue < 0) {
+      set->nodes = EligibleNodes(state_, job);
+    } else {
+      auto [matches, added] = selector_matches_.try_emplace({job.queue, job.node_selector});
+      if (added) matches->second = SelectorMatches(state_, job);
+      set->nodes = EligibleNodes(state_, job, &matches->second);
+    }
     set->member.assign(state_.nodes.size(), 0);
     for (int n : set->nodes) set->member[n] = 1;
     sets[id] = std::move(set);

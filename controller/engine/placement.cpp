@@ -38,24 +38,37 @@ int DevicesPerReplica(const JobState& job) {
   return static_cast<int>(job.shape.gpu_milli / kMilliPerGpu);
 }
 
-// Every check but pool membership.
-bool NodeFits(const NodeState& node, const JobState& job) {
+// Every check but pool membership. `selected`: whether the node's labels match the
+// job's selector, when already known.
+bool NodeFits(const NodeState& node, const JobState& job, const bool* selected = nullptr) {
   bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
   if (!node.schedulable || !ModelMatches(job, node)) return false;
   if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) return false;
-  if (!LabelsMatch(*job.node_selector, node.labels)) return false;
+  if (selected ? !*selected : !LabelsMatch(*job.node_selector, node.labels)) return false;
   return !need_domain || node.labels.count(job.topology.key);
 }
 
 }  // namespace
 
-std::vector<int> EligibleNodes(const EngineState& state, const JobState& job) {
+std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
+                               const std::vector<char>* selected) {
   std::vector<int> out;
   if (job.queue < 0) return out;
-  for (int n : state.queues[job.queue].nodes) {
-    if (NodeFits(state.nodes[n], job)) out.push_back(n);
+  const std::vector<int>& pool = state.queues[job.queue].nodes;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    bool matches = selected && (*selected)[i];
+    if (NodeFits(state.nodes[pool[i]], job, selected ? &matches : nullptr)) out.push_back(pool[i]);
   }
   return out;
+}
+
+std::vector<char> SelectorMatches(const EngineState& state, const JobState& job) {
+  const std::vector<int>& pool = state.queues[job.queue].nodes;
+  std::vector<char> matches(pool.size());
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    matches[i] = LabelsMatch(*job.node_selector, state.nodes[pool[i]].labels);
+  }
+  return matches;
 }
 
 bool NodeEligible(const EngineState& state, const JobState& job, int n) {

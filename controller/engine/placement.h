@@ -13,7 +13,12 @@ namespace gpupool::engine::internal {
 
 // Nodes that could ever host one replica: in the pool, schedulable, right model,
 // matching the selector, with enough devices.
-std::vector<int> EligibleNodes(const EngineState& state, const JobState& job);
+// `selected`, when given: SelectorMatches for the job's queue and selector.
+std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
+                               const std::vector<char>* selected = nullptr);
+// Per node of the job's pool (in the pool's order): whether its labels match the job's
+// node selector. Jobs of one queue and selector share it, whatever they ask besides.
+std::vector<char> SelectorMatches(const EngineState& state, const JobState& job);
 // The same test for one node (after the node changed).
 bool NodeEligible(const EngineState& state, const JobState& job, int node);
 
