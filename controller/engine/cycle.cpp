@@ -54,6 +54,9 @@ Decisions Cycle::Run() {
   over_quota_holder_.assign(state_.queues.size(), -1);
   state_.limited_slots.clear();
   over_quota_admitted_.assign(state_.queues.size(), 0);
+  // Every pending job ends in one of these: grown once, not entry by entry.
+  decisions_.waiting.reserve(state_.pending_count);
+  waiting_jobs_.reserve(state_.pending_count);
   ComputeDeserved();
   for (int job : state_.invalid_pending) {
     Wait(job, WaitCode::kUnknownQueue,

@@ -79,6 +79,17 @@ class Cycle {
     VictimSet::const_iterator next, end;
   };
   std::vector<ReclaimSource> ReclaimSources(const JobState& job) const;
+  const std::vector<int>& RankedReclaimCandidates(const JobState& job,
+                                                  const std::vector<ReclaimSource>& sources,
+                                                  const std::vector<MilliGpu>& allocated);
+  struct RankedCandidates {
+    // Admissions so far, queue, spared runtime, the reclaiming project if over quota.
+    using Key = std::tuple<std::size_t, int, Seconds, int>;
+    bool valid = false;
+    Key key;
+    std::vector<int> jobs;
+  };
+  RankedCandidates ranked_candidates_;
   // `mode` tells the accounting apart in the memo of failures.
   bool TryInProject(int job, int count, const Accounting& accounting, char mode);
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
@@ -101,8 +112,10 @@ class Cycle {
   VictimCost CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated);
   std::vector<int> VictimsInOrder(const JobState& job, int node, const std::vector<int>& ordered,
                                   const std::vector<MilliGpu>& allocated);
-  std::vector<int> RankVictims(std::vector<int> candidates,
-                               const std::vector<MilliGpu>& allocated) const;
+  // Puts `candidates` in the victim order.
+  void RankVictims(std::vector<int>& candidates, const std::vector<MilliGpu>& allocated);
+  std::vector<LoneVictim> ranking_;   // RankVictims' working list, kept between calls.
+  std::vector<int> node_candidates_;  // CheapestOnNode's, kept between calls.
   double ProjectOverShare(const JobState& victim, const std::vector<MilliGpu>& allocated) const;
   bool Cheaper(const VictimCost& a, const VictimCost& b) const;  // Per Options::victim_policy.
   bool Cheaper(const LoneVictim& a, const LoneVictim& b) const;
@@ -129,6 +142,7 @@ class Cycle {
                         bool only_victim_nodes = false);
   std::vector<int> VictimNodes(const JobState& job, const std::vector<int>& victims);
   void Wait(int job, WaitCode code, std::string message);
+  std::vector<int> waiting_jobs_;  // The job of each entry of decisions_.waiting.
   void WaitForCapacity(int job, int count, PlaceFailure failure, bool in_quota);
   // Whether the job may hold room: the first whole-GPU job of its project and queue to
   // wait in quota (or over it).
@@ -168,6 +182,8 @@ class Cycle {
   Decisions decisions_;
   const std::vector<char>* Member(const JobState& job);
   const EngineState::EligibleSet& EligibleOf(const JobState& job);
+  // SelectorMatches by queue and (interned) selector, for this cycle's new eligible sets.
+  std::map<std::pair<int, const Labels*>, std::vector<char>> selector_matches_;
   // Per job index: admitted or preempted this cycle, hence no victim.
   std::vector<char> touched_;
   bool Touched(int job) const { return touched_[static_cast<std::size_t>(job)] != 0; }
@@ -225,6 +241,11 @@ class Cycle {
   const std::vector<std::vector<int>>* jobs_by_node_ = nullptr;
   std::vector<std::vector<int>> own_jobs_by_node_;
   bool jobs_by_node_ready_ = false;
+  // Per project, kept between searches so that they allocate nothing: what a reclaim
+  // may count as allocated (TryReclaim), what one node's victims take (VictimsInOrder,
+  // all zero between calls).
+  std::vector<MilliGpu> reclaim_allocated_;
+  std::vector<MilliGpu> victim_taken_;
   std::vector<MilliGpu> reclaimable_on_node_;  // Upper bound: GPUs reclaim could free.
   NodeSet reclaim_nodes_;                      // Nodes with reclaimable work.
   int reclaim_cursor_ = 0;

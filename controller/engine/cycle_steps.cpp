@@ -52,7 +52,13 @@ const EngineState::EligibleSet& Cycle::EligibleOf(const JobState& job) {
   if (!sets[id]) {
     auto set = std::make_unique<EngineState::EligibleSet>();
     set->probe = ConstraintProbe(job);
-    set->nodes = EligibleNodes(state_, job);
+    if (job.queue < 0) {
+      set->nodes = EligibleNodes(state_, job);
+    } else {
+      auto [matches, added] = selector_matches_.try_emplace({job.queue, job.node_selector});
+      if (added) matches->second = SelectorMatches(state_, job);
+      set->nodes = EligibleNodes(state_, job, &matches->second);
+    }
     set->member.assign(state_.nodes.size(), 0);
     for (int n : set->nodes) set->member[n] = 1;
     sets[id] = std::move(set);
@@ -133,6 +139,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
 
 void Cycle::Wait(int job, WaitCode code, std::string message) {
   decisions_.waiting.push_back({state_.jobs[job].name, code, std::move(message)});
+  waiting_jobs_.push_back(job);
 }
 
 void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_quota) {
@@ -172,10 +179,10 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_qu
 // its queue spares for having run too long, says so.
 void Cycle::NoteReclaimWaits() {
   if (ending_work_waits_.empty() && spared_work_waits_.empty()) return;
-  for (Waiting& w : decisions_.waiting) {
+  for (std::size_t i = 0; i < decisions_.waiting.size(); ++i) {
+    Waiting& w = decisions_.waiting[i];
     if (w.job.empty() || w.code != WaitCode::kCapacity) continue;
-    int job = state_.job_index.Find(w.job);
-    if (job < 0) continue;
+    int job = waiting_jobs_[i];
     const Queue& queue = state_.queues[state_.jobs[job].queue].spec;
     if (ending_work_waits_.count(job)) {
       w.message += "; reclaim waits up to " + std::to_string(queue.reclaim_wait_seconds) +

@@ -49,7 +49,7 @@ bool EngineState::HoldsExactly(const PendingJob& spec) const {
   if (!job.alive || job.running || job.terminating) return false;
   return std::tie(job.uid, job.queue_name, job.project_name, job.workload_class, job.priority,
                   job.replicas, job.min_replicas, job.topology.mode, job.topology.key,
-                  job.node_selector, job.gpu_models, job.arrival_time,
+                  *job.node_selector, job.gpu_models, job.arrival_time,
                   job.checkpoint_interval_seconds, job.expected_runtime_seconds) ==
              std::tie(spec.uid, spec.queue, spec.project, spec.workload_class, spec.priority,
                       spec.replicas, spec.min_replicas, spec.topology.mode, spec.topology.key,

@@ -56,6 +56,11 @@ class NodeSet {
   bool empty() const { return size_ == 0; }
   Iterator begin() const { return {&words_, size_ == 0 ? End(words_) : Next(words_, 0)}; }
   Iterator end() const { return {&words_, End(words_)}; }
+  // Adds the members to a bitset of the same layout (grown to fit).
+  void OrInto(std::vector<std::uint64_t>& words) const {
+    if (words.size() < words_.size()) words.resize(words_.size(), 0);
+    for (std::size_t w = 0; w < words_.size(); ++w) words[w] |= words_[w];
+  }
   // The first node >= `node`, or end().
   Iterator LowerBound(int node) const { return {&words_, Next(words_, node)}; }
 

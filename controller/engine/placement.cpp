@@ -1,6 +1,7 @@
 #include "placement.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -37,24 +38,37 @@ int DevicesPerReplica(const JobState& job) {
   return static_cast<int>(job.shape.gpu_milli / kMilliPerGpu);
 }
 
-// Every check but pool membership.
-bool NodeFits(const NodeState& node, const JobState& job) {
+// Every check but pool membership. `selected`: whether the node's labels match the
+// job's selector, when already known.
+bool NodeFits(const NodeState& node, const JobState& job, const bool* selected = nullptr) {
   bool need_domain = job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty();
   if (!node.schedulable || !ModelMatches(job, node)) return false;
   if (static_cast<int>(node.used.size()) < DevicesPerReplica(job)) return false;
-  if (!LabelsMatch(job.node_selector, node.labels)) return false;
+  if (selected ? !*selected : !LabelsMatch(*job.node_selector, node.labels)) return false;
   return !need_domain || node.labels.count(job.topology.key);
 }
 
 }  // namespace
 
-std::vector<int> EligibleNodes(const EngineState& state, const JobState& job) {
+std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
+                               const std::vector<char>* selected) {
   std::vector<int> out;
   if (job.queue < 0) return out;
-  for (int n : state.queues[job.queue].nodes) {
-    if (NodeFits(state.nodes[n], job)) out.push_back(n);
+  const std::vector<int>& pool = state.queues[job.queue].nodes;
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    bool matches = selected && (*selected)[i];
+    if (NodeFits(state.nodes[pool[i]], job, selected ? &matches : nullptr)) out.push_back(pool[i]);
   }
   return out;
+}
+
+std::vector<char> SelectorMatches(const EngineState& state, const JobState& job) {
+  const std::vector<int>& pool = state.queues[job.queue].nodes;
+  std::vector<char> matches(pool.size());
+  for (std::size_t i = 0; i < pool.size(); ++i) {
+    matches[i] = LabelsMatch(*job.node_selector, state.nodes[pool[i]].labels);
+  }
+  return matches;
 }
 
 bool NodeEligible(const EngineState& state, const JobState& job, int n) {
@@ -317,55 +331,146 @@ std::vector<Placed> Placer::Anywhere(const JobState& job, int count,
   return Fraction(job) ? FractionGang(job, count, nodes) : WholeGang(job, count, nodes);
 }
 
-// The domain that holds the whole gang on the fewest nodes, then the tightest one.
+// The domain that holds the whole gang on the fewest nodes, then the tightest one,
+// then the first by name.
 std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
                                         const std::vector<int>& nodes) {
   const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
-  std::vector<std::vector<int>> members(domains.names.size());
+  // The nodes grouped by domain, in their order within each (a counting sort).
+  const std::size_t domain_count = domains.names.size();
+  domain_start_.assign(domain_count + 1, 0);
   for (int n : nodes) {
-    if (domains.of_node[n] >= 0) members[domains.of_node[n]].push_back(n);
+    if (domains.of_node[n] >= 0) ++domain_start_[domains.of_node[n] + 1];
   }
-  std::vector<std::tuple<int, MilliGpu, std::string, int>> ranked;
-  std::vector<int> room;
-  for (std::size_t d = 0; d < members.size(); ++d) {
-    room.clear();
+  for (std::size_t d = 0; d < domain_count; ++d) domain_start_[d + 1] += domain_start_[d];
+  by_domain_.resize(domain_start_[domain_count]);
+  domain_nodes_.assign(domain_start_.begin(), domain_start_.end() - 1);  // Next free slot.
+  for (int n : nodes) {
+    if (int d = domains.of_node[n]; d >= 0) by_domain_[domain_nodes_[d]++] = n;
+  }
+  ranked_domains_.clear();
+  for (std::size_t d = 0; d < domain_count; ++d) {
+    room_.clear();
     MilliGpu free = 0;
     int total = 0;
-    for (int n : members[d]) {
+    for (int i = domain_start_[d]; i < domain_start_[d + 1]; ++i) {
+      int n = by_domain_[i];
       int h = Hostable(job, n, count);
       if (h == 0) continue;
-      room.push_back(h);
+      room_.push_back(h);
       total += h;
       free += EngineState::FreeMilli(state_.nodes[n]);
     }
     if (total < count) continue;
-    std::sort(room.rbegin(), room.rend());
+    std::sort(room_.rbegin(), room_.rend());
     int covered = 0;
     int needed = 0;
-    while (covered < count) covered += room[needed++];
-    ranked.emplace_back(needed, free, domains.names[d], static_cast<int>(d));
+    while (covered < count) covered += room_[needed++];
+    ranked_domains_.emplace_back(needed, free, domains.name_rank[d], static_cast<int>(d));
   }
-  std::sort(ranked.begin(), ranked.end());
-  for (const auto& entry : ranked) {
-    std::vector<Placed> placed = Anywhere(job, count, members[std::get<3>(entry)]);
+  std::sort(ranked_domains_.begin(), ranked_domains_.end());
+  for (const auto& entry : ranked_domains_) {
+    int d = std::get<3>(entry);
+    domain_nodes_.assign(by_domain_.begin() + domain_start_[d],
+                         by_domain_.begin() + domain_start_[d + 1]);
+    std::vector<Placed> placed = Anywhere(job, count, domain_nodes_);
     if (!placed.empty()) return placed;
   }
   return {};
 }
 
 // A whole pool, for a gang of whole GPUs: only nodes with room for one replica
-// matter, and the best-fit index lists them without looking at every node.
-std::vector<int> Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member) const {
-  std::vector<int> nodes;
+// matter, and the best-fit index lists them without looking at every node: the
+// buckets of enough available devices, merged as bitsets, read in node order.
+// `visit` returns true to stop early.
+template <typename Visit>
+void Placer::ForEachNodeWithRoom(const JobState& job, const std::vector<char>& member,
+                                 Visit visit) {
+  room_words_.assign(room_words_.size(), 0);
   const std::vector<NodeSet>& by_available = state_.ByAvailable();
   for (std::size_t k = static_cast<std::size_t>(DevicesPerReplica(job)); k < by_available.size();
        ++k) {
-    for (int n : by_available[k]) {
-      if (member[n]) nodes.push_back(n);
+    if (!by_available[k].empty()) by_available[k].OrInto(room_words_);
+  }
+  for (std::size_t w = 0; w < room_words_.size(); ++w) {
+    for (std::uint64_t bits = room_words_[w]; bits != 0; bits &= bits - 1) {
+      int n = static_cast<int>(w * 64) + std::countr_zero(bits);
+      if (member[n] && visit(n)) return;
     }
   }
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
+}
+
+void Placer::NodesWithRoom(const JobState& job, const std::vector<char>& member,
+                           std::vector<int>& nodes) {
+  nodes.clear();
+  ForEachNodeWithRoom(job, member, [&](int n) {
+    nodes.push_back(n);
+    return false;
+  });
+}
+
+bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_nodes,
+                  const std::vector<char>* member) {
+  if (count <= 1 || Fraction(job) || DevicesPerReplica(job) == 0) {
+    return !Place(job, count, all_nodes, member).replicas.empty();
+  }
+  // Only a required domain can make room that exists elsewhere useless: a preferred
+  // one that holds the gang is part of the room anywhere.
+  const EngineState::Domains* domains = nullptr;
+  if (job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty()) {
+    domains = &state_.DomainsFor(job.topology.key);
+    domain_room_.assign(domains->names.size(), 0);
+  }
+  int room = 0;
+  auto enough = [&](int n) {  // Adds the node's room; true once the gang fits.
+    if (!domains) return (room += Hostable(job, n, count)) >= count;
+    int d = domains->of_node[n];
+    return d >= 0 && (domain_room_[d] += Hostable(job, n, count)) >= count;
+  };
+  // As Place: the whole pool is read from the best-fit index.
+  if (member && all_nodes.size() > 64) {
+    bool fits = false;
+    ForEachNodeWithRoom(job, *member, [&](int n) { return fits = enough(n); });
+    return fits;
+  }
+  return std::any_of(all_nodes.begin(), all_nodes.end(), enough);
+}
+
+bool Placer::TrackRoom(const JobState& job, int count, const std::vector<int>& nodes,
+                       const std::vector<char>* member) {
+  tracked_ = {};
+  if (count <= 1 || Fraction(job) || DevicesPerReplica(job) == 0 || !member) return false;
+  tracked_.count = count;
+  tracked_.member = member;
+  if (job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty()) {
+    tracked_.domains = &state_.DomainsFor(job.topology.key);
+    domain_room_.assign(tracked_.domains->names.size(), 0);
+  }
+  tracked_.job = &job;
+  // Nodes without room for one replica add nothing: the index lists the others.
+  if (nodes.size() > 64) {
+    ForEachNodeWithRoom(job, *member, [&](int n) {
+      AddRoom(n, 1);
+      return false;
+    });
+  } else {
+    for (int n : nodes) AddRoom(n, 1);
+  }
+  return true;
+}
+
+void Placer::AddRoom(int node, int sign) {
+  if (!tracked_.job || node < 0 || !(*tracked_.member)[node]) return;
+  int room = sign * Hostable(*tracked_.job, node, tracked_.count);
+  if (!tracked_.domains) {
+    tracked_.room += room;
+    return;
+  }
+  int d = tracked_.domains->of_node[node];
+  if (d < 0) return;
+  bool full = domain_room_[d] >= tracked_.count;
+  domain_room_[d] += room;
+  tracked_.full_domains += (domain_room_[d] >= tracked_.count) - full;
 }
 
 PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>& all_nodes,
@@ -373,11 +478,10 @@ PlaceResult Placer::Place(const JobState& job, int count, const std::vector<int>
   member_ = member;
   PlaceResult result;
   if (count <= 0) return result;
-  std::vector<int> with_room;
   bool indexed =
       member && all_nodes.size() > 64 && count > 1 && DevicesPerReplica(job) > 0 && !Fraction(job);
-  if (indexed) with_room = NodesWithRoom(job, *member);
-  const std::vector<int>& nodes = indexed ? with_room : all_nodes;
+  if (indexed) NodesWithRoom(job, *member, with_room_);
+  const std::vector<int>& nodes = indexed ? with_room_ : all_nodes;
   bool domain = job.topology.mode != TopologyMode::kNone && !job.topology.key.empty() && count > 1;
   if (domain) {
     result.replicas = InOneDomain(job, count, nodes);

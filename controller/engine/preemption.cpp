@@ -80,7 +80,8 @@ bool Cycle::TryReclaim(int job, int count) {
     return false;
   }
   MilliGpu reclaimable = 0;
-  std::vector<MilliGpu> allocated(state_.projects.size(), -1);
+  std::vector<MilliGpu>& allocated = reclaim_allocated_;
+  allocated.assign(state_.projects.size(), -1);
   for (const ReclaimSource& s : sources) {
     reclaimable += s.allocated - s.quota;
     allocated[s.project] = s.allocated;
@@ -91,13 +92,7 @@ bool Cycle::TryReclaim(int job, int count) {
     // other projects' over-quota budget for nothing.
     victims = ReclaimOnOneNode(job, allocated);
   } else if (reclaimable + state_.queues[j.queue].free >= state_.JobGpu(j, count)) {
-    std::vector<int> candidates;
-    for (const ReclaimSource& s : sources) {
-      for (auto it = s.next; it != s.end; ++it) {
-        if (ReclaimAllowed(*it)) candidates.push_back(*it);
-      }
-    }
-    std::vector<int> ranked = RankVictims(std::move(candidates), allocated);
+    const std::vector<int>& ranked = RankedReclaimCandidates(j, sources, allocated);
     // In the victim order, first the victims of departments still over their quota
     // once what this reclaim took from them is gone, then the rest; without
     // departments, one pass.
@@ -147,6 +142,32 @@ bool Cycle::TryReclaim(int job, int count) {
   return true;
 }
 
+// The sources' candidates for a gang, in the victim order. What they are and what
+// each costs change only with an admission (which moves usage, and marks the jobs
+// it admits and stops): until the next one, the gangs of a queue that reclaim with
+// the same spared runtime share the ranking. The reclaiming project is never one of
+// its own sources, so it is part of the key only when it is over its quota.
+const std::vector<int>& Cycle::RankedReclaimCandidates(const JobState& j,
+                                                       const std::vector<ReclaimSource>& sources,
+                                                       const std::vector<MilliGpu>& allocated) {
+  std::size_t slot = state_.Slot(j.queue, j.project);
+  bool could_be_source = state_.usage[slot].gpu > state_.quotas[slot].gpu;
+  RankedCandidates::Key key{decisions_.admissions.size(), j.queue, spared_runtime_,
+                            could_be_source ? j.project : -1};
+  if (ranked_candidates_.valid && ranked_candidates_.key == key) return ranked_candidates_.jobs;
+  std::vector<int>& candidates = ranked_candidates_.jobs;
+  candidates.clear();
+  for (const ReclaimSource& s : sources) {
+    for (auto it = s.next; it != s.end; ++it) {
+      if (ReclaimAllowed(*it)) candidates.push_back(*it);
+    }
+  }
+  RankVictims(candidates, allocated);
+  ranked_candidates_.key = key;
+  ranked_candidates_.valid = true;
+  return candidates;
+}
+
 // Whether over-quota work about to end by itself makes room for the job: work of
 // the sources that declares its run time and ends within the queue's
 // reclaimWaitSeconds (not work already past its expected end). One replica needs
@@ -187,9 +208,9 @@ bool Cycle::EndingWorkMakesRoom(int job, int count, const std::vector<ReclaimSou
 
 // Candidates in the victim order. `allocated`: per project, the allocation its
 // share is measured by (-1: the state's own).
-std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
-                                    const std::vector<MilliGpu>& allocated) const {
-  std::vector<LoneVictim> singles(candidates.size());
+void Cycle::RankVictims(std::vector<int>& candidates, const std::vector<MilliGpu>& allocated) {
+  std::vector<LoneVictim>& singles = ranking_;
+  singles.assign(candidates.size(), LoneVictim{});
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const JobState& victim = state_.jobs[candidates[i]];
     singles[i].job = candidates[i];
@@ -198,7 +219,6 @@ std::vector<int> Cycle::RankVictims(std::vector<int> candidates,
   std::sort(singles.begin(), singles.end(),
             [&](const LoneVictim& a, const LoneVictim& b) { return Cheaper(a, b); });
   for (std::size_t i = 0; i < singles.size(); ++i) candidates[i] = singles[i].job;
-  return candidates;
 }
 
 bool Cycle::Cheaper(const VictimCost& a, const VictimCost& b) const {
@@ -228,7 +248,8 @@ const std::vector<std::vector<int>>& Cycle::JobsByNode() {
   if (state_.tracking()) {
     jobs_by_node_ = &state_.jobs_on_node;
   } else {
-    own_jobs_by_node_.assign(state_.nodes.size(), {});
+    own_jobs_by_node_.resize(state_.nodes.size());
+    for (std::vector<int>& on_node : own_jobs_by_node_) on_node.clear();
     for (int j = 0; j < static_cast<int>(state_.jobs.size()); ++j) {
       if (!state_.jobs[j].running) continue;
       for (const Placed& p : state_.jobs[j].placed) {
@@ -392,15 +413,16 @@ bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>&
 // fits, less every one it can do without. Empty: no room can be made there.
 VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>& allocated) {
   const JobState& j = state_.jobs[job];
-  std::vector<int> candidates;
+  std::vector<int>& ordered = node_candidates_;
+  ordered.clear();
   for (int v : JobsByNode()[node]) {
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
-    if (ReclaimAllowed(v)) candidates.push_back(v);
+    if (ReclaimAllowed(v)) ordered.push_back(v);
   }
-  std::sort(candidates.begin(), candidates.end());  // A job is listed once per replica.
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  std::vector<int> ordered = RankVictims(std::move(candidates), allocated);
+  std::sort(ordered.begin(), ordered.end());  // A job is listed once per replica.
+  ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+  RankVictims(ordered, allocated);
   auto cost_of = [&](const std::vector<int>& victims) {
     VictimCost cost;
     for (int v : victims) cost.Add(state_, v, ProjectOverShare(state_.jobs[v], allocated));
@@ -415,7 +437,8 @@ VictimCost Cycle::CheapestOnNode(int job, int node, const std::vector<MilliGpu>&
 
 std::vector<int> Cycle::VictimsInOrder(const JobState& j, int node, const std::vector<int>& ordered,
                                        const std::vector<MilliGpu>& allocated) {
-  std::vector<MilliGpu> taken(state_.projects.size(), 0);
+  std::vector<MilliGpu>& taken = victim_taken_;
+  taken.resize(state_.projects.size(), 0);
   std::vector<int> chosen;
   bool fits = false;
   for (int v : ordered) {
@@ -443,6 +466,7 @@ std::vector<int> Cycle::VictimsInOrder(const JobState& j, int node, const std::v
   for (int v : chosen) {
     for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
   }
+  for (int v : ordered) taken[state_.jobs[v].project] = 0;
   if (!fits) chosen.clear();
   return chosen;
 }
@@ -498,7 +522,7 @@ bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char 
         if (fresh && VictimAllowed(*group)) cached->second.jobs.push_back(*group);
       }
       ranked = &cached->second;
-      if (fresh) ranked->jobs = RankVictims(std::move(ranked->jobs), {});
+      if (fresh) RankVictims(ranked->jobs, {});
       // Jobs stopped or started this cycle stay no victims: skip them for good.
       while (ranked->first < ranked->jobs.size() && !VictimAllowed(ranked->jobs[ranked->first])) {
         ++ranked->first;
@@ -571,7 +595,7 @@ std::vector<int> Cycle::VictimNodes(const JobState& job, const std::vector<int>&
 // With the victims' resources released: does the job fit? A single replica can only
 // newly fit on a node a victim left, so only those are searched.
 bool Cycle::FitsAfterRelease(const JobState& job, int count, const std::vector<int>& victims) {
-  if (count > 1) return !placer_.Place(job, count, Eligible(job), Member(job)).replicas.empty();
+  if (count > 1) return placer_.Fits(job, count, Eligible(job), Member(job));
   const std::vector<char>& member = *Member(job);
   for (int v : victims) {
     for (const Placed& p : state_.jobs[v].placed) {
@@ -611,15 +635,26 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
     }
     return room;
   };
+  // A gang's room is summed once, then kept as victims are released and taken back.
+  bool tracking = false;
   auto release = [&](int v) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Release(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (tracking) placer_.Untrack(p.node);
+      state_.Release(state_.jobs[v], p);
+      if (tracking) placer_.Retrack(p.node);
+    }
   };
   auto take = [&](int v) {
-    for (const Placed& p : state_.jobs[v].placed) state_.Take(state_.jobs[v], p);
+    for (const Placed& p : state_.jobs[v].placed) {
+      if (tracking) placer_.Untrack(p.node);
+      state_.Take(state_.jobs[v], p);
+      if (tracking) placer_.Retrack(p.node);
+    }
   };
   auto fits = [&](const std::vector<int>& victims, MilliGpu freed) {
     if (!accounting(freed) || room_bound() < count) return false;
-    return FitsAfterRelease(j, count, victims);
+    if (count > 1 && !tracking) tracking = placer_.TrackRoom(j, count, Eligible(j), Member(j));
+    return tracking ? placer_.TrackedFits() : FitsAfterRelease(j, count, victims);
   };
   // A gang whose room has not appeared after this many victims would need a mass
   // eviction; it waits instead (and keeps its reservation).
@@ -657,6 +692,8 @@ std::vector<int> Cycle::SelectVictims(int job, int count, const VictimSource& ne
       release(v);
     }
   }
+  tracking = false;
+  placer_.StopTracking();
   for (int v : chosen) take(v);
   if (!found) chosen.clear();
   return chosen;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
+#include <string_view>
 
 namespace gpupool::engine::internal {
 namespace {
@@ -16,6 +18,17 @@ const Usage& UsageOf(const EngineState& state, const JobState& job) {
 }
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// The parts one after the other, in one allocation: thousands of waiting jobs get a
+// sentence each cycle.
+std::string Concat(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (std::string_view part : parts) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view part : parts) out += part;
+  return out;
+}
 
 MilliGpu FreeGpus(const EngineState& state, int queue) {
   return std::max<MilliGpu>(0, state.queues[queue].free);
@@ -33,15 +46,29 @@ std::string ScaledBy(const EngineState& state, const JobState& job) {
 
 }  // namespace
 
+// Thousands of waiting jobs get a sentence each cycle: the usual amounts are written
+// without printf, the same text as "%g" gives for them (at most six significant
+// digits: whole numbers, and fractions below 1,000 GPUs with at most three decimals).
 std::string FormatGpus(MilliGpu milli) {
-  char buffer[48];
   if (milli % kMilliPerGpu == 0) {
-    long long whole = milli / kMilliPerGpu;
-    std::snprintf(buffer, sizeof buffer, "%lld GPU%s", whole, whole == 1 ? "" : "s");
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%g GPU%s", static_cast<double>(milli) / kMilliPerGpu,
-                  milli < kMilliPerGpu ? "" : "s");
+    MilliGpu whole = milli / kMilliPerGpu;
+    return std::to_string(whole) + (whole == 1 ? " GPU" : " GPUs");
   }
+  const char* unit = milli < kMilliPerGpu ? " GPU" : " GPUs";
+  if (milli > -1000000 && milli < 1000000) {
+    MilliGpu magnitude = milli < 0 ? -milli : milli;
+    std::string out = milli < 0 ? "-" : "";
+    out += std::to_string(magnitude / kMilliPerGpu);
+    out += '.';
+    MilliGpu decimals = magnitude % kMilliPerGpu;
+    for (MilliGpu digit = 100; decimals > 0; digit /= 10) {
+      out += static_cast<char>('0' + decimals / digit);
+      decimals %= digit;
+    }
+    return out + unit;
+  }
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%g%s", static_cast<double>(milli) / kMilliPerGpu, unit);
   return buffer;
 }
 
@@ -74,39 +101,39 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
     out += " of model";
     for (const std::string& model : job.gpu_models) out += " " + model;
   }
-  if (!job.node_selector.empty()) out += " matching its node selector";
+  if (!job.node_selector->empty()) out += " matching its node selector";
   if (job.topology.mode == TopologyMode::kRequired) out += " labelled " + job.topology.key;
   return out;
 }
 
 std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas) {
-  return "project " + job.project_name + " is at its fixed quota of " +
-         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
-         job.queue_name + " (uses " + FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
-         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"project ", job.project_name, " is at its fixed quota of ",
+                 FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
+                 job.queue_name, " (uses ", FormatGpus(UsageOf(state, job).gpu),
+                 ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas) {
-  return std::string(ToString(job.workload_class)) + " jobs run only within quota: project " +
-         job.project_name + " uses " + FormatGpus(UsageOf(state, job).gpu) + " of its " +
-         FormatGpus(QuotaOf(state, job).gpu) + ScaledBy(state, job) + " in queue " +
-         job.queue_name + ", this job needs " + FormatGpus(job.shape.gpu_milli * replicas);
+  return Concat({ToString(job.workload_class), " jobs run only within quota: project ",
+                 job.project_name, " uses ", FormatGpus(UsageOf(state, job).gpu), " of its ",
+                 FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
+                 job.queue_name, ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas)});
 }
 
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
-  return "project " + job.project_name + " is at its limit of " +
-         FormatGpus(QuotaOf(state, job).limit) + " in queue " + job.queue_name + " (uses " +
-         FormatGpus(UsageOf(state, job).gpu) + ", this job needs " +
-         FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"project ", job.project_name, " is at its limit of ",
+                 FormatGpus(QuotaOf(state, job).limit), " in queue ", job.queue_name, " (uses ",
+                 FormatGpus(UsageOf(state, job).gpu), ", this job needs ",
+                 FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {
   const ProjectState& project = state.projects[job.project];
   const DepartmentQuotaState& department = *state.DepartmentQuotaOf(job.queue, job.project);
-  return "department " + project.department_name + " is at its limit of " +
-         FormatGpus(department.limit) + " in queue " + job.queue_name + " (its projects use " +
-         FormatGpus(department.used + department.stopping) + ", this job of project " +
-         job.project_name + " needs " + FormatGpus(job.shape.gpu_milli * replicas) + ")";
+  return Concat({"department ", project.department_name, " is at its limit of ",
+                 FormatGpus(department.limit), " in queue ", job.queue_name, " (its projects use ",
+                 FormatGpus(department.used + department.stopping), ", this job of project ",
+                 job.project_name, " needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
 std::string TopologyReason(const JobState& job, int replicas) {
@@ -137,9 +164,9 @@ std::string ReservedForOtherReason(const EngineState& state, const JobState& job
 }
 
 std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary) {
-  return "reclaimed by project " + beneficiary.project_name + " (below its quota of " +
-         FormatGpus(QuotaOf(state, beneficiary).gpu) + " in queue " + beneficiary.queue_name +
-         ") for job " + beneficiary.name;
+  return Concat({"reclaimed by project ", beneficiary.project_name, " (below its quota of ",
+                 FormatGpus(QuotaOf(state, beneficiary).gpu), " in queue ", beneficiary.queue_name,
+                 ") for job ", beneficiary.name});
 }
 
 std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,

@@ -25,7 +25,7 @@ std::int32_t DevicesPerReplica(const JobState& job) {
 }
 
 bool PlainConstraint(const JobState& job) {
-  return job.node_selector.empty() && job.gpu_models.empty() &&
+  return job.node_selector->empty() && job.gpu_models.empty() &&
          job.topology.mode != TopologyMode::kRequired;
 }
 
@@ -33,7 +33,7 @@ std::string ConstraintKey(const JobState& job) {
   std::string key;
   Put(key, job.queue);
   Put(key, DevicesPerReplica(job));
-  for (const auto& [k, v] : job.node_selector) {
+  for (const auto& [k, v] : *job.node_selector) {
     Put(key, k);
     Put(key, v);
   }
@@ -64,12 +64,29 @@ std::size_t ShapeTable::FieldsHash::operator()(const Fields& f) const {
   return static_cast<std::size_t>(h);
 }
 
+int ShapeTable::TopologyKeyNumber(const std::string& key) {
+  auto known = topology_keys_.find(key);
+  if (known == topology_keys_.end()) {
+    int next = static_cast<int>(topology_keys_.size());
+    known = topology_keys_.emplace(key, next).first;
+  }
+  return known->second;
+}
+
 int ShapeTable::ConstraintOf(const JobState& job) {
   if (job.constraint_id >= 0) return job.constraint_id;
   if (PlainConstraint(job)) {
     std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(job.queue)) << 32 |
                         static_cast<std::uint32_t>(DevicesPerReplica(job));
     job.constraint_id = Intern(plain_constraints_, key, constraint_count_);
+  } else if (job.gpu_models.empty()) {
+    std::int64_t topology = -1;
+    if (job.topology.mode == TopologyMode::kRequired)
+      topology = TopologyKeyNumber(job.topology.key);
+    Fields key{job.queue, DevicesPerReplica(job),
+               static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(job.node_selector)),
+               topology, 0};
+    job.constraint_id = Intern(selector_constraints_, key, constraint_count_);
   } else {
     job.constraint_id = Intern(constraints_, ConstraintKey(job), constraint_count_);
   }
@@ -79,20 +96,13 @@ int ShapeTable::ConstraintOf(const JobState& job) {
 int ShapeTable::ShapeOf(const JobState& job) {
   if (job.shape_id >= 0) return job.shape_id;
   const int constraint = ConstraintOf(job);
-  const auto mode = static_cast<std::int64_t>(job.topology.mode);
-  if (job.topology.key.empty()) {
-    Fields key{constraint, job.shape.gpu_milli, job.shape.cpu_milli, job.shape.memory_bytes, mode};
-    job.shape_id = Intern(shapes_, key, shape_count_);
-  } else {
-    std::string key;
-    Put(key, constraint);
-    Put(key, job.shape.gpu_milli);
-    Put(key, job.shape.cpu_milli);
-    Put(key, job.shape.memory_bytes);
-    Put(key, static_cast<std::uint8_t>(job.topology.mode));
-    Put(key, job.topology.key);
-    job.shape_id = Intern(keyed_shapes_, std::move(key), shape_count_);
-  }
+  // The topology mode, and the key's number above it (none: 0).
+  std::int64_t topology = static_cast<std::int64_t>(job.topology.mode);
+  if (!job.topology.key.empty())
+    topology |= std::int64_t{TopologyKeyNumber(job.topology.key) + 1} << 8;
+  Fields key{constraint, job.shape.gpu_milli, job.shape.cpu_milli, job.shape.memory_bytes,
+             topology};
+  job.shape_id = Intern(shapes_, key, shape_count_);
   return job.shape_id;
 }
 

@@ -36,13 +36,18 @@ class ShapeTable {
  private:
   // Ids are numbered in the order constraints are first seen. Those of jobs with
   // no selector, no model list and no required topology are keyed by queue and
-  // devices per replica alone; the others by their fields as raw bytes.
+  // devices per replica alone; those with a model list by their fields as raw bytes.
   int constraint_count_ = 0;
   std::unordered_map<std::uint64_t, int> plain_constraints_;
   std::unordered_map<std::string, int> constraints_;
-  // Shapes with a topology key keep it in a string key; the others are integers.
+  // Jobs with a selector but no model list: keyed by queue, devices per replica, the
+  // selector's interned copy (equal selectors share one) and the required topology
+  // key's number, without building a string.
+  std::unordered_map<Fields, int, FieldsHash> selector_constraints_;
+  std::unordered_map<std::string, int> topology_keys_;  // Topology label keys, numbered.
+  int TopologyKeyNumber(const std::string& key);
+  // Shapes: integer fields, the topology key by its number.
   std::unordered_map<Fields, int, FieldsHash> shapes_;
-  std::unordered_map<std::string, int> keyed_shapes_;
   int shape_count_ = 0;
   std::unordered_map<Fields, int, FieldsHash> groups_;
 };

@@ -14,6 +14,16 @@ bool LabelsMatch(const Labels& selector, const Labels& labels) {
   return true;
 }
 
+const Labels& NoLabels() {
+  static const Labels none;
+  return none;
+}
+
+const Labels* EngineState::InternSelector(const Labels& selector) {
+  if (selector.empty()) return &NoLabels();
+  return &*selectors_.insert(selector).first;
+}
+
 int DeviceCount(std::uint64_t devices) { return std::popcount(devices); }
 
 bool PendingOrder::operator()(int a, int b) const {
@@ -142,7 +152,7 @@ int EngineState::AddPending(const PendingJob& spec, int project) {
   JobState& job = jobs[index];
   job.replicas = spec.replicas;
   job.topology = spec.topology;
-  job.node_selector = spec.node_selector;
+  job.node_selector = InternSelector(spec.node_selector);
   job.gpu_models = spec.gpu_models;
   IndexPending(index, true);
   return index;
@@ -206,6 +216,13 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
     if (added) domains.names.push_back(label->second);
     domains.of_node[n] = entry->second;
   }
+  std::vector<int> by_name(domains.names.size());
+  for (std::size_t d = 0; d < by_name.size(); ++d) by_name[d] = static_cast<int>(d);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return domains.names[a] < domains.names[b]; });
+  domains.name_rank.resize(by_name.size());
+  for (std::size_t r = 0; r < by_name.size(); ++r)
+    domains.name_rank[by_name[r]] = static_cast<int>(r);
   return domains_.emplace(key, std::move(domains)).first->second;
 }
 

@@ -69,6 +69,9 @@ struct Placed {
   std::uint64_t devices = 0;
 };
 
+// The empty selector, shared by every job that gives none.
+const Labels& NoLabels();
+
 // The fields read for every job a cycle looks at (ordering, victim checks, takes
 // and releases) come first and share a cache line; specs and caches follow.
 struct JobState {
@@ -96,7 +99,9 @@ struct JobState {
   std::string queue_name;
   std::string project_name;
   TopologyRequest topology;
-  Labels node_selector;
+  // Interned (EngineState::InternSelector): jobs asking for the same labels share one
+  // copy, so equal selectors have equal pointers.
+  const Labels* node_selector = &NoLabels();
   std::vector<std::string> gpu_models;
 };
 
@@ -238,6 +243,10 @@ class EngineState {
     return job.shape.gpu_milli * replicas;
   }
 
+  // The state's one copy of a node selector (NoLabels() when empty), kept while the
+  // state lives: tens of thousands of jobs ask for a few distinct ones.
+  const Labels* InternSelector(const Labels& selector);
+
   // `project`: the job's project index if known, else -1 (found or created).
   int AddPending(const PendingJob& job, int project = -1);
   int AddRunning(const RunningJob& job, int project = -1);
@@ -273,11 +282,13 @@ class EngineState {
   void Take(const JobState& job, const Placed& placed);
   void Release(const JobState& job, const Placed& placed);
 
-  // Per topology key: each node's domain number (-1 without the label), and the
-  // domain names by number. Labels do not change, so this is computed once per key.
+  // Per topology key: each node's domain number (-1 without the label), the domain
+  // names by number, and each domain's place in the order of the names. Labels do not
+  // change, so this is computed once per key.
   struct Domains {
     std::vector<int> of_node;
     std::vector<std::string> names;
+    std::vector<int> name_rank;
   };
   const Domains& DomainsFor(const std::string& key);
 
@@ -393,6 +404,7 @@ class EngineState {
   void ScaleGuarantees(int queue, int department);
   void ExportJobs(Snapshot& snapshot) const;
   std::vector<int> free_jobs_;
+  std::set<Labels> selectors_;  // InternSelector's copies.
   std::unordered_map<std::string, Domains> domains_;
   bool indexing_ = true;  // Node indexes kept up to date on every change.
   bool loading_ = false;  // Building from a snapshot: ordered sets filled at the end.

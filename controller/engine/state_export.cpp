@@ -126,7 +126,7 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
     out.min_replicas = job.min_replicas;
     out.shape = job.shape;
     out.topology = job.topology;
-    out.node_selector = job.node_selector;
+    out.node_selector = *job.node_selector;
     out.gpu_models = job.gpu_models;
     out.arrival_time = job.arrival_time;
     out.checkpoint_interval_seconds = job.checkpoint_interval_seconds;
@@ -140,11 +140,12 @@ std::size_t EngineState::JobMemoryBytes() const {
   for (const JobState& job : jobs) {
     bytes += StringBytes(job.name) + StringBytes(job.uid) + StringBytes(job.queue_name) +
              StringBytes(job.project_name) + StringBytes(job.topology.key);
-    bytes += LabelBytes(job.node_selector);
     bytes += job.gpu_models.capacity() * sizeof(std::string);
     for (const std::string& model : job.gpu_models) bytes += StringBytes(model);
     bytes += job.placed.capacity() * sizeof(Placed);
   }
+  // Node selectors: one copy of each distinct one (a tree node each).
+  for (const Labels& selector : selectors_) bytes += 48 + LabelBytes(selector);
   bytes += job_index.memory_bytes();  // Name index: slots only, names are the jobs'.
   // Ordered pending / victim sets: one red-black node (32 bytes + the int) per entry.
   bytes += (running_count + pending_count) * 40;
