@@ -211,8 +211,15 @@ class Cycle {
   };
   std::vector<Retry> retry_reclaim_;
   // Shapes that found no room, with the length of `released_` at that moment: only
-  // nodes released since then (by preemption) can have room for them now.
-  std::unordered_map<std::uint64_t, std::pair<std::size_t, PlaceFailure>> failed_shapes_;
+  // nodes released since then (by preemption) can have room for them now. Over quota,
+  // room held against lower priority is open to higher: a failure holds for jobs of
+  // the same or lower priority only.
+  struct FailedShape {
+    std::size_t released;
+    PlaceFailure failure;
+    int priority;
+  };
+  std::unordered_map<std::uint64_t, FailedShape> failed_shapes_;
   std::vector<int> reserved_nodes_;  // Nodes holding devices for a blocked job.
   // FitsIgnoringReservations by MemoKey: (state version, answer).
   std::unordered_map<std::uint64_t, std::pair<std::size_t, bool>> fits_unreserved_;

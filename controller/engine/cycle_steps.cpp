@@ -84,13 +84,15 @@ PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
     std::uint64_t key = MemoKey(job, c) | (placer_.over_quota() ? kOverQuotaMemoBit : 0);
     PlaceResult attempt;
     auto failed = failed_shapes_.find(key);
-    if (failed == failed_shapes_.end()) {
+    bool known = failed != failed_shapes_.end() &&
+                 (!placer_.over_quota() || job.priority <= failed->second.priority);
+    if (!known) {
       attempt = placer_.Place(job, c, eligible, Member(job));
     } else {
-      std::vector<int> fresh = ReleasedSince(job, failed->second.first);
-      failed->second.first = released_.size();
+      std::vector<int> fresh = ReleasedSince(job, failed->second.released);
+      failed->second.released = released_.size();
       if (fresh.empty()) {
-        if (failed->second.second == PlaceFailure::kTopology) {
+        if (failed->second.failure == PlaceFailure::kTopology) {
           result.failure = PlaceFailure::kTopology;
         }
         continue;
@@ -103,7 +105,7 @@ PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
       return attempt;
     }
     if (attempt.failure == PlaceFailure::kTopology) result.failure = PlaceFailure::kTopology;
-    failed_shapes_[key] = {released_.size(), attempt.failure};
+    failed_shapes_[key] = {released_.size(), attempt.failure, job.priority};
   }
   return result;
 }

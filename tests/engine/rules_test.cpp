@@ -414,5 +414,30 @@ TEST(Reservations, OverQuotaJobHoldsRoomFromLowerPriorityOverQuotaWork) {
   EXPECT_EQ(RunStream(in_quota).started, 0);
 }
 
+// Room held over quota is open to work of higher priority than its job's, even right
+// after work of lower priority found no room of the same shape.
+TEST(Reservations, OverQuotaRoomIsOpenToHigherPriorityAfterALowerOneFailed) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("h", "train", 0).AddProject("a", "train", 0).AddProject("b", "train", 0);
+  Snapshot s = cluster.Build();
+  // Running work of priority 100: no job here may take its place.
+  for (int d = 0; d < 4; ++d) {
+    s.running.push_back(Running(Named("a-run-", d), "a", kGpu, "node-1", {d}, 100));
+    s.running.push_back(Running(Named("b-run-", d), "b", kGpu, "node-1", {4 + d}, 100));
+  }
+  s.running.push_back(Running("b-run-4", "b", kGpu, "node-0", {0}, 100));
+  // h uses nothing and goes first: its 8-GPU job holds node-0's 7 free GPUs against
+  // over-quota work below priority 75. a (less used than b) tries next.
+  s.pending.push_back(Job("large", "train", "h", 8 * kGpu, 1, WorkloadClass::kTrain, 75));
+  s.pending.push_back(Job("a-low", "train", "a", kGpu, 1, WorkloadClass::kTrain, 50));
+  s.pending.push_back(Job("b-high", "train", "b", kGpu, 1, WorkloadClass::kTrain, 100));
+  Decisions d = Decide(s);
+  ASSERT_NE(FindWaiting(d, "large"), nullptr);
+  ASSERT_NE(FindWaiting(d, "a-low"), nullptr);  // It holds room of its own, on node-1.
+  ASSERT_NE(FindAdmission(d, "b-high"), nullptr) << FindWaiting(d, "b-high")->message;
+  EXPECT_EQ(FindAdmission(d, "b-high")->replicas[0].node, "node-0");
+}
+
 }  // namespace
 }  // namespace gpupool::engine::testing
