@@ -36,7 +36,8 @@ int Cycle::Holdable(int node, bool over_quota) const {
 
 // Holds, on the nodes with the most room, the free whole devices the job will use
 // once running work there ends; later jobs of lower rank cannot take them (over
-// quota: later over-quota jobs). The room is remembered with whether it was short.
+// quota: later over-quota jobs of lower priority). The room is remembered with
+// whether it was short.
 MilliGpu Cycle::Reserve(int job, int count, bool over_quota) {
   ++reservations_made_;
   const JobState& j = state_.jobs[job];
@@ -120,8 +121,8 @@ void Cycle::ContinueReservations() {
   }
 }
 
-// Devices freed where the last full cycle held room for a blocked job are held for
-// it too, as that cycle would hold them: smaller jobs do not slip into them.
+// Devices freed where room is held for a blocked job are held for it too, as a full
+// cycle would hold them: smaller jobs do not slip into them.
 void Cycle::HoldFreedRoom() {
   for (int n : released_now_) {
     NodeState& node = state_.nodes[n];
@@ -134,7 +135,7 @@ void Cycle::HoldFreedRoom() {
   }
 }
 
-// What incremental cycles keep until the next full one: who holds room, and where.
+// What the next incremental cycle continues from: the room held for each job.
 void Cycle::RememberReservations() { state_.held_rooms = std::move(rooms_); }
 
 void Cycle::DropRoom(int job) {
