@@ -255,20 +255,17 @@ void Cluster::ResolvePriority(Json& pod) {
   const Json& priority_class = chosen ? ParsedClass(chosen) : kNoClass;
   const Json priority = priority_class.value("value", 0);
   const Json policy = priority_class.value("preemptionPolicy", "PreemptLowerPriority");
-  if (spec.contains("priority") && spec["priority"] != priority) {
+  // A value sent must be the one the class gives.
+  auto refuse_other = [&](const char* field, const char* what, const Json& computed) {
+    if (!spec.contains(field) || spec[field] == computed) return;
     throw Forbidden("pods", pod_name,
-                    "the integer value of priority (" + Text(spec["priority"]) +
+                    std::string(what) + " (" + Text(spec[field]) +
                         ") must not be provided in pod spec; priority admission controller "
                         "computed " +
-                        Text(priority) + " from the given PriorityClass name");
-  }
-  if (spec.contains("preemptionPolicy") && spec["preemptionPolicy"] != policy) {
-    throw Forbidden("pods", pod_name,
-                    "the string value of PreemptionPolicy (" + Text(spec["preemptionPolicy"]) +
-                        ") must not be provided in pod spec; priority admission controller "
-                        "computed " +
-                        Text(policy) + " from the given PriorityClass name");
-  }
+                        Text(computed) + " from the given PriorityClass name");
+  };
+  refuse_other("priority", "the integer value of priority", priority);
+  refuse_other("preemptionPolicy", "the string value of PreemptionPolicy", policy);
   if (chosen) spec["priorityClassName"] = chosen->name;
   spec["priority"] = priority;
   spec["preemptionPolicy"] = policy;

@@ -148,6 +148,10 @@ class Cycle {
   // wait in quota (or over it).
   bool MayHoldRoom(const JobState& job, bool in_quota) const;
   static std::uint8_t HeldKind(bool in_quota) { return in_quota ? 1 : 2; }
+  // The queue's first job room is held for, in quota or over it (-1: none).
+  int& FirstHolder(int queue, bool over_quota) {
+    return over_quota ? over_quota_holder_[queue] : holder_of_queue_[queue];
+  }
   bool FitsIgnoringReservations(const JobState& job);
   std::vector<int> ReleasedSince(const JobState& job, std::size_t since);
   MilliGpu Reserve(int job, int count, bool over_quota);

@@ -160,14 +160,18 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_qu
     return;
   }
   int holder = holder_of_queue_[j.queue];
+  bool holder_over_quota = false;
   if (int over = over_quota_holder_[j.queue];
       holder < 0 && !in_quota && over >= 0 && state_.jobs[over].priority > j.priority) {
     holder = over;
+    holder_over_quota = true;
   }
   if (holder >= 0 && holder != job && FitsIgnoringReservations(j)) {
     // Thousands of jobs wait behind a few held rooms: each sentence is written once.
     std::string& sentence = reserved_sentences_[{holder, j.shape.gpu_milli, j.min_replicas}];
-    if (sentence.empty()) sentence = ReservedForOtherReason(state_, j, state_.jobs[holder]);
+    if (sentence.empty()) {
+      sentence = ReservedForOtherReason(j, state_.jobs[holder], holder_over_quota);
+    }
     Wait(job, WaitCode::kReservedForOther, sentence);
     return;
   }

@@ -114,8 +114,7 @@ void Cycle::ContinueReservations() {
   for (const HeldRoom& room : rooms_) {
     const JobState& holder = state_.jobs[room.job];
     reserved_in_slot_[state_.Slot(holder.queue, holder.project)] |= HeldKind(!room.over_quota);
-    int& first =
-        room.over_quota ? over_quota_holder_[holder.queue] : holder_of_queue_[holder.queue];
+    int& first = FirstHolder(holder.queue, room.over_quota);
     if (first < 0) first = room.job;
     for (auto [n, devices] : room.devices) reserved_nodes_.push_back(n);  // Repeats are harmless.
   }
@@ -154,7 +153,7 @@ void Cycle::DropRoom(int job) {
   const JobState& j = state_.jobs[job];
   reserved_in_slot_[state_.Slot(j.queue, j.project)] &= ~HeldKind(!room.over_quota);
   // The queue's first holder of that kind, if it was this job, is the next one.
-  int& first = room.over_quota ? over_quota_holder_[j.queue] : holder_of_queue_[j.queue];
+  int& first = FirstHolder(j.queue, room.over_quota);
   if (first != job) return;
   first = -1;
   for (const HeldRoom& other : rooms_) {

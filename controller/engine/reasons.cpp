@@ -152,11 +152,7 @@ std::string CapacityReason(const EngineState& state, const JobState& job, int re
   return out;
 }
 
-std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
-                                   const JobState& holder) {
-  std::size_t slot = state.Slot(holder.queue, holder.project);
-  bool over_quota =
-      state.usage[slot].gpu + state.JobGpu(holder, holder.min_replicas) > state.quotas[slot].gpu;
+std::string ReservedForOtherReason(const JobState& job, const JobState& holder, bool over_quota) {
   return "the free GPUs where " + DescribeRequest(job, job.min_replicas) +
          " would fit are held for job " + holder.name + " of project " + holder.project_name +
          (over_quota ? ", which is first in line over its quota and waits for room"

@@ -21,8 +21,8 @@ std::string DepartmentLimitReason(const EngineState& state, const JobState& job,
 std::string TopologyReason(const JobState& job, int replicas);
 std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
                            MilliGpu held_for_it);
-std::string ReservedForOtherReason(const EngineState& state, const JobState& job,
-                                   const JobState& holder);
+// `over_quota`: the room is held for a job waiting over its quota.
+std::string ReservedForOtherReason(const JobState& job, const JobState& holder, bool over_quota);
 std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary);
 // What an admitted job waits for while its victims stop.
 std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,

@@ -44,18 +44,6 @@ EventRecorderOptions WithDefaults(EventRecorderOptions options) {
 
 bool IsUtf8Continuation(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
 
-// Events are written and forgotten: their answers are not read.
-const WriteOptions kIgnoreAnswer = [] {
-  WriteOptions options;
-  options.ignore_answer = true;
-  return options;
-}();
-const PatchOptions kIgnoreAnswerPatch = [] {
-  PatchOptions options;
-  options.ignore_answer = true;
-  return options;
-}();
-
 }  // namespace
 
 std::string TruncateUtf8(const std::string& text, std::size_t max_bytes) {
@@ -242,7 +230,7 @@ void EventRecorder::Create(const Pending& event, const std::string& key) {
             {"note", event.message},
             {"type", event.type},
             {"regarding", Regarding(event.object)}};
-    client_.Create(resources::kEvents, ns, body, kIgnoreAnswer);
+    client_.Create(resources::kEvents, ns, body, {.ignore_answer = true});  // Not read.
   } else {
     std::string now = NowTime();
     body = {{"apiVersion", "v1"},
@@ -259,7 +247,7 @@ void EventRecorder::Create(const Pending& event, const std::string& key) {
             {"source", {{"component", options_.reporting_controller}}},
             {"reportingComponent", options_.reporting_controller},
             {"reportingInstance", options_.reporting_instance}};
-    client_.Create(resources::kCoreEvents, ns, body, kIgnoreAnswer);
+    client_.Create(resources::kCoreEvents, ns, body, {.ignore_answer = true});
   }
   sent_[key] = {ns, name, 1, Clock::now()};
   std::lock_guard lock(mutex_);
@@ -271,11 +259,11 @@ void EventRecorder::Aggregate(Sent& sent) {
   if (UseEventsV1()) {
     Json patch = {{"series", {{"count", count}, {"lastObservedTime", NowMicroTime()}}}};
     client_.Patch(resources::kEvents, sent.ns, sent.name, PatchType::kMerge, patch,
-                  kIgnoreAnswerPatch);
+                  {.ignore_answer = true});
   } else {
     Json patch = {{"count", count}, {"lastTimestamp", NowTime()}};
     client_.Patch(resources::kCoreEvents, sent.ns, sent.name, PatchType::kMerge, patch,
-                  kIgnoreAnswerPatch);
+                  {.ignore_answer = true});
   }
   sent.count = count;
   std::lock_guard lock(mutex_);

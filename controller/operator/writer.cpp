@@ -28,18 +28,6 @@ bool Refused(const kube::ApiError& error) {
   return reason == kube::Reason::kInvalid || reason == kube::Reason::kBadRequest;
 }
 
-// The writer acts on what its watches see, never on a write's answer.
-const kube::WriteOptions kIgnoreAnswer = [] {
-  kube::WriteOptions options;
-  options.ignore_answer = true;
-  return options;
-}();
-const kube::PatchOptions kIgnoreAnswerPatch = [] {
-  kube::PatchOptions options;
-  options.ignore_answer = true;
-  return options;
-}();
-
 }  // namespace
 
 const kube::Resource& ResourceOf(Kind kind) {
@@ -172,9 +160,8 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
 bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
   const std::string key = kube::ObjectKey(write.ns, write.name);
   if (!Allowed(tally)) return false;
-  kube::PatchOptions options;
-  options.subresource = "status";
-  options.ignore_answer = true;
+  // The writer acts on what its watches see, never on a write's answer.
+  kube::PatchOptions options{.subresource = "status", .ignore_answer = true};
   try {
     client_.Patch(ResourceOf(write.kind), write.ns, write.name, kube::PatchType::kMerge,
                   write.patch, options);
@@ -215,7 +202,7 @@ void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
   const Json& meta = create.pod["metadata"];
   const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
   try {
-    client_.Create(kube::resources::kPods, ns, create.pod, kIgnoreAnswer);
+    client_.Create(kube::resources::kPods, ns, create.pod, {.ignore_answer = true});
     tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.
@@ -261,7 +248,7 @@ void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
   if (tally.Held(release.job_key) || !Allowed(tally)) return;
   try {
     client_.Patch(kube::resources::kPods, release.ns, release.name, kube::PatchType::kJson,
-                  release.patch, kIgnoreAnswerPatch);
+                  release.patch, {.ignore_answer = true});
     tally.Changed(Kind::kPod, kube::ObjectKey(release.ns, release.name));
   } catch (const kube::ApiError& error) {
     tally.Failed();
@@ -274,7 +261,7 @@ void PlanWriter::PatchPod(const PodPatch& patch, Tally& tally) {
   if (!Allowed(tally)) return;
   try {
     client_.Patch(kube::resources::kPods, patch.ns, patch.name, kube::PatchType::kMerge,
-                  patch.patch, kIgnoreAnswerPatch);
+                  patch.patch, {.ignore_answer = true});
     tally.Changed(Kind::kPod, kube::ObjectKey(patch.ns, patch.name));
   } catch (const kube::ApiError& error) {
     if (kube::IsNotFound(error)) return;
@@ -287,7 +274,7 @@ void PlanWriter::CreateService(const Json& service, Tally& tally) {
   if (!Allowed(tally)) return;
   const std::string ns = service["metadata"].value("namespace", "");
   try {
-    client_.Create(kube::resources::kServices, ns, service, kIgnoreAnswer);
+    client_.Create(kube::resources::kServices, ns, service, {.ignore_answer = true});
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;
     tally.Failed();
@@ -301,7 +288,7 @@ void PlanWriter::CreateReservation(const Json& pod, Tally& tally) {
   const std::string ns = pod["metadata"].value("namespace", "");
   const std::string name = pod["metadata"].value("name", "");
   try {
-    client_.Create(kube::resources::kPods, ns, pod, kIgnoreAnswer);
+    client_.Create(kube::resources::kPods, ns, pod, {.ignore_answer = true});
     tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;
