@@ -78,8 +78,7 @@ const ClusterView& SteadyView() {
   static const ClusterView view = [] {
     const Plan first = gpupool::op::PlanCycle(View(), {});
     Statuses planned;
-    for (const auto* writes :
-         {&first.releasing_statuses, &first.admission_statuses, &first.other_statuses})
+    for (const auto* writes : first.StatusWrites())
       for (const auto& write : *writes)
         if (write.kind == gpupool::op::Kind::kTrainingJob)
           planned[write.ns + "/" + write.name] = write.patch["status"];

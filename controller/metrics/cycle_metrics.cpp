@@ -35,8 +35,7 @@ CycleMetrics ComputeCycleMetrics(const op::ClusterView& view, const op::Plan& pl
 
 op::WriteStats AllWritten(const op::Plan& plan) {
   op::WriteStats stats;
-  for (const auto* writes :
-       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+  for (const auto* writes : plan.StatusWrites())
     for (const auto& write : *writes)
       stats.changed.emplace_back(write.kind, kube::ObjectKey(write.ns, write.name));
   stats.attempted = stats.changed.size();

@@ -58,8 +58,7 @@ JobIndex IndexJobs(const op::ClusterView& view, const op::Plan& plan,
   accepted.reserve(written.changed.size());
   for (const auto& [kind, key] : written.changed)
     if (kind == op::Kind::kTrainingJob) accepted.insert(NameOfKey(key));
-  for (const auto* writes :
-       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+  for (const auto* writes : plan.StatusWrites())
     for (const auto& write : *writes)
       if (write.kind == op::Kind::kTrainingJob && accepted.count(NameOf(write)))
         index.accepted_writes.emplace(NameOf(write), &write);

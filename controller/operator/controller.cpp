@@ -157,8 +157,7 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
     const std::string key = kube::ObjectKey(ns, name);
     versions[{kind, key}] = CachedVersion(kind, key);
   };
-  for (const auto* writes :
-       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+  for (const auto* writes : plan.StatusWrites())
     for (const auto& write : *writes) add(write.kind, write.ns, write.name);
   for (const auto& remove : plan.pod_deletes) add(Kind::kPod, remove.ns, remove.name);
   for (const auto& patch : plan.pod_patches) add(Kind::kPod, patch.ns, patch.name);

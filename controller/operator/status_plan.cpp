@@ -22,6 +22,15 @@ void NoteWaitingChange(CycleState& state, JobRecord& job) {
               now->message);
 }
 
+// A finished job's status gives devices back only where a pod of it still
+// holds them; otherwise they are free already, whatever its status says.
+bool PodsStillHold(const JobRecord& job) {
+  for (const auto* group : {&job.pods, &job.strays})
+    for (const PodView* pod : *group)
+      if (pod && !pod->Finished()) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& meta,
@@ -48,7 +57,9 @@ void PlanJobStatuses(CycleState& state) {
                                  api::TrainingJobStatusToJson(job.job().status),
                                  api::TrainingJobStatusToJson(job.status));
     if (!write) continue;
-    if (job.frees_devices && !job.admitted_now) {
+    if (job.stage == Stage::kFinished && !PodsStillHold(job)) {
+      state.plan.finished_statuses.push_back(std::move(*write));
+    } else if (job.frees_devices && !job.admitted_now) {
       state.plan.releasing_statuses.push_back(std::move(*write));
     } else if (job.admitted_now) {
       state.plan.admission_statuses.push_back(std::move(*write));

@@ -151,6 +151,7 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
   Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
   ApplyAdmissions(plan, tally);
+  Each(plan.finished_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.pod_patches, [&](const PodPatch& patch) { PatchPod(patch, tally); });
   for (const auto& note : plan.events) RecordEvent(note);

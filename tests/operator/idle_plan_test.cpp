@@ -76,8 +76,7 @@ Json IdleSince(EpochSeconds since, const std::string& reason = "BelowThreshold")
 }
 
 const StatusWrite* StatusOf(const Plan& plan, const std::string& name) {
-  for (const auto* writes :
-       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+  for (const auto* writes : plan.StatusWrites())
     for (const auto& write : *writes)
       if (write.kind == Kind::kTrainingJob && write.name == name) return &write;
   return nullptr;

@@ -296,9 +296,30 @@ TEST(PlanCycle, FailedPodRestartsTheJobUntilTheBackoffLimit) {
   again.Job("susan", "flaky", 1, 1, status);
   again.JobPod("susan", "flaky", 0, "node-0", "Failed", false);
   plan = PlanCycle(again.view(), {});
-  write = FindStatus(plan.releasing_statuses, "flaky");
+  write = FindStatus(plan.finished_statuses, "flaky");
   ASSERT_NE(write, nullptr);
   EXPECT_EQ(write->patch["status"]["phase"], "Failed");
+}
+
+// A finished job's status goes before the admissions only while a pod of it
+// still holds devices (it is stopped this cycle); once every pod has ended, the
+// devices are free whatever the status says, and the admissions go first.
+TEST(PlanCycle, AFinishedJobsStatusPrecedesAdmissionsOnlyWhileItsPodsHoldDevices) {
+  auto b = Cluster();
+  Json status = HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan");
+  status["placement"].push_back({{"replica", 1}, {"node", "node-0"}, {"devices", {1}}});
+  status["allocatedGpu"] = 2;
+  status["restartCount"] = 3;
+  b.Job("susan", "half", 2, 1, status);
+  b.JobPod("susan", "half", 0, "node-0", "Failed", false);
+  b.JobPod("susan", "half", 1, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.releasing_statuses, "half");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ(write->patch["status"]["phase"], "Failed");
+  EXPECT_EQ(FindStatus(plan.finished_statuses, "half"), nullptr);
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "half-1");
 }
 
 TEST(PlanCycle, JobOnANodeThatIsNotReadyGoesBackToTheQueueAndBacksOff) {
@@ -332,9 +353,10 @@ TEST(PlanCycle, EveryReplicaSucceededMeansTheJobSucceeded) {
   b.Job("susan", "done", 1, 1, HoldingStatus("Running", "node-0", {0}, kNow - 400, "susan"));
   b.JobPod("susan", "done", 0, "node-0", "Succeeded", false);
   const Plan plan = PlanCycle(b.view(), {});
-  const StatusWrite* write = FindStatus(plan.releasing_statuses, "done");
+  const StatusWrite* write = FindStatus(plan.finished_statuses, "done");
   ASSERT_NE(write, nullptr);
   EXPECT_EQ(write->patch["status"]["phase"], "Succeeded");
+  EXPECT_EQ(FindStatus(plan.releasing_statuses, "done"), nullptr);  // Its devices are free.
   EXPECT_TRUE(plan.pod_deletes.empty());  // Finished pods stay for their logs.
 }
 
@@ -352,8 +374,7 @@ TEST(PlanCycle, FinishedJobsPodThatStillRunsIsStoppedAndASettledOneIsLeftAlone) 
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_EQ(plan.pod_deletes.size(), 1u);
   EXPECT_EQ(plan.pod_deletes[0].name, "lingering-0");
-  for (const auto* writes :
-       {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+  for (const auto* writes : plan.StatusWrites())
     for (const auto& write : *writes) EXPECT_NE(write.kind, Kind::kTrainingJob) << write.name;
 }
 

@@ -162,8 +162,7 @@ class SharingWorld {
   }
 
   bool Apply(const Plan& plan) {
-    for (const auto* writes :
-         {&plan.releasing_statuses, &plan.admission_statuses, &plan.other_statuses})
+    for (const auto* writes : plan.StatusWrites())
       for (const StatusWrite& write : *writes)
         if (write.kind == Kind::kTrainingJob && jobs_.count(write.name))
           jobs_[write.name]["status"].merge_patch(write.patch["status"]);

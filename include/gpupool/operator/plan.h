@@ -3,6 +3,7 @@
 // the controller is testable table by table and a cycle can be replayed.
 #pragma once
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -84,7 +85,8 @@ struct EventNote {
 
 struct Plan {
   // In the order the writer applies them: first what frees devices (victims,
-  // requeues, finished jobs) and their pods, then admissions, then pods.
+  // requeues, finished jobs whose pods must stop) and their pods, then
+  // admissions and their pods, then the other statuses.
   std::vector<StatusWrite> releasing_statuses;
   std::vector<PodDelete> pod_deletes;
   std::vector<StatusWrite> admission_statuses;
@@ -92,6 +94,9 @@ struct Plan {
   std::vector<Json> reservation_pods;  // Created with the Services, before admissions.
   std::vector<PodCreate> pod_creates;
   std::vector<PodRelease> pod_releases;
+  // Jobs that ended with all their pods: their devices are free already, so
+  // they follow the admissions instead of delaying them.
+  std::vector<StatusWrite> finished_statuses;
   std::vector<StatusWrite> other_statuses;  // Waiting reasons, projects, queues.
   std::vector<PodPatch> pod_patches;
   std::vector<EventNote> events;
@@ -99,6 +104,11 @@ struct Plan {
   // timeout, a deadline, a backoff ending); 0: no such moment.
   EpochSeconds wake_at = 0;
   engine::Decisions decisions;  // What the engine decided, for logs and tests.
+
+  // Every status write, in the writer's order.
+  std::array<const std::vector<StatusWrite>*, 4> StatusWrites() const {
+    return {&releasing_statuses, &admission_statuses, &finished_statuses, &other_statuses};
+  }
 };
 
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
