@@ -66,6 +66,22 @@ int64_t Scaled(const Json& value, int64_t total) {
   return 0;
 }
 
+// A binding's annotations are copied onto the pod it binds (what a scheduler
+// tells the kubelet): string values only, as on any object.
+const Json* BindingAnnotations(const Json& binding, const std::string& name) {
+  const Json* metadata = binding.contains("metadata") ? &binding["metadata"] : nullptr;
+  if (!metadata || !metadata->is_object() || !metadata->contains("annotations")) return nullptr;
+  const Json& annotations = (*metadata)["annotations"];
+  if (annotations.is_null()) return nullptr;
+  if (!annotations.is_object())
+    throw Invalid("Binding", name, {{"metadata.annotations", "Invalid value: must be an object"}});
+  for (const auto& [key, value] : annotations.items())
+    if (!value.is_string())
+      throw Invalid("Binding", name,
+                    {{"metadata.annotations[" + key + "]", "Invalid value: must be a string"}});
+  return &annotations;
+}
+
 }  // namespace
 
 Json Cluster::Delete(const ResourceType& resource, const std::string& ns, const std::string& name,
@@ -127,6 +143,7 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
   const auto pods = Resource("", "v1", "pods");
   const std::string node = binding.value("target", Json::object()).value("name", "");
   if (node.empty()) throw Invalid("Binding", name, {{"target.name", "Required value"}});
+  const Json* annotations = BindingAnnotations(binding, name);
   auto lock = store_.Lock();
   Json pod = ParseStored(*pods, ns, name);
   const std::string bound = pod["spec"].value("nodeName", "");
@@ -141,6 +158,9 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
     throw Conflict("pods/binding", name, "pod " + name + " has scheduling gates");
   }
   pod["spec"]["nodeName"] = node;
+  if (annotations)
+    for (const auto& [key, value] : annotations->items())
+      pod["metadata"]["annotations"][key] = value;
   auto& conditions = pod["status"]["conditions"];
   if (!conditions.is_array()) conditions = Json::array();
   EraseIf(conditions, [](const Json& c) { return c.value("type", "") == "PodScheduled"; });

@@ -131,9 +131,10 @@ void Simulator::Schedule() {
     if (!pod->node.empty() && !Terminal(*pod)) AddUse(used[pod->node], pod->requests);
   }
   const auto pods = cluster_.Resource("", "v1", "pods");
+  DevicesTaken taken = TakenDevices();
   for (PodFacts* pod : pending) {
     try {
-      SchedulePod(pod, *pods, used);
+      SchedulePod(pod, *pods, used, taken);
     } catch (const std::exception&) {
       // A pod whose spec this scheduler cannot read (e.g. affinity values of
       // the wrong type) stays pending; it must not stop the others.
@@ -143,7 +144,7 @@ void Simulator::Schedule() {
 }
 
 void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
-                            std::map<std::string, Resources>& used) {
+                            std::map<std::string, Resources>& used, DevicesTaken& taken) {
   std::map<std::string, int> reasons;
   std::string chosen;
   auto consider = [&](const std::string& name, const NodeFacts& node) {
@@ -184,8 +185,15 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
     return;
   }
   pod->failed_scheduling.clear();
-  cluster_.Bind(pod->ns, pod->name, Json{{"target", {{"kind", "Node"}, {"name", chosen}}}});
+  // The device plugin's choice rides on the binding: one write instead of two.
+  Json binding = {{"target", {{"kind", "Node"}, {"name", chosen}}}};
+  const std::vector<int> devices = FreeDevicesFor(*pod, chosen, taken);
+  if (!devices.empty())
+    binding["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(devices);
+  cluster_.Bind(pod->ns, pod->name, binding);
   AddUse(used[chosen], pod->requests);
+  pod->devices = devices;
+  taken[chosen].insert(devices.begin(), devices.end());
   // Its kubelet sees the binding now, not one round later when the change is read back.
   pod->node = chosen;
   pod->seen_bound = SimClock::now();
@@ -308,21 +316,33 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
   return false;
 }
 
-void Simulator::AllocateDevices(const ResourceType& pods) {
+DevicesTaken Simulator::TakenDevices() const {
   // Devices stay taken until their pod is gone or finished (active_ holds no
   // finished pod that is not being deleted).
-  std::map<std::string, std::set<int>> taken;
+  DevicesTaken taken;
   for (const auto& [key, pod] : active_)
     if (!pod->node.empty() && !Terminal(*pod))
       taken[pod->node].insert(pod->devices.begin(), pod->devices.end());
+  return taken;
+}
+
+std::vector<int> Simulator::FreeDevicesFor(const PodFacts& pod, const std::string& node,
+                                           const DevicesTaken& taken) const {
+  auto facts = nodes_.find(node);
+  if (facts == nodes_.end() || pod.requests.gpu_milli < 1000) return {};
+  auto held = taken.find(node);
+  return PickDevices(facts->second.allocatable.gpu_milli / 1000,
+                     held == taken.end() ? std::set<int>{} : held->second,
+                     pod.requests.gpu_milli / 1000);
+}
+
+void Simulator::AllocateDevices(const ResourceType& pods) {
+  DevicesTaken taken = TakenDevices();
   for (auto& [key, pod] : active_) {
     if (pod->node.empty() || pod->deleting || pod->phase != "Pending" ||
         pod->requests.gpu_milli < 1000 || !pod->devices.empty())
       continue;
-    auto node = nodes_.find(pod->node);
-    if (node == nodes_.end()) continue;
-    const auto picked = PickDevices(node->second.allocatable.gpu_milli / 1000, taken[pod->node],
-                                    pod->requests.gpu_milli / 1000);
+    const auto picked = FreeDevicesFor(*pod, pod->node, taken);
     if (picked.empty()) continue;  // Held until a pod on the node lets devices go.
     const bool written = cluster_.Mutate(
         pods, pod->ns, pod->name,

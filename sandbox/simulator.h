@@ -52,6 +52,9 @@ struct NodeFacts {
   bool wants_not_ready = false;  // annotation sandbox.gpupool.dev/not-ready=true
 };
 
+// Device indices held by live pods, by node.
+using DevicesTaken = std::map<std::string, std::set<int>>;
+
 struct SimulatorConfig {
   double time_scale = 1.0;
   double start_seconds = 2;
@@ -75,14 +78,20 @@ class Simulator {
   void ObserveOwnership(const ChangeEvent& event);
   void Schedule();
   // Binds one pending pod to the first node that fits, or reports why none does.
-  void SchedulePod(PodFacts* pod, const ResourceType& pods, std::map<std::string, Resources>& used);
+  void SchedulePod(PodFacts* pod, const ResourceType& pods, std::map<std::string, Resources>& used,
+                   DevicesTaken& taken);
   // A Warning Event as kube-scheduler writes one, once per new reason.
   void RecordFailedScheduling(PodFacts& pod, const std::string& message);
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
             std::string* why) const;
   void RunKubelets();
-  // The device plugin: devices for every bound GPU pod that has none yet.
+  // The device plugin: devices for every bound GPU pod that has none yet (a pod
+  // gets them with its binding when they are free then).
   void AllocateDevices(const ResourceType& pods);
+  DevicesTaken TakenDevices() const;
+  // Free devices of `node` for a pod of whole GPUs; none for fractions, or when too few are free.
+  std::vector<int> FreeDevicesFor(const PodFacts& pod, const std::string& node,
+                                  const DevicesTaken& taken) const;
   bool StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
                SimClock::time_point now);
   void CollectGarbage();

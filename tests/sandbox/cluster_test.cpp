@@ -1,6 +1,7 @@
 // API semantics checked in-process, straight on the Cluster.
 #include "sandbox/cluster.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "gpupool/api/yaml.h"
@@ -9,6 +10,8 @@
 
 namespace gpupool::sandbox {
 namespace {
+
+using ::testing::HasSubstr;
 
 class ClusterTest : public ::testing::Test {
  protected:
@@ -140,6 +143,36 @@ TEST_F(ClusterTest, EvictionHonoursGraceAndDisruptionBudgets) {
   EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", missing); }), 404);
   // The body must name the pod of the URL.
   EXPECT_EQ(ErrorCode([&] { cluster_.Evict("team", "missing", eviction); }), 400);
+}
+
+// As on a real API server, a binding's annotations land on the pod it binds;
+// annotations that are not strings are refused, naming the field, and the pod
+// stays unbound.
+TEST_F(ClusterTest, ABindingCarriesItsAnnotationsToThePod) {
+  CreatePod("bad");
+  std::string message;
+  const Json target = {{"kind", "Node"}, {"name", "n1"}};
+  for (const Json& annotations : {Json{{"gpu", 3}}, Json::array({"gpu"})}) {
+    try {
+      cluster_.Bind("team", "bad",
+                    {{"target", target}, {"metadata", {{"annotations", annotations}}}});
+      ADD_FAILURE() << annotations.dump();
+    } catch (const ApiError& error) {
+      EXPECT_EQ(error.code, 422);
+      message += error.what();
+    }
+  }
+  EXPECT_THAT(message, HasSubstr("metadata.annotations[gpu]"));
+  EXPECT_THAT(message, HasSubstr("metadata.annotations: Invalid value"));
+  const auto pods = cluster_.Resource("", "v1", "pods");
+  EXPECT_FALSE(cluster_.Get(*pods, "team", "bad")["spec"].contains("nodeName"));
+
+  CreatePod("good");
+  cluster_.Bind("team", "good",
+                {{"target", target}, {"metadata", {{"annotations", {{"devices", "0,1"}}}}}});
+  const Json pod = cluster_.Get(*pods, "team", "good");
+  EXPECT_EQ(pod["spec"]["nodeName"], "n1");
+  EXPECT_EQ(pod["metadata"]["annotations"]["devices"], "0,1");
 }
 
 TEST_F(ClusterTest, FinalizersHoldDeletion) {
