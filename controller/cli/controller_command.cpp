@@ -35,6 +35,9 @@ constexpr char kUsage[] =
     "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
     "  --concurrent-writes N      requests in flight at once while writing a cycle's\n"
     "                             decisions (default 8)\n"
+    "  --status-writes-per-cycle N  at most N job statuses that neither admit nor\n"
+    "                             free anything per cycle, the rest in the next\n"
+    "                             (default 64; 0: no limit)\n"
     "  --reservation-namespace N  namespace of the pods that hold shared GPUs for\n"
     "                             fractions (default: the config's namespace)\n"
     "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
@@ -70,6 +73,7 @@ struct Flags {
   int resync = 30;
   int full_cycle = 30;
   int concurrent_writes = 8;
+  int status_writes_per_cycle = 64;
   std::string gpu_metrics_url, gpu_metrics_ca_file;
   int gpu_metrics_interval = 15;
   int gpu_metrics_timeout = 5;
@@ -147,6 +151,8 @@ Flags ParseFlags(Args args) {
       flags.full_cycle = IntFlag(flag, value(), 0, 86400);
     else if (flag == "--concurrent-writes")
       flags.concurrent_writes = IntFlag(flag, value(), 1, 256);
+    else if (flag == "--status-writes-per-cycle")
+      flags.status_writes_per_cycle = IntFlag(flag, value(), 0, 1000000);
     else if (flag == "--gpu-metrics-url")
       flags.gpu_metrics_url = UrlFlag(flag, value());
     else if (flag == "--gpu-metrics-interval-seconds")
@@ -217,6 +223,7 @@ int RunWith(const Flags& flags) {
   options.plan.reservation_image = flags.reservation_image;
   options.plan.reservation_service_account = flags.reservation_service_account;
   options.concurrent_writes = flags.concurrent_writes;
+  options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);
   options.resync = std::chrono::seconds(flags.resync);
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
   if (flags.leader_elect) {

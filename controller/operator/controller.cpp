@@ -185,7 +185,9 @@ CycleReport Controller::RunCycle() {
   }
   const ClusterView view = View();
   const auto rebuilds = engine_.stats().rebuilds;
-  const Plan plan = PlanCycle(view, options_.plan, engine_);
+  Plan plan = PlanCycle(view, options_.plan, engine_);
+  report.deferred = DeferStatusWrites(plan, options_.status_writes_per_cycle, status_turn_);
+  status_turn_ += options_.status_writes_per_cycle;
   report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);
   report.jobs = view.jobs.size();
@@ -207,6 +209,7 @@ CycleReport Controller::RunCycle() {
     wake_at_ = plan.wake_at;
   }
   if (options_.observe_cycle) options_.observe_cycle(view, plan, stats, report);
+  if (report.deferred > 0) Notify();  // What was left waits one quiet period, not a resync.
   return report;
 }
 
@@ -240,9 +243,10 @@ void Controller::Run(const std::atomic<bool>& stop) {
       if (report.writes > 0)
         spdlog::info(
             "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "
-            "{:.1f} ms{}, writes {:.1f} ms",
+            "{:.1f} ms{}, writes {:.1f} ms, {} statuses left to the next cycle",
             report.jobs, report.admitted, report.preempted, report.writes, report.failed,
-            report.plan_ms, report.engine_rebuilt ? " (engine rebuilt)" : "", report.write_ms);
+            report.plan_ms, report.engine_rebuilt ? " (engine rebuilt)" : "", report.write_ms,
+            report.deferred);
     } catch (const std::exception& error) {
       spdlog::error("cycle failed: {}", error.what());
     }

@@ -48,7 +48,9 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
         "--burst 0", "--reservation-namespace Bad_Name", "--reservation-service-account -x",
         "--reservation-image ''", "--gpu-metrics-url dcgm:9400/metrics",
         "--gpu-metrics-url file:///etc/passwd", "--gpu-metrics-interval-seconds 0",
-        "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem"}) {
+        "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem",
+        "--status-writes-per-cycle -1", "--status-writes-per-cycle 1000001",
+        "--status-writes-per-cycle some"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -131,6 +132,38 @@ TEST(Story, SusanJoeAndJemmaShareEightGpus) {
   EXPECT_NE(columns.output.find("OVER-QUOTA"), std::string::npos) << columns.output;
   const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
   EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
+}
+
+// Events of `reason` about each job of `ns`, by job name.
+std::map<std::string, int> EventsByJob(ClusterHarness& cluster, const std::string& ns,
+                                       const std::string& reason) {
+  std::map<std::string, int> count;
+  for (const Json& event : cluster.Get("events.events.k8s.io"))
+    if (event["regarding"].value("namespace", "") == ns && event.value("reason", "") == reason)
+      count[event["regarding"].value("name", "")] +=
+          event.value("series", Json::object()).value("count", 1);  // A repeat is a series.
+  return count;
+}
+
+// With room for one job status per cycle, the statuses left over are written by
+// the cycles that follow, each with its Event once: none lost, none repeated.
+TEST(Story, StatusesLeftToLaterCyclesAreAllWrittenWithTheirEventsOnce) {
+  ClusterHarness cluster(kStoryNodes, {}, {"--status-writes-per-cycle", "1"});
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(SusanJobs(12, 900));
+  ASSERT_TRUE(cluster.WaitFor(20, [&](const Json& jobs) {
+    return CountPhase(jobs, "susan", "Running") == 8 && CountPhase(jobs, "susan", "Queued") == 4;
+  })) << cluster.ControllerLog();
+  std::map<std::string, int> started;
+  for (int attempt = 0; attempt < 50 && started.size() < 8; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    started = EventsByJob(cluster, "susan", "Started");
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // Any repeat would be sent by now.
+  started = EventsByJob(cluster, "susan", "Started");
+  EXPECT_EQ(started.size(), 8u);
+  for (const auto& [job, count] : started) EXPECT_EQ(count, 1) << job;
+  EXPECT_TRUE(std::regex_search(cluster.ControllerLog(), std::regex("[1-9][0-9]* statuses left")));
 }
 
 TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {

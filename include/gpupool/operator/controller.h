@@ -25,6 +25,7 @@ namespace gpupool::op {
 
 struct CycleReport {
   std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
+  std::size_t deferred = 0;  // Status writes left to the next cycle (DeferStatusWrites).
   double plan_ms = 0, write_ms = 0;
   bool engine_rebuilt = false;  // The engine was built from the snapshot, not followed.
   // From the last informer event before the cycle to the end of its writes.
@@ -39,6 +40,9 @@ struct ControllerOptions {
   std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;              // Empty: always leading.
   int concurrent_writes = 8;                    // Requests in flight at once within a step.
+  // At most this many job statuses that neither admit nor free anything per
+  // cycle (0: no limit); the rest follow in the next cycles.
+  std::size_t status_writes_per_cycle = 64;
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
   // The last GPU utilization reading (a scraper's); empty: none configured.
   std::function<utilization::SharedReadings()> gpu_readings;
@@ -77,6 +81,7 @@ class Controller {
   ControllerOptions options_;
   PlanWriter writer_;
   engine::LiveEngine engine_;
+  std::size_t status_turn_ = 0;  // Where the next cycle's status budget starts (DeferStatusWrites).
   std::unique_ptr<kube::Informer<QueueObject>> queues_;
   std::unique_ptr<kube::Informer<ProjectObject>> projects_;
   std::unique_ptr<kube::Informer<DepartmentObject>> departments_;

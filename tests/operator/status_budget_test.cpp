@@ -1,0 +1,76 @@
+// A cycle's budget of status writes that neither admit nor free anything.
+#include <gtest/gtest.h>
+
+#include "gpupool/operator/plan.h"
+
+namespace gpupool::op {
+namespace {
+
+StatusWrite Status(Kind kind, const std::string& name) {
+  return {kind, kind == Kind::kTrainingJob ? "team" : "", name, Json::object()};
+}
+
+EventNote Note(Kind kind, const std::string& name) {
+  EventNote note;
+  note.kind = kind;
+  note.ns = kind == Kind::kTrainingJob ? "team" : "";
+  note.name = name;
+  note.reason = "Capacity";
+  return note;
+}
+
+std::vector<std::string> Names(const std::vector<StatusWrite>& writes) {
+  std::vector<std::string> names;
+  for (const auto& write : writes) names.push_back(write.name);
+  return names;
+}
+
+Plan Busy() {
+  Plan plan;
+  plan.other_statuses = {Status(Kind::kTrainingJob, "a"), Status(Kind::kTrainingJob, "b"),
+                         Status(Kind::kTrainingJob, "c"), Status(Kind::kProject, "ml"),
+                         Status(Kind::kQueue, "train")};
+  plan.admission_statuses = {Status(Kind::kTrainingJob, "admitted")};
+  plan.events = {Note(Kind::kTrainingJob, "a"), Note(Kind::kTrainingJob, "c"),
+                 Note(Kind::kTrainingJob, "admitted"), Note(Kind::kTrainingJob, "c")};
+  return plan;
+}
+
+std::vector<std::string> Noted(const Plan& plan) {
+  std::vector<std::string> names;
+  for (const auto& note : plan.events) names.push_back(note.name);
+  return names;
+}
+
+TEST(DeferStatusWrites, KeepsEveryUsageStatusAndAWindowOfJobsAndDropsTheRestsEvents) {
+  Plan plan = Busy();
+  EXPECT_EQ(DeferStatusWrites(plan, 1, 0), 2u);
+  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "a"}));
+  EXPECT_EQ(Names(plan.admission_statuses), std::vector<std::string>{"admitted"});
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "admitted"}));
+}
+
+// Each turn starts further in and wraps around: over the cycles every job's
+// status is written, however long the backlog.
+TEST(DeferStatusWrites, TheWindowMovesWithTheTurnAndWrapsAround) {
+  Plan plan = Busy();
+  EXPECT_EQ(DeferStatusWrites(plan, 2, 2), 1u);
+  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "c", "a"}));
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "c", "admitted", "c"}));
+  plan = Busy();
+  EXPECT_EQ(DeferStatusWrites(plan, 2, 4), 1u);
+  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "b", "c"}));
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"c", "admitted", "c"}));
+}
+
+TEST(DeferStatusWrites, KeepsEverythingWithinTheBudgetOrWithoutOne) {
+  for (std::size_t budget : {0u, 3u, 100u}) {
+    Plan plan = Busy();
+    EXPECT_EQ(DeferStatusWrites(plan, budget, 7), 0u) << budget;
+    EXPECT_EQ(plan.other_statuses.size(), 5u);
+    EXPECT_EQ(plan.events.size(), 4u);
+  }
+}
+
+}  // namespace
+}  // namespace gpupool::op
