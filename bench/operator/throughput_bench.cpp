@@ -41,6 +41,22 @@ double Percentile(std::vector<double> values, double fraction) {
   return values[std::min(values.size() - 1, static_cast<std::size_t>(fraction * values.size()))];
 }
 
+// Polls the jobs (they run until the end) until every one is recorded Running
+// or `limit` passes: the statuses the controller leaves to later cycles under
+// load must catch up. Returns the seconds from `start`, or -1 when they did not.
+double AllRecordedRunning(gpupool::bench::BenchCluster& cluster, std::size_t jobs,
+                          Clock::time_point start, std::chrono::seconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (Clock::now() < deadline) {
+    std::size_t running = 0;
+    for (const auto& job : cluster.client().ListAll(resources::kTrainingJobs, "load").items)
+      running += job.value("status", gpupool::kube::Json::object()).value("phase", "") == "Running";
+    if (running >= jobs) return Seconds(Clock::now() - start);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +113,10 @@ int main(int argc, char** argv) {
     std::printf("create -> release: median %.2f s, p99 %.2f s\n", Percentile(latencies, 0.5),
                 Percentile(latencies, 0.99));
     gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
+    const double recorded = AllRecordedRunning(
+        cluster, static_cast<std::size_t>(jobs) - generated.failed, start, std::chrono::minutes(3));
+    std::printf("every job recorded Running: %.1f s after the first create%s\n", recorded,
+                recorded < 0 ? " (not within 3 minutes)" : "");
     return times.size() + generated.failed == static_cast<std::size_t>(jobs) ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "throughput_bench: %s\n", error.what());

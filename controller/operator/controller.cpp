@@ -187,7 +187,6 @@ CycleReport Controller::RunCycle() {
   const auto rebuilds = engine_.stats().rebuilds;
   Plan plan = PlanCycle(view, options_.plan, engine_);
   report.deferred = DeferStatusWrites(plan, options_.status_writes_per_cycle, status_turn_);
-  status_turn_ += options_.status_writes_per_cycle;
   report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);
   report.jobs = view.jobs.size();

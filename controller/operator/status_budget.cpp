@@ -7,17 +7,23 @@
 
 namespace gpupool::op {
 
-std::size_t DeferStatusWrites(Plan& plan, std::size_t budget, std::size_t turn) {
+std::size_t DeferStatusWrites(Plan& plan, std::size_t per_cycle, std::size_t& turn) {
+  if (per_cycle == 0) return 0;
+  // One more for every job admitted: under a steady load the Running statuses
+  // of the jobs a cycle admits keep pace with the admissions.
+  const std::size_t budget = per_cycle + plan.admission_statuses.size();
+  const std::size_t start = turn;
+  turn += budget;
   auto& writes = plan.other_statuses;
   // Usage statuses first, and all of them: there are few, one per object.
   const auto jobs = std::stable_partition(writes.begin(), writes.end(), [](const StatusWrite& w) {
     return w.kind != Kind::kTrainingJob;
   });
   const auto count = static_cast<std::size_t>(writes.end() - jobs);
-  if (budget == 0 || count <= budget) return 0;
-  // The kept window starts `turn` writes in and wraps around, so that a
+  if (count <= budget) return 0;
+  // The kept window starts `start` writes in and wraps around, so that a
   // backlog is worked through instead of the first jobs being kept every cycle.
-  std::rotate(jobs, jobs + static_cast<std::ptrdiff_t>(turn % count), writes.end());
+  std::rotate(jobs, jobs + static_cast<std::ptrdiff_t>(start % count), writes.end());
   std::set<std::pair<Kind, std::string>> deferred;
   for (auto it = jobs + static_cast<std::ptrdiff_t>(budget); it != writes.end(); ++it)
     deferred.emplace(it->kind, it->ns + "/" + it->name);
