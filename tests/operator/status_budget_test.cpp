@@ -80,6 +80,18 @@ TEST(DeferStatusWrites, TheWindowMovesWithTheTurnAndWrapsAround) {
   EXPECT_EQ(Noted(plan), (std::vector<std::string>{"c", "admitted", "c"}));
 }
 
+// A backlog (a burst's Running statuses, once the admissions have stopped)
+// drains: each cycle writes an eighth of it on top of the budget.
+TEST(DeferStatusWrites, AnEighthOfABacklogGoesOnTopOfTheBudget) {
+  Plan plan;
+  for (int i = 0; i < 80; ++i)
+    plan.other_statuses.push_back(Status(Kind::kTrainingJob, "job-" + std::to_string(i)));
+  std::size_t turn = 0;
+  EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 68u);
+  EXPECT_EQ(plan.other_statuses.size(), 12u);
+  EXPECT_EQ(turn, 12u);
+}
+
 TEST(DeferStatusWrites, KeepsEverythingWithinTheBudgetOrWithoutOne) {
   for (std::size_t per_cycle : {0u, 2u, 100u}) {
     Plan plan = Busy();

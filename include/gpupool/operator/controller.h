@@ -41,8 +41,8 @@ struct ControllerOptions {
   std::function<bool()> is_leader;              // Empty: always leading.
   int concurrent_writes = 8;                    // Requests in flight at once within a step.
   // At most this many job statuses that neither admit nor free anything per
-  // cycle, plus one per job it admits (0: no limit); the rest follow in the
-  // next cycles (DeferStatusWrites).
+  // cycle, plus one per job it admits and an eighth of the others (0: no
+  // limit); the rest follow in the next cycles (DeferStatusWrites).
   std::size_t status_writes_per_cycle = 64;
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
   // The last GPU utilization reading (a scraper's); empty: none configured.
