@@ -36,6 +36,12 @@ Plan Busy() {
   return plan;
 }
 
+Plan BusyAdmittingNone() {
+  Plan plan = Busy();
+  plan.admission_statuses.clear();
+  return plan;
+}
+
 std::vector<std::string> Noted(const Plan& plan) {
   std::vector<std::string> names;
   for (const auto& note : plan.events) names.push_back(note.name);
@@ -43,8 +49,7 @@ std::vector<std::string> Noted(const Plan& plan) {
 }
 
 TEST(DeferStatusWrites, KeepsEveryUsageStatusAndAWindowOfJobsAndDropsTheRestsEvents) {
-  Plan plan = Busy();
-  plan.admission_statuses.clear();
+  Plan plan = BusyAdmittingNone();
   std::size_t turn = 0;
   EXPECT_EQ(DeferStatusWrites(plan, 1, turn), 2u);
   EXPECT_EQ(turn, 1u);
@@ -66,15 +71,13 @@ TEST(DeferStatusWrites, EveryJobAdmittedAddsOneToTheBudget) {
 // Each turn starts further in and wraps around: over the cycles every job's
 // status is written, however long the backlog.
 TEST(DeferStatusWrites, TheWindowMovesWithTheTurnAndWrapsAround) {
-  Plan plan = Busy();
-  plan.admission_statuses.clear();
+  Plan plan = BusyAdmittingNone();
   std::size_t turn = 2;
   EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 1u);
   EXPECT_EQ(turn, 4u);
   EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "c", "a"}));
   EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "c", "admitted", "c"}));
-  plan = Busy();
-  plan.admission_statuses.clear();
+  plan = BusyAdmittingNone();
   EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 1u);
   EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "b", "c"}));
   EXPECT_EQ(Noted(plan), (std::vector<std::string>{"c", "admitted", "c"}));
