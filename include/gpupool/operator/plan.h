@@ -121,10 +121,10 @@ Plan PlanCycle(const ClusterView& view, const PlanOptions& options, engine::Live
 // Keeps at most `per_cycle` of the plan's job statuses that neither admit nor
 // free anything (waiting reasons, Running), plus one for every job the plan
 // admits and an eighth of those statuses: a window of them starting `turn`
-// writes in, wrapping around; `turn` moves on by that budget. Queue, Project and Department
-// statuses are all kept, first. The other job statuses are dropped with their jobs' Events; the
-// next cycle plans them again from the same difference. Returns how many were
-// dropped; `per_cycle` 0 keeps all.
+// writes in, wrapping around; `turn` moves on by that budget. Queue, Project
+// and Department statuses are all kept, first. The other job statuses are
+// dropped with their jobs' Events; the next cycle plans them again from the
+// same difference. Returns how many were dropped; `per_cycle` 0 keeps all.
 std::size_t DeferStatusWrites(Plan& plan, std::size_t per_cycle, std::size_t& turn);
 
 }  // namespace gpupool::op
