@@ -67,18 +67,15 @@ int64_t Scaled(const Json& value, int64_t total) {
 }
 
 // A binding's annotations are copied onto the pod it binds (what a scheduler
-// tells the kubelet): string values only, as on any object.
+// tells the kubelet), checked as any object's annotations are.
 const Json* BindingAnnotations(const Json& binding, const std::string& name) {
-  const Json* metadata = binding.contains("metadata") ? &binding["metadata"] : nullptr;
-  if (!metadata || !metadata->is_object() || !metadata->contains("annotations")) return nullptr;
-  const Json& annotations = (*metadata)["annotations"];
+  if (!binding.is_object() || !binding.contains("metadata")) return nullptr;
+  const Json& metadata = binding["metadata"];
+  if (!metadata.is_object() || !metadata.contains("annotations")) return nullptr;
+  const Json& annotations = metadata["annotations"];
   if (annotations.is_null()) return nullptr;
-  if (!annotations.is_object())
-    throw Invalid("Binding", name, {{"metadata.annotations", "Invalid value: must be an object"}});
-  for (const auto& [key, value] : annotations.items())
-    if (!value.is_string())
-      throw Invalid("Binding", name,
-                    {{"metadata.annotations[" + key + "]", "Invalid value: must be a string"}});
+  const auto errors = ValidateMetadataMaps(Json{{"annotations", annotations}});
+  if (!errors.empty()) throw Invalid("Binding", name, errors);
   return &annotations;
 }
 

@@ -146,13 +146,14 @@ TEST_F(ClusterTest, EvictionHonoursGraceAndDisruptionBudgets) {
 }
 
 // As on a real API server, a binding's annotations land on the pod it binds;
-// annotations that are not strings are refused, naming the field, and the pod
-// stays unbound.
+// annotations that are not a map of strings, or whose keys are not qualified
+// names, are refused, naming the field, and the pod stays unbound.
 TEST_F(ClusterTest, ABindingCarriesItsAnnotationsToThePod) {
   CreatePod("bad");
   std::string message;
   const Json target = {{"kind", "Node"}, {"name", "n1"}};
-  for (const Json& annotations : {Json{{"gpu", 3}}, Json::array({"gpu"})}) {
+  for (const Json& annotations :
+       {Json{{"gpu", 3}}, Json::array({"gpu"}), Json{{"bad key!", "0"}}}) {
     try {
       cluster_.Bind("team", "bad",
                     {{"target", target}, {"metadata", {{"annotations", annotations}}}});
@@ -162,8 +163,9 @@ TEST_F(ClusterTest, ABindingCarriesItsAnnotationsToThePod) {
       message += error.what();
     }
   }
-  EXPECT_THAT(message, HasSubstr("metadata.annotations[gpu]"));
-  EXPECT_THAT(message, HasSubstr("metadata.annotations: Invalid value"));
+  EXPECT_THAT(message, HasSubstr("metadata.annotations[gpu]: must be a string"));
+  EXPECT_THAT(message, HasSubstr("metadata.annotations: must be a map of strings"));
+  EXPECT_THAT(message, HasSubstr("\"bad key!\": invalid key"));
   const auto pods = cluster_.Resource("", "v1", "pods");
   EXPECT_FALSE(cluster_.Get(*pods, "team", "bad")["spec"].contains("nodeName"));
 
