@@ -42,6 +42,7 @@ void JobWatch::Observe(const JobPhase& seen) {
   const bool holding = job.held_since != Clock::time_point{};
   if (Holds(seen.phase) && !holding) {
     job.held_since = now;
+    AddHeld(job.pool, now, job.gpus);
     if (job.admitted == Clock::time_point{}) {
       job.admitted = now;
       ++admitted_;
@@ -50,6 +51,7 @@ void JobWatch::Observe(const JobPhase& seen) {
     }
   }
   if (!Holds(seen.phase) && holding) {
+    AddHeld(job.pool, now, -job.gpus);
     job.gpu_seconds += job.gpus * Seconds(now - job.held_since);
     job.held_since = {};
   }
@@ -63,6 +65,17 @@ void JobWatch::Observe(const JobPhase& seen) {
 std::size_t JobWatch::Finished() const {
   std::lock_guard lock(mutex_);
   return finished_;
+}
+
+void JobWatch::AddHeld(const std::string& pool, Clock::time_point at, int gpus) {
+  auto& series = held_[pool];
+  series.push_back({at, (series.empty() ? 0 : series.back().second) + gpus});
+}
+
+std::map<std::string, std::vector<std::pair<Clock::time_point, int>>> JobWatch::HeldOverTime()
+    const {
+  std::lock_guard lock(mutex_);
+  return held_;
 }
 
 std::size_t JobWatch::Admitted() const {

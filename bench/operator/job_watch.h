@@ -38,6 +38,8 @@ class JobWatch {
   void Expect(const std::string& key, const std::string& pool, const std::string& kind, int gpus);
   std::size_t Finished() const;
   std::size_t Admitted() const;
+  // Per pool, the GPUs its jobs' statuses held from each moment on, in order.
+  std::map<std::string, std::vector<std::pair<Clock::time_point, int>>> HeldOverTime() const;
   // A copy of every job's times (held GPU time counted up to now).
   std::map<std::string, JobTimes> Snapshot() const;
 
@@ -47,6 +49,8 @@ class JobWatch {
   mutable std::mutex mutex_;
   std::map<std::string, JobTimes> jobs_;
   std::size_t finished_ = 0, admitted_ = 0;
+  std::map<std::string, std::vector<std::pair<Clock::time_point, int>>> held_;  // By pool.
+  void AddHeld(const std::string& pool, Clock::time_point at, int gpus);
   std::unique_ptr<kube::Informer<JobPhase>> informer_;
 };
 

@@ -135,6 +135,32 @@ void Report(const std::map<std::string, JobTimes>& jobs, Clock::time_point start
   }
 }
 
+// Statuses overlap for a moment: a cycle records a finished job's end after
+// the admissions into its devices. Per pool, the most GPUs held at once, and
+// the usage counting no more GPUs than the pool has at any moment.
+void ReportHeldOverTime(
+    const std::map<std::string, std::vector<std::pair<Clock::time_point, int>>>& held,
+    Clock::time_point start) {
+  const int capacity = kNodesPerPool * kGpusPerNode;
+  double total = 0;
+  for (const auto& [pool, series] : held) {
+    int peak = 0;
+    double gpu_seconds = 0;
+    for (std::size_t i = 0; i + 1 < series.size(); ++i) {
+      peak = std::max(peak, series[i].second);
+      gpu_seconds +=
+          std::min(series[i].second, capacity) * Seconds(series[i + 1].first - series[i].first);
+    }
+    const double wall = series.empty() ? 0 : Seconds(series.back().first - start);
+    const double usage = wall > 0 ? gpu_seconds / (capacity * wall) : 0;
+    total += usage;
+    std::printf("  %s: at most %d GPUs recorded held at once (has %d); usage at most %d: %.1f %%\n",
+                pool.c_str(), peak, capacity, capacity, 100 * usage);
+  }
+  std::printf("mean GPU usage, at most the pool's GPUs at any moment: %.1f %%\n",
+              held.empty() ? 0 : 100 * total / static_cast<double>(held.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -163,6 +189,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto controller = cluster.ControllerUse(), sandbox = cluster.SandboxUse();
     Report(watch.Snapshot(), start);
+    ReportHeldOverTime(watch.HeldOverTime(), start);
     gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
     return watch.Finished() + generated.failed == total ? 0 : 1;
   } catch (const std::exception& error) {

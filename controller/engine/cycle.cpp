@@ -228,13 +228,16 @@ Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
   const JobState& j = state_.jobs[job];
   if (int count = InQuotaCount(j); count > 0) return AttemptInQuota(job, count);
   const Queue& queue = state_.queues[j.queue].spec;
-  if (queue.sharing == Sharing::kGuaranteed && IsPreemptible(j.workload_class)) {
-    return {false, true};
-  }
-  // Fixed quota or non-preemptible work: only room made inside its own project helps.
+  const bool may_borrow = queue.sharing == Sharing::kGuaranteed && IsPreemptible(j.workload_class);
   int count = j.min_replicas;
+  // Preemptible work in a Guaranteed queue that fits free room runs over quota
+  // (pass 2) and stops nothing.
+  if (may_borrow && !PlaceBest(j, count).replicas.empty()) return {false, true};
+  // Otherwise its own project's lower-priority jobs may make room for it within
+  // quota, before any other project's in-quota work takes what frees up.
   Accounting within = [&](MilliGpu freed) { return WithinQuota(j, count, freed); };
   if (queue.preempt_in_project && TryInProject(job, count, within, 'q')) return {true, false};
+  if (may_borrow) return {false, true};
   if (queue.sharing == Sharing::kFixed) {
     Wait(job, WaitCode::kQuota, FixedQuotaReason(state_, j, count));
   } else {

@@ -242,6 +242,33 @@ TEST(Reclaim, CannotLoop) {
   EXPECT_EQ(Allocated(engine, "b", "train"), 2 * kGpu);
 }
 
+// A job beyond its project's quota that fits no free room may stop its own
+// project's lower-priority work so that it fits the quota (pass 1), where over
+// quota it could only swap for victims freeing all it takes; one that fits free
+// room runs over quota and stops nothing.
+TEST(InProjectPreemption, AJobBeyondItsQuotaStopsItsOwnLowerPriorityWorkOnlyWhenNoRoomIsFree) {
+  // Node-0's devices 1 and 2 are free; project a runs a-low, b runs b-0.
+  auto snapshot = [](MilliGpu quota_a, const std::string& job, MilliGpu gpus) {
+    ClusterBuilder cluster;
+    cluster.Nodes(1, 4).AddQueue("train", Sharing::kGuaranteed);
+    cluster.AddProject("a", "train", quota_a).AddProject("b", "train", kGpu);
+    Snapshot s = cluster.Build();
+    s.running = {Running("a-low", "a", kGpu, "node-0", {0}),
+                 Running("b-0", "b", kGpu, "node-0", {3})};
+    s.pending = {Job(job, "train", "a", gpus, 1, WorkloadClass::kTrain, 10)};
+    return s;
+  };
+  // 3 GPUs with a quota of 3: only with a-low's device, and then within quota.
+  Decisions d = Decide(snapshot(3 * kGpu, "a-big", 3 * kGpu));
+  ASSERT_NE(FindAdmission(d, "a-big"), nullptr);
+  EXPECT_THAT(Victims(d), ElementsAre("a-low"));
+  EXPECT_EQ(d.preemptions[0].reason, PreemptionReason::kProjectPriority);
+  // 2 GPUs with a quota of 2: the free devices hold it, over quota.
+  Decisions fits = Decide(snapshot(2 * kGpu, "a-fits", 2 * kGpu));
+  ASSERT_NE(FindAdmission(fits, "a-fits"), nullptr);
+  EXPECT_THAT(fits.preemptions, IsEmpty());
+}
+
 TEST(NonPreemptible, OnlyWithinQuotaAndNeverVictims) {
   ClusterBuilder cluster;
   cluster.Nodes(1, 4).AddQueue("train", Sharing::kGuaranteed);
