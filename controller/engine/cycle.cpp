@@ -230,9 +230,11 @@ Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
   const Queue& queue = state_.queues[j.queue].spec;
   const bool may_borrow = queue.sharing == Sharing::kGuaranteed && IsPreemptible(j.workload_class);
   int count = j.min_replicas;
-  // Preemptible work in a Guaranteed queue that fits free room runs over quota
-  // (pass 2) and stops nothing.
-  if (may_borrow && !PlaceBest(j, count).replicas.empty()) return {false, true};
+  // Preemptible work in a Guaranteed queue runs over quota (pass 2) where it
+  // fits free room, stopping nothing, or where its project has no lower-priority
+  // work to stop.
+  if (may_borrow && (!HasLowerPriorityWork(j) || !PlaceBest(j, count).replicas.empty()))
+    return {false, true};
   // Otherwise its own project's lower-priority jobs may make room for it within
   // quota, before any other project's in-quota work takes what frees up.
   Accounting within = [&](MilliGpu freed) { return WithinQuota(j, count, freed); };

@@ -92,6 +92,8 @@ class Cycle {
   RankedCandidates ranked_candidates_;
   // `mode` tells the accounting apart in the memo of failures.
   bool TryInProject(int job, int count, const Accounting& accounting, char mode);
+  // Its project runs preemptible work of lower priority in its queue.
+  bool HasLowerPriorityWork(const JobState& job) const;
   std::vector<int> SelectVictims(int job, int count, const VictimSource& next,
                                  const Accounting& accounting);
   bool VictimAllowed(int victim) const;

@@ -489,10 +489,15 @@ int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& o
 
 // A higher-priority job of the same project and queue takes the place of the
 // project's lower-priority preemptible jobs.
+bool Cycle::HasLowerPriorityWork(const JobState& job) const {
+  const auto& lower = state_.victims[state_.Slot(job.queue, job.project)];
+  return !lower.empty() && state_.jobs[*lower.begin()].priority < job.priority;
+}
+
 bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char mode) {
   const JobState& j = state_.jobs[job];
+  if (!HasLowerPriorityWork(j)) return false;
   const auto& lower = state_.victims[state_.Slot(j.queue, j.project)];
-  if (lower.empty() || state_.jobs[*lower.begin()].priority >= j.priority) return false;
   // The project's lower-priority jobs only become fewer, and its usage only grows,
   // until something is released: a failure stands until then.
   // One replica only fits where its victims run: a failure stands until room is
