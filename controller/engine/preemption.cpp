@@ -487,13 +487,13 @@ int Cycle::SingleVictim(const JobState& job, int node, const std::vector<int>& o
   return -1;
 }
 
-// A higher-priority job of the same project and queue takes the place of the
-// project's lower-priority preemptible jobs.
 bool Cycle::HasLowerPriorityWork(const JobState& job) const {
   const auto& lower = state_.victims[state_.Slot(job.queue, job.project)];
   return !lower.empty() && state_.jobs[*lower.begin()].priority < job.priority;
 }
 
+// A higher-priority job of the same project and queue takes the place of the
+// project's lower-priority preemptible jobs.
 bool Cycle::TryInProject(int job, int count, const Accounting& accounting, char mode) {
   const JobState& j = state_.jobs[job];
   if (!HasLowerPriorityWork(j)) return false;
