@@ -330,9 +330,10 @@ std::vector<int> Simulator::FreeDevicesFor(const PodFacts& pod, const std::strin
                                            const DevicesTaken& taken) const {
   auto facts = nodes_.find(node);
   if (facts == nodes_.end() || pod.requests.gpu_milli < 1000) return {};
+  static const std::set<int> kNone;
   auto held = taken.find(node);
-  return PickDevices(facts->second.allocatable.gpu_milli / 1000,
-                     held == taken.end() ? std::set<int>{} : held->second,
+  const std::set<int>& in_use = held == taken.end() ? kNone : held->second;
+  return PickDevices(facts->second.allocatable.gpu_milli / 1000, in_use,
                      pod.requests.gpu_milli / 1000);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "gpupool/kube/cache.h"
 #include "gpupool/operator/plan.h"
 
 namespace gpupool::op {
@@ -30,10 +31,10 @@ std::size_t DeferStatusWrites(Plan& plan, std::size_t per_cycle, std::size_t& tu
   std::rotate(jobs, jobs + static_cast<std::ptrdiff_t>(start % count), writes.end());
   std::set<std::pair<Kind, std::string>> deferred;
   for (auto it = jobs + static_cast<std::ptrdiff_t>(budget); it != writes.end(); ++it)
-    deferred.emplace(it->kind, it->ns + "/" + it->name);
+    deferred.emplace(it->kind, kube::ObjectKey(it->ns, it->name));
   writes.erase(jobs + static_cast<std::ptrdiff_t>(budget), writes.end());
   std::erase_if(plan.events, [&](const EventNote& note) {
-    return deferred.count({note.kind, note.ns + "/" + note.name}) > 0;
+    return deferred.count({note.kind, kube::ObjectKey(note.ns, note.name)}) > 0;
   });
   return count - budget;
 }

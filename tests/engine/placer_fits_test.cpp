@@ -13,13 +13,25 @@
 namespace gpupool::engine::internal {
 namespace {
 
+// The realistic benchmark cluster of 300 nodes at `fill`, and a placer over it.
+struct RealisticPlacer {
+  explicit RealisticPlacer(double fill)
+      : state(Snapshot(fill), Options{}), model(PackingModel::For(state)), placer(state, model) {}
+  static engine::Snapshot Snapshot(double fill) {
+    bench::RealisticSpec spec;
+    spec.nodes = 300;
+    spec.fill = fill;
+    return bench::BuildRealisticCluster(spec).snapshot;
+  }
+  EngineState state;
+  PackingModel model;
+  Placer placer;
+};
+
 void ExpectFitsAgreesWithPlace(double fill) {
-  bench::RealisticSpec spec;
-  spec.nodes = 300;
-  spec.fill = fill;
-  EngineState state(bench::BuildRealisticCluster(spec).snapshot, Options{});
-  PackingModel model = PackingModel::For(state);
-  Placer placer(state, model);
+  RealisticPlacer realistic(fill);
+  EngineState& state = realistic.state;
+  Placer& placer = realistic.placer;
   int fits = 0;
   int fails = 0;
   for (const JobState& job : state.jobs) {
@@ -44,12 +56,9 @@ void ExpectFitsAgreesWithPlace(double fill) {
 // The room TrackRoom keeps while running jobs are released one by one and taken back,
 // against Fits summing it again after each change.
 void ExpectTrackedRoomAgreesWithFits(double fill) {
-  bench::RealisticSpec spec;
-  spec.nodes = 300;
-  spec.fill = fill;
-  EngineState state(bench::BuildRealisticCluster(spec).snapshot, Options{});
-  PackingModel model = PackingModel::For(state);
-  Placer placer(state, model);
+  RealisticPlacer realistic(fill);
+  EngineState& state = realistic.state;
+  Placer& placer = realistic.placer;
   std::vector<int> running;
   for (int j = 0; j < static_cast<int>(state.jobs.size()); ++j) {
     if (state.jobs[j].running) running.push_back(j);
