@@ -43,7 +43,8 @@ class Admission {
   void AfterDelete(const ResourceType& resource, const Json& object, Store& store);
 
  private:
-  void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options);
+  void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options,
+                           const Json* old = nullptr);
   void DefaultService(Json& service);
   void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
   void CheckEvent(const Json& event, const WriteOptions& options, bool create);

@@ -65,9 +65,13 @@ const Json kNoRules = Json::array();
 
 // Evaluates the rules of `schema` on `value` and below, as the server does
 // after schema validation.
+// A member equal to its counterpart in `old` (an update's stored object) is
+// skipped with everything below it: no rule here reads oldSelf, and the server
+// ratchets the errors of the others on unchanged values.
 void EvaluateRules(const Json& schema, const Json& value, const std::string& path,
-                   api::FieldErrors& errors) {
+                   api::FieldErrors& errors, const Json* old) {
   if (!schema.is_object() || value.is_null()) return;
+  if (old && *old == value) return;
   const auto rules = schema.find("x-kubernetes-validations");
   for (const auto& rule : rules == schema.end() ? kNoRules : *rules) {
     const std::string text = rule.value("rule", "");
@@ -84,14 +88,16 @@ void EvaluateRules(const Json& schema, const Json& value, const std::string& pat
   }
   if (value.is_object() && schema.contains("properties")) {
     for (const auto& [name, child] : schema["properties"].items()) {
-      if (value.contains(name)) {
-        EvaluateRules(child, value[name], path.empty() ? name : path + "." + name, errors);
-      }
+      const auto member = value.find(name);
+      if (member == value.end()) continue;
+      const bool correlated = old && old->is_object() && old->contains(name);
+      EvaluateRules(child, *member, path.empty() ? name : path + "." + name, errors,
+                    correlated ? &(*old)[name] : nullptr);
     }
   }
   if (value.is_array() && schema.contains("items")) {
     for (size_t i = 0; i < value.size(); ++i) {
-      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors);
+      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors, nullptr);
     }
   }
 }
@@ -207,7 +213,8 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
   return served;
 }
 
-CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object) {
+CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
+                                        const Json* old) {
   CustomResourceCheck check;
   const Json& schema = SchemaOf(resource.crd_version);
   // Type and object metadata are the server's, never pruned or defaulted.
@@ -219,8 +226,9 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
   }
   api::ApplyDefaults(schema, object);
   check.pruned = api::Prune(schema, object);
-  check.errors = api::ValidateAgainstSchema(schema, object);
-  if (check.errors.empty()) EvaluateRules(schema, object, "", check.errors);
+  check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
+                     : api::ValidateAgainstSchema(schema, object);
+  if (check.errors.empty()) EvaluateRules(schema, object, "", check.errors, old);
   object.update(kept);
   return check;
 }

@@ -25,7 +25,10 @@ struct CustomResourceCheck {
   api::FieldErrors errors;
   std::vector<std::string> pruned;  // paths of unknown fields removed
 };
-// Defaults, prunes and validates `object` (metadata is left alone).
-CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object);
+// Defaults, prunes and validates `object` (metadata is left alone). On an
+// update, `old` is the stored object: what the update leaves unchanged is not
+// validated again (the server's validation ratcheting).
+CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
+                                        const Json* old = nullptr);
 
 }  // namespace gpupool::sandbox

@@ -54,6 +54,14 @@ bool IsDateTime(const std::string& text) {
   return std::regex_match(text, kRfc3339);
 }
 
+// `object`'s member `key` (nullptr when `object` is null, not an object or
+// lacks it).
+const Json* Member(const Json* object, const std::string& key) {
+  if (!object || !object->is_object()) return nullptr;
+  const auto found = object->find(key);
+  return found != object->end() ? &*found : nullptr;
+}
+
 bool TypeMatches(const std::string& type, const Json& value) {
   if (type == "object") return value.is_object();
   if (type == "array") return value.is_array();
@@ -68,7 +76,10 @@ class Validator {
  public:
   explicit Validator(FieldErrors& errors) : errors_(errors) {}
 
-  void Check(const Json& schema, const Json& value, const std::string& path) {
+  // `old`: the value's stored counterpart on an update (nullptr on a create, or
+  // where nothing correlates), for ratcheting.
+  void Check(const Json& schema, const Json& value, const std::string& path,
+             const Json* old = nullptr) {
     if (!schema.is_object()) return;
     if (value.is_null()) {
       if (!Flag(schema, "nullable") && schema.contains("type")) Add(path, "must not be null");
@@ -79,8 +90,8 @@ class Validator {
     if (value.is_string()) CheckString(schema, value.get_ref<const std::string&>(), path);
     if (value.is_number()) CheckNumber(schema, value, path);
     if (value.is_array()) CheckArray(schema, value, path);
-    if (value.is_object()) CheckObject(schema, value, path);
-    CheckCombinators(schema, value, path);
+    if (value.is_object()) CheckObject(schema, value, path, old);
+    CheckCombinators(schema, value, path, old);
   }
 
  private:
@@ -183,7 +194,8 @@ class Validator {
     }
   }
 
-  void CheckObject(const Json& schema, const Json& object, const std::string& path) {
+  void CheckObject(const Json& schema, const Json& object, const std::string& path,
+                   const Json* old) {
     const auto required = schema.find("required");
     for (const auto& name : required != schema.end() ? *required : EmptyArray()) {
       const std::string key = name.get<std::string>();
@@ -191,12 +203,14 @@ class Validator {
     }
     const Json& properties = PropertiesOf(schema);
     for (const auto& [key, value] : object.items()) {
+      const Json* was = Member(old, key);
+      if (was && *was == value) continue;  // Unchanged: ratcheted.
       const auto property = properties.find(key);
       if (property != properties.end()) {
-        Check(*property, value, Child(path, key));
+        Check(*property, value, Child(path, key), was);
       } else if (schema.contains("additionalProperties") &&
                  schema["additionalProperties"].is_object()) {
-        Check(schema["additionalProperties"], value, Child(path, key));
+        Check(schema["additionalProperties"], value, Child(path, key), was);
       }
     }
     if (schema.contains("maxProperties") && object.size() > schema["maxProperties"].get<size_t>()) {
@@ -205,9 +219,10 @@ class Validator {
   }
 
   // Value validations: branches are checked for their constraints only.
-  void CheckCombinators(const Json& schema, const Json& value, const std::string& path) {
+  void CheckCombinators(const Json& schema, const Json& value, const std::string& path,
+                        const Json* old) {
     if (Flag(schema, "x-kubernetes-int-or-string")) return;
-    for (const auto& branch : ArrayMember(schema, "allOf")) Check(branch, value, path);
+    for (const auto& branch : ArrayMember(schema, "allOf")) Check(branch, value, path, old);
     if (schema.contains("anyOf") && CountPassing(schema["anyOf"], value, path) == 0) {
       Add(path, "must match at least one schema of anyOf");
     }
@@ -237,6 +252,12 @@ class Validator {
 FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value, const std::string& path) {
   FieldErrors errors;
   Validator(errors).Check(schema, value, path);
+  return errors;
+}
+
+FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old) {
+  FieldErrors errors;
+  if (value != old) Validator(errors).Check(schema, value, "", &old);
   return errors;
 }
 

@@ -80,5 +80,32 @@ TEST(Schema, PrunesUnknownFieldsButKeepsPreservedOnes) {
   EXPECT_EQ(object["metadata"]["name"], "x");
 }
 
+std::string UpdateErrors(const Json& spec, const Json& old_spec) {
+  return JoinErrors(
+      ValidateUpdateAgainstSchema(kSchema, Json{{"spec", spec}}, Json{{"spec", old_spec}}));
+}
+
+TEST(Schema, AnUpdateIsRefusedOnlyForWhatItChanges) {
+  const Json stored = {{"name", "TOOLONG"}, {"size", 1}};  // Valid under an older schema.
+  EXPECT_EQ(UpdateErrors({{"name", "TOOLONG"}, {"size", 3}}, stored), "")
+      << "the unchanged name is ratcheted";
+  EXPECT_EQ(UpdateErrors(stored, stored), "");
+  EXPECT_EQ(UpdateErrors({{"name", "TOOLONG"}, {"size", 30}}, stored), "spec.size: must be <= 10")
+      << "a changed member is validated";
+  EXPECT_EQ(UpdateErrors({{"name", "LONGER"}, {"size", 1}}, stored),
+            "spec.name: must be at most 5 characters long; spec.name: \"LONGER\" must match the "
+            "pattern ^[a-z]+$");
+  EXPECT_EQ(UpdateErrors({{"size", 1}}, stored), "spec.name: Required value")
+      << "removing a member is a change of its parent";
+}
+
+TEST(Schema, AnUpdateValidatesListsWhole) {
+  const Json stored = {{"name", "abc"}, {"items", {{{"id", "x"}}, {{"id", "x"}}}}};
+  EXPECT_EQ(UpdateErrors(stored, stored), "");
+  Json grown = stored;
+  grown["items"].push_back({{"id", "y"}});
+  EXPECT_EQ(UpdateErrors(grown, stored), "spec.items[1]: Duplicate value: [\"x\"]");
+}
+
 }  // namespace
 }  // namespace gpupool::api

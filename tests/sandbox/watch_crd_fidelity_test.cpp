@@ -160,5 +160,39 @@ TEST_F(WidgetTest, FieldErrorCausesCarryTheirRealTypes) {
               HasSubstr("Widget.example.com \"bad\" is invalid"));
 }
 
+// The server's validation ratcheting: after the definition tightens, objects
+// valid before keep taking updates that leave their now-invalid parts alone.
+TEST_F(WidgetTest, AnUpdateIsRefusedOnlyForWhatItChangesAfterTheSchemaTightens) {
+  ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 20}, {"color", "red"}})).status,
+            201);
+  const std::string crd_path =
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
+  Json crd = Send(*client_, "GET", crd_path).json;
+  Json& spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+  spec["properties"]["color"]["enum"] = {"blue"};
+  spec["x-kubernetes-validations"] = {{{"rule", "self.size < 10"}, {"message", "too large"}}};
+  Reply reply = Send(*client_, "PUT", crd_path, crd);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+
+  const auto patch = [&](const Json& body) {
+    return Send(*client_, "PATCH", widgets_ + "/w", body, "application/merge-patch+json");
+  };
+  reply = patch({{"status", {{"ready", true}}}});
+  EXPECT_EQ(reply.status, 200) << "the spec is unchanged: " << reply.body;
+  reply = patch({{"metadata", {{"labels", {{"team", "a"}}}}}});
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  reply = patch({{"spec", {{"size", 30}}}});
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_THAT(reply.body, HasSubstr("too large"));
+  reply = patch({{"spec", {{"color", "green"}}}});
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_THAT(reply.body, HasSubstr("spec.color"));
+  reply = patch({{"spec", {{"size", 5}}}});
+  EXPECT_EQ(reply.status, 200) << "the unchanged red is ratcheted: " << reply.body;
+  EXPECT_EQ(reply.json["spec"]["color"], "red");
+  reply = Send(*client_, "POST", widgets_, Widget("v", {{"size", 5}, {"color", "red"}}));
+  EXPECT_EQ(reply.status, 422) << "a create has nothing to ratchet: " << reply.body;
+}
+
 }  // namespace
 }  // namespace gpupool::sandbox::testing

@@ -25,6 +25,12 @@ FieldErrors CheckStructural(const Json& schema);
 FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
                                   const std::string& path = "");
 
+// As ValidateAgainstSchema for an update of `old` to `value`, with the API
+// server's validation ratcheting (on by default since Kubernetes 1.30): a member
+// of an object equal to its counterpart in the old object is not validated, so
+// an update is refused only for what it changes. Lists are not correlated.
+FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old);
+
 // Fills in `default` values of absent fields, recursively, as the API server
 // does before validation.
 void ApplyDefaults(const Json& schema, Json& value);
