@@ -112,9 +112,9 @@ std::vector<ChangeEvent> Store::EventsOf(const std::string& resource, uint64_t a
   return events;
 }
 
-void Store::WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
+bool Store::WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
                           uint64_t after, std::chrono::steady_clock::time_point deadline) {
-  changed_[resource].wait_until(lock, deadline, [&] {
+  return changed_[resource].wait_until(lock, deadline, [&] {
     return Newest(last_change_, resource) > after || Lost(resource, after);
   });
 }

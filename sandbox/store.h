@@ -75,7 +75,8 @@ class Store {
   bool Lost(const std::string& resource, uint64_t after) const;
   // Blocks (releasing the lock) until a change of `resource` after `after`,
   // the loss of one, or the deadline. Only waiters on that resource wake.
-  void WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
+  // Returns whether there is one (false: the deadline passed first).
+  bool WaitForChange(std::unique_lock<std::mutex>& lock, const std::string& resource,
                      uint64_t after, std::chrono::steady_clock::time_point deadline);
   // Wakes all waiting watches (used on shutdown and forced cuts).
   void NotifyAll();

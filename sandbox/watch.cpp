@@ -2,6 +2,7 @@
 // history, with bookmarks, resume from a resourceVersion, 410 Expired once
 // that version has left the history window, and timeoutSeconds.
 #include <algorithm>
+#include <thread>
 
 #include "sandbox/events.h"
 #include "sandbox/http_server.h"
@@ -13,6 +14,9 @@ namespace gpupool::sandbox {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long a watch gathers changes after the first one before sending them.
+constexpr std::chrono::milliseconds kGatherChanges{5};
 
 struct WatchState {
   ResourcePtr resource;
@@ -124,6 +128,22 @@ uint64_t ParseVersion(const std::string& text) {
   throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
 }
 
+// A new watch resumes only from a version still in the history; a live one
+// expires when a change it has yet to send leaves it. Store locked.
+bool OutOfHistory(const Store& store, const WatchState& state) {
+  return state.live ? store.Lost(state.storage_key, state.cursor)
+                    : state.cursor < store.OldestResumable();
+}
+
+// Ends the watch with 410 Expired. Store locked.
+bool SendExpired(const Store& store, WatchState& state, httplib::DataSink& sink) {
+  const ApiError gone = Expired("too old resource version: " + std::to_string(state.cursor) + " (" +
+                                std::to_string(store.OldestResumable()) + ")");
+  const std::string out = Json{{"type", "ERROR"}, {"object", StatusJson(gone)}}.dump() + "\n";
+  state.finished = true;
+  return sink.write(out.data(), out.size());
+}
+
 // One call of the chunked provider: sends what is due, or waits up to a
 // second for changes. Returns false to abort the connection.
 bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& state,
@@ -144,21 +164,18 @@ bool StreamWatch(Store& store, const std::atomic<bool>& stopping, WatchState& st
   std::vector<ChangeEvent> events;
   {
     auto lock = store.Lock();
-    // A new watch resumes only from a version still in the history; a live
-    // one expires when a change it has yet to send leaves it.
-    const bool expired = state.live ? store.Lost(state.storage_key, state.cursor)
-                                    : state.cursor < store.OldestResumable();
-    if (expired) {
-      const ApiError gone = Expired("too old resource version: " + std::to_string(state.cursor) +
-                                    " (" + std::to_string(store.OldestResumable()) + ")");
-      out = Json{{"type", "ERROR"}, {"object", StatusJson(gone)}}.dump() + "\n";
-      state.finished = true;
-      return sink.write(out.data(), out.size());
-    }
+    if (OutOfHistory(store, state)) return SendExpired(store, state, sink);
     auto wake = std::min(state.deadline, now + std::chrono::seconds(1));
     if (state.bookmarks) wake = std::min(wake, state.next_bookmark);
     state.live = true;
-    store.WaitForChange(lock, state.storage_key, state.cursor, wake);
+    if (store.WaitForChange(lock, state.storage_key, state.cursor, wake)) {
+      // Writes come in bursts: the changes of the next moment go out with this
+      // one, in one write and one wake-up of the client instead of one each.
+      lock.unlock();
+      std::this_thread::sleep_for(kGatherChanges);
+      lock.lock();
+      if (OutOfHistory(store, state)) return SendExpired(store, state, sink);
+    }
     events = store.EventsOf(state.storage_key, state.cursor, 512, &state.cursor);
   }
   for (const auto& event : events) {

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <mutex>
 #include <thread>
 
 #include "fidelity_util.h"
@@ -67,6 +69,48 @@ TEST(WatchFidelityTest, VersionsBeforeACompactionExpireAndLaterOnesResume) {
   EXPECT_TRUE(events[0]["type"] == "ADDED" || events[0]["type"] == "ERROR") << events[0].dump();
   if (events[0]["type"] == "ADDED") {
     EXPECT_EQ(events[0]["object"]["metadata"]["name"], "b");
+  }
+}
+
+// A live watch sends every change in order, or ends with 410 Expired where it
+// fell behind the history: never a gap, even for changes that come in a burst
+// while it gathers them.
+TEST(WatchFidelityTest, ALiveWatchBehindABurstExpiresWithoutAGap) {
+  SandboxProcess sandbox({"--plain-http", "--watch-history", "5"});
+  const std::string listed = VersionOf(Send(*sandbox.Http(), "GET", kConfigMaps));
+  std::vector<Json> seen;
+  std::thread watcher([&] {
+    seen = ReadWatchEvents(*sandbox.Http(),
+                           kConfigMaps + "?watch=true&timeoutSeconds=3&resourceVersion=" + listed);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::mutex mutex;
+  std::vector<long> created;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w) {
+    writers.emplace_back([&, w] {
+      auto client = sandbox.Http();
+      for (int i = 0; i < 15; ++i) {
+        const Reply reply = Send(*client, "POST", kConfigMaps,
+                                 ConfigMapJson("burst-" + std::to_string(w * 15 + i)));
+        std::lock_guard lock(mutex);
+        created.push_back(std::stol(VersionOf(reply)));
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  watcher.join();
+  std::sort(created.begin(), created.end());
+  std::size_t added = 0;
+  for (; added < seen.size() && seen[added]["type"] == "ADDED"; ++added) {
+    ASSERT_LT(added, created.size());
+    EXPECT_EQ(std::stol(seen[added]["object"]["metadata"]["resourceVersion"].get<std::string>()),
+              created[added])
+        << "change " << added << " of the burst";
+  }
+  if (added < created.size()) {
+    ASSERT_EQ(seen.size(), added + 1) << Json(seen).dump();
+    EXPECT_TRUE(OnlyAnExpiredError({seen.back()})) << seen.back().dump();
   }
 }
 
