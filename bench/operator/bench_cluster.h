@@ -68,4 +68,8 @@ void PrintUse(const ProcessUse& controller, const ProcessUse& sandbox,
 Json OneReplicaJob(const std::string& ns, const std::string& name, const std::string& queue,
                    int gpus, int priority, double run_seconds);
 
+// The load generators' creates: the server's answer is not parsed, as no
+// generator reads it (a user's tool would not pay for it at this rate either).
+inline const kube::WriteOptions kAnswerUnread{.ignore_answer = true};
+
 }  // namespace gpupool::bench

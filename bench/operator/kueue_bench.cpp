@@ -62,7 +62,8 @@ std::vector<gpupool::bench::Scheduled> Schedule(gpupool::bench::BenchCluster& cl
                              cluster.client().Create(
                                  resources::kTrainingJobs, ns,
                                  gpupool::bench::OneReplicaJob(ns, name, Pool(pool), kind.gpus,
-                                                               kind.priority, kind.run_seconds));
+                                                               kind.priority, kind.run_seconds),
+                                 gpupool::bench::kAnswerUnread);
                            }});
         }
       }

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < pods - jobs; ++i) {
       items.push_back({0, [&, i] {
                          cluster.client().Create(resources::kPods, "web",
-                                                 OtherPod("web", i, names[i % names.size()]));
+                                                 OtherPod("web", i, names[i % names.size()]),
+                                                 gpupool::bench::kAnswerUnread);
                        }});
     }
     for (int i = 0; i < jobs; ++i) {
@@ -73,7 +74,8 @@ int main(int argc, char** argv) {
                          watch.Expect("team/" + name, "train", "job", 1);
                          cluster.client().Create(
                              resources::kTrainingJobs, "team",
-                             gpupool::bench::OneReplicaJob("team", name, "train", 1, 0, 0));
+                             gpupool::bench::OneReplicaJob("team", name, "train", 1, 0, 0),
+                             gpupool::bench::kAnswerUnread);
                        }});
     }
     const auto start = Clock::now();

@@ -18,6 +18,7 @@ std::unique_ptr<kube::Informer<T>> StartWatch(kube::Client& client, const kube::
                                               kube::ListWatchOptions options,
                                               std::function<void(const T&)> on_change) {
   options.page_size = 5000;
+  options.drop_managed_fields = true;  // No watch here reads them.
   auto informer =
       std::make_unique<kube::Informer<T>>(client, resource, "", std::move(decode), options);
   informer->AddHandlers({on_change, [on_change](const T&, const T& now) { on_change(now); }, {}});

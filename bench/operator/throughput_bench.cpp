@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
                          }
                          cluster.client().Create(
                              resources::kTrainingJobs, "load",
-                             gpupool::bench::OneReplicaJob("load", name, "train", 1, 0, 0));
+                             gpupool::bench::OneReplicaJob("load", name, "train", 1, 0, 0),
+                             gpupool::bench::kAnswerUnread);
                        }});
     }
     const auto start = Clock::now();
