@@ -28,7 +28,9 @@ FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
 // As ValidateAgainstSchema for an update of `old` to `value`, with the API
 // server's validation ratcheting (on by default since Kubernetes 1.30): a member
 // of an object equal to its counterpart in the old object is not validated, so
-// an update is refused only for what it changes. Lists are not correlated.
+// an update is refused only for what it changes. Lists are not correlated, and
+// an unchanged member's allOf/anyOf/oneOf/not are skipped with the rest (the
+// server checks those without ratcheting).
 FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old);
 
 // Fills in `default` values of absent fields, recursively, as the API server
