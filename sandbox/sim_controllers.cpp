@@ -119,7 +119,7 @@ void AddUse(Resources& used, const Resources& requests) {
 
 void Simulator::Schedule() {
   std::vector<PodFacts*> pending;
-  for (auto& [key, pod] : active_) {
+  for (auto& [key, pod] : unsettled_) {
     if (pod->node.empty() && !pod->gated && !pod->deleting && !Terminal(*pod) &&
         pod->scheduler == "default-scheduler" && !pod->unschedulable_reported) {
       pending.push_back(pod);
@@ -268,7 +268,27 @@ void MarkFinished(Json& pod, int exit_code) {
   SetCondition(pod, "Ready", "False", "PodCompleted", "");
 }
 
+// A running pod with no run time and no deletion: its kubelet has nothing to
+// do until the pod changes.
+bool RunsUntilDeleted(const PodFacts& pod) {
+  return !pod.deleting && pod.run_seconds < 0 && pod.phase == "Running";
+}
+
 }  // namespace
+
+void Simulator::Track(const std::string& key, PodFacts* pod) {
+  if (!pod) {
+    active_.erase(key);
+    unsettled_.erase(key);
+    return;
+  }
+  active_[key] = pod;
+  if (RunsUntilDeleted(*pod)) {
+    unsettled_.erase(key);
+  } else {
+    unsettled_[key] = pod;
+  }
+}
 
 // One step of a pod's kubelet; returns true when the pod freed its resources.
 bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
@@ -338,11 +358,19 @@ std::vector<int> Simulator::FreeDevicesFor(const PodFacts& pod, const std::strin
 }
 
 void Simulator::AllocateDevices(const ResourceType& pods) {
-  DevicesTaken taken = TakenDevices();
-  for (auto& [key, pod] : active_) {
+  std::vector<PodFacts*> waiting;
+  for (auto& [key, pod] : unsettled_) {
     if (pod->node.empty() || pod->deleting || pod->phase != "Pending" ||
         pod->requests.gpu_milli < 1000 || !pod->devices.empty())
       continue;
+    waiting.push_back(pod);
+  }
+  // What every pod holds is gathered only when a pod waits: most get their
+  // devices with their binding, and a round over thousands of running pods
+  // would cost the most when nothing is to be done.
+  if (waiting.empty()) return;
+  DevicesTaken taken = TakenDevices();
+  for (PodFacts* pod : waiting) {
     const auto picked = FreeDevicesFor(*pod, pod->node, taken);
     if (picked.empty()) continue;  // Held until a pod on the node lets devices go.
     const bool written = cluster_.Mutate(
@@ -363,15 +391,18 @@ void Simulator::RunKubelets() {
   const auto now = SimClock::now();
   AllocateDevices(*pods);
   bool freed = false;
-  for (auto& [key, pod] : active_) {
+  std::vector<std::string> settled;
+  for (auto& [key, pod] : unsettled_) {
     if (pod->node.empty()) continue;
     auto node = nodes_.find(pod->node);
     if (node != nodes_.end() && !node->second.ready) continue;  // a NotReady kubelet is silent
     freed = StepPod(*pods, key, *pod, now) || freed;
+    if (RunsUntilDeleted(*pod)) settled.push_back(key);
   }
+  for (const auto& key : settled) unsettled_.erase(key);
   // Freed resources may let waiting pods fit: retry them.
   if (freed) {
-    for (auto& [key, pod] : active_) pod->unschedulable_reported = false;
+    for (auto& [key, pod] : unsettled_) pod->unschedulable_reported = false;
   }
 }
 

@@ -144,7 +144,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const auto& object = *event.object;
   const std::string key = ObjectKey(object.ns, object.name);
   if (event.type == EventType::kDeleted) {
-    active_.erase(key);
+    Track(key, nullptr);
     pods_.erase(key);
     return;
   }
@@ -181,17 +181,13 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
   facts.devices = ParseDevices(annotations.value(kVisibleDevicesAnnotation, ""));
   const bool finished = phase == "Succeeded" || phase == "Failed";
-  if (finished && !deleting) {
-    active_.erase(key);
-  } else {
-    active_[key] = &facts;
-  }
+  Track(key, finished && !deleting ? nullptr : &facts);
 }
 
 void Simulator::ObserveNode(const ChangeEvent& event) {
   const auto& object = *event.object;
   // Any node change may make waiting pods schedulable: retry them all.
-  for (auto& [key, pod] : active_) pod->unschedulable_reported = false;
+  for (auto& [key, pod] : unsettled_) pod->unschedulable_reported = false;
   if (event.type == EventType::kDeleted) {
     nodes_.erase(object.name);
     return;

@@ -94,6 +94,8 @@ class Simulator {
                                   const DevicesTaken& taken) const;
   bool StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
                SimClock::time_point now);
+  // Files the pod under active_ and unsettled_ as its facts say (none: gone).
+  void Track(const std::string& key, PodFacts* pod);
   void CollectGarbage();
   void FinishNamespaces();
   void SyncNodeReadiness();
@@ -108,6 +110,10 @@ class Simulator {
   // The pods a scheduler or kubelet may still act on: not finished, or being
   // deleted. Finished pods stay in pods_ only, so a loop costs what is alive.
   std::map<std::string, PodFacts*> active_;
+  // Of those, the ones a scheduler or kubelet may act on without a change:
+  // all but running pods with no run time and no deletion. Each round walks
+  // these; a cluster of thousands of settled pods costs nothing at rest.
+  std::map<std::string, PodFacts*> unsettled_;
   std::map<std::string, NodeFacts> nodes_;
   // Garbage collection: owner uid -> dependents ("storage key|ns|name").
   std::map<std::string, std::set<std::string>> dependents_;

@@ -2,7 +2,8 @@
 // rate through the API (default 1,000 a second for 60 s) on a cluster with room
 // for all of them; a `gpupool controller` process admits each and releases its
 // pod to its node. Reports the rate at which pods are released, measured by a
-// watch on pods, and the time from a job's create to its pod's release.
+// watch on pods, the time from a job's create to its pod's release, and the
+// sandbox's CPU at rest once every pod runs.
 // Usage: throughput_bench [seconds] [jobs per second]
 #include <algorithm>
 #include <cmath>
@@ -55,6 +56,14 @@ double AllRecordedRunning(gpupool::bench::BenchCluster& cluster, std::size_t job
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   return -1;
+}
+
+// The sandbox's CPU share over `span` once the load is over and every pod runs:
+// what its simulated scheduler and kubelets cost at rest.
+double SandboxAtRest(gpupool::bench::BenchCluster& cluster, std::chrono::seconds span) {
+  const double before = cluster.SandboxUse().cpu_seconds;
+  std::this_thread::sleep_for(span);
+  return (cluster.SandboxUse().cpu_seconds - before) / static_cast<double>(span.count());
 }
 
 }  // namespace
@@ -118,6 +127,8 @@ int main(int argc, char** argv) {
         cluster, static_cast<std::size_t>(jobs) - generated.failed, start, std::chrono::minutes(3));
     std::printf("every job recorded Running: %.1f s after the first create%s\n", recorded,
                 recorded < 0 ? " (not within 3 minutes)" : "");
+    std::printf("sandbox at rest with %zu running pods: %.0f %% of a core\n", times.size(),
+                100 * SandboxAtRest(cluster, std::chrono::seconds(5)));
     return times.size() + generated.failed == static_cast<std::size_t>(jobs) ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "throughput_bench: %s\n", error.what());
