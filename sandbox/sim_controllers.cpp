@@ -268,10 +268,10 @@ void MarkFinished(Json& pod, int exit_code) {
   SetCondition(pod, "Ready", "False", "PodCompleted", "");
 }
 
-// A running pod with no run time and no deletion: its kubelet has nothing to
-// do until the pod changes.
+// A bound, running pod with no run time and no deletion: neither the
+// scheduler nor its kubelet has anything to do until the pod changes.
 bool RunsUntilDeleted(const PodFacts& pod) {
-  return !pod.deleting && pod.run_seconds < 0 && pod.phase == "Running";
+  return !pod.deleting && pod.run_seconds < 0 && !pod.node.empty() && pod.phase == "Running";
 }
 
 }  // namespace

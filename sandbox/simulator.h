@@ -111,7 +111,7 @@ class Simulator {
   // deleted. Finished pods stay in pods_ only, so a loop costs what is alive.
   std::map<std::string, PodFacts*> active_;
   // Of those, the ones a scheduler or kubelet may act on without a change:
-  // all but running pods with no run time and no deletion. Each round walks
+  // all but bound, running pods with no run time and no deletion. Each round walks
   // these; a cluster of thousands of settled pods costs nothing at rest.
   std::map<std::string, PodFacts*> unsettled_;
   std::map<std::string, NodeFacts> nodes_;
