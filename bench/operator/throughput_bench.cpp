@@ -12,10 +12,12 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bench_cluster.h"
 #include "load_generator.h"
 #include "release_watch.h"
+#include "start_watch.h"
 
 namespace {
 
@@ -42,20 +44,37 @@ double Percentile(std::vector<double> values, double fraction) {
   return values[std::min(values.size() - 1, static_cast<std::size_t>(fraction * values.size()))];
 }
 
-// Polls the jobs (they run until the end) until every one is recorded Running
-// or `limit` passes: the statuses the controller leaves to later cycles under
-// load must catch up. Returns the seconds from `start`, or -1 when they did not.
-double AllRecordedRunning(gpupool::bench::BenchCluster& cluster, std::size_t jobs,
-                          Clock::time_point start, std::chrono::seconds limit) {
+// Waits until every job is recorded Running or `limit` passes: the statuses the
+// controller leaves to later cycles under load must catch up. Read from a watch
+// on the jobs started now (one list, then their changes), so that neither the
+// load nor the wait pays for polling every job. Returns the seconds from
+// `start`, or -1 when they did not.
+double AllRecordedRunning(gpupool::kube::Client& client, std::size_t jobs, Clock::time_point start,
+                          std::chrono::seconds limit) {
+  std::mutex mutex;
+  std::unordered_set<std::string> running;
+  const auto decode = [](const gpupool::kube::Json& job) {
+    const bool is_running =
+        job.value("status", gpupool::kube::Json::object()).value("phase", "") == "Running";
+    return is_running ? gpupool::kube::ObjectKey(gpupool::kube::NamespaceOf(job),
+                                                 gpupool::kube::NameOf(job))
+                      : std::string();
+  };
+  auto watch = gpupool::bench::StartWatch<std::string>(client, resources::kTrainingJobs, decode, {},
+                                                       [&](const std::string& key) {
+                                                         std::lock_guard lock(mutex);
+                                                         if (!key.empty()) running.insert(key);
+                                                       });
+  const auto count = [&] {
+    std::lock_guard lock(mutex);
+    return running.size();
+  };
   const auto deadline = Clock::now() + limit;
-  while (Clock::now() < deadline) {
-    std::size_t running = 0;
-    for (const auto& job : cluster.client().ListAll(resources::kTrainingJobs, "load").items)
-      running += job.value("status", gpupool::kube::Json::object()).value("phase", "") == "Running";
-    if (running >= jobs) return Seconds(Clock::now() - start);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
-  return -1;
+  while (count() < jobs && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const double seconds = count() >= jobs ? Seconds(Clock::now() - start) : -1;
+  watch->Stop();
+  return seconds;
 }
 
 // The sandbox's CPU share over `span` once the load is over and every pod runs:
@@ -123,8 +142,9 @@ int main(int argc, char** argv) {
     std::printf("create -> release: median %.2f s, p99 %.2f s\n", Percentile(latencies, 0.5),
                 Percentile(latencies, 0.99));
     gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
-    const double recorded = AllRecordedRunning(
-        cluster, static_cast<std::size_t>(jobs) - generated.failed, start, std::chrono::minutes(3));
+    const double recorded =
+        AllRecordedRunning(cluster.client(), static_cast<std::size_t>(jobs) - generated.failed,
+                           start, std::chrono::minutes(3));
     std::printf("every job recorded Running: %.1f s after the first create%s\n", recorded,
                 recorded < 0 ? " (not within 3 minutes)" : "");
     std::printf("sandbox at rest with %zu running pods: %.0f %% of a core\n", times.size(),
