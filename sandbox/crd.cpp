@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
 #include "sandbox/cel.h"
 
@@ -88,11 +89,10 @@ void EvaluateRules(const Json& schema, const Json& value, const std::string& pat
   }
   if (value.is_object() && schema.contains("properties")) {
     for (const auto& [name, child] : schema["properties"].items()) {
-      const auto member = value.find(name);
-      if (member == value.end()) continue;
-      const bool correlated = old && old->is_object() && old->contains(name);
+      const Json* member = api::Member(&value, name);
+      if (!member) continue;
       EvaluateRules(child, *member, path.empty() ? name : path + "." + name, errors,
-                    correlated ? &(*old)[name] : nullptr);
+                    api::Member(old, name));
     }
   }
   if (value.is_array() && schema.contains("items")) {

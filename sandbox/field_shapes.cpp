@@ -2,17 +2,14 @@
 
 #include <set>
 
+#include "gpupool/api/json_reader.h"
 #include "sandbox/field_set.h"
 #include "sandbox/patch.h"
 
 namespace gpupool::sandbox {
 namespace {
 
-const Json* Member(const Json* node, const char* name) {
-  if (!node || !node->is_object()) return nullptr;
-  const auto found = node->find(name);
-  return found == node->end() ? nullptr : &*found;
-}
+using api::Member;
 
 bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
 

@@ -8,17 +8,17 @@ namespace {
 bool Holds(const std::string& phase) { return phase == "Admitted" || phase == "Running"; }
 bool Done(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
-JobPhase DecodePhase(const kube::Json& object) {
-  return {kube::ObjectKey(kube::NamespaceOf(object), kube::NameOf(object)),
-          object.value("status", kube::Json::object()).value("phase", "")};
-}
-
 double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
 
 }  // namespace
 
+JobPhase DecodeJobPhase(const kube::Json& object) {
+  return {kube::ObjectKey(kube::NamespaceOf(object), kube::NameOf(object)),
+          object.value("status", kube::Json::object()).value("phase", "")};
+}
+
 JobWatch::JobWatch(kube::Client& client)
-    : informer_(StartWatch<JobPhase>(client, kube::resources::kTrainingJobs, DecodePhase, {},
+    : informer_(StartWatch<JobPhase>(client, kube::resources::kTrainingJobs, DecodeJobPhase, {},
                                      [this](const JobPhase& job) { Observe(job); })) {}
 
 JobWatch::~JobWatch() { informer_->Stop(); }

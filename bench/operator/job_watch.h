@@ -20,6 +20,9 @@ struct JobPhase {
   std::string key, phase;
 };
 
+// A TrainingJob's "namespace/name" and status phase.
+JobPhase DecodeJobPhase(const kube::Json& object);
+
 struct JobTimes {
   std::string pool, kind;  // Set by the generator.
   int gpus = 0;

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "bench_cluster.h"
+#include "job_watch.h"
 #include "load_generator.h"
 #include "release_watch.h"
 #include "start_watch.h"
@@ -53,18 +54,12 @@ double AllRecordedRunning(gpupool::kube::Client& client, std::size_t jobs, Clock
                           std::chrono::seconds limit) {
   std::mutex mutex;
   std::unordered_set<std::string> running;
-  const auto decode = [](const gpupool::kube::Json& job) {
-    const bool is_running =
-        job.value("status", gpupool::kube::Json::object()).value("phase", "") == "Running";
-    return is_running ? gpupool::kube::ObjectKey(gpupool::kube::NamespaceOf(job),
-                                                 gpupool::kube::NameOf(job))
-                      : std::string();
-  };
-  auto watch = gpupool::bench::StartWatch<std::string>(client, resources::kTrainingJobs, decode, {},
-                                                       [&](const std::string& key) {
-                                                         std::lock_guard lock(mutex);
-                                                         if (!key.empty()) running.insert(key);
-                                                       });
+  auto watch = gpupool::bench::StartWatch<gpupool::bench::JobPhase>(
+      client, resources::kTrainingJobs, gpupool::bench::DecodeJobPhase, {},
+      [&](const gpupool::bench::JobPhase& job) {
+        std::lock_guard lock(mutex);
+        if (job.phase == "Running") running.insert(job.key);
+      });
   const auto count = [&] {
     std::lock_guard lock(mutex);
     return running.size();

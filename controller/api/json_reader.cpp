@@ -5,6 +5,12 @@
 
 namespace gpupool::api {
 
+const Json* Member(const Json* object, std::string_view key) {
+  if (!object || !object->is_object()) return nullptr;
+  const auto found = object->find(key);
+  return found != object->end() ? &*found : nullptr;
+}
+
 std::string JsonTypeName(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null:

@@ -54,14 +54,6 @@ bool IsDateTime(const std::string& text) {
   return std::regex_match(text, kRfc3339);
 }
 
-// `object`'s member `key` (nullptr when `object` is null, not an object or
-// lacks it).
-const Json* Member(const Json* object, const std::string& key) {
-  if (!object || !object->is_object()) return nullptr;
-  const auto found = object->find(key);
-  return found != object->end() ? &*found : nullptr;
-}
-
 bool TypeMatches(const std::string& type, const Json& value) {
   if (type == "object") return value.is_object();
   if (type == "array") return value.is_array();

@@ -83,4 +83,8 @@ std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error);
 // The JSON type name used in error messages ("string", "integer", ...).
 std::string JsonTypeName(const Json& value);
 
+// `object`'s member `key`, read in place; nullptr when `object` is null, not an
+// object or lacks it.
+const Json* Member(const Json* object, std::string_view key);
+
 }  // namespace gpupool::api
