@@ -3,6 +3,7 @@
 // of CRDs on what the server serves.
 #pragma once
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -50,7 +51,7 @@ class Admission {
   void CheckEvent(const Json& event, const WriteOptions& options, bool create);
 
   ResourceRegistry& resources_;
-  uint32_t allocated_ips_ = 0;  // guarded by the store lock, as every write is
+  std::atomic<uint32_t> allocated_ips_{0};  // creates are admitted in parallel
 };
 
 }  // namespace gpupool::sandbox

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpupool/api/json_reader.h"
 #include "sandbox/api_error.h"
 #include "sandbox/body_limits.h"
 #include "sandbox/encoding.h"
@@ -160,27 +161,61 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
     options.via_events_api = true;
     return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
   }
+  SetCreateNamespace(resource, ns, object["metadata"]);
+  CreateInputs inputs;
+  {
+    auto lock = store_.Lock();
+    inputs = ReadCreateInputs(resource, ns, object);
+  }
+  object = PrepareCreate(resource, std::move(object), inputs, options);
   auto lock = store_.Lock();
-  return CreateLocked(resource, ns, std::move(object), options);
+  return FinishCreate(resource, std::move(object), options);
 }
 
 Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
                            WriteOptions& options) {
-  auto& metadata = object["metadata"];
-  if (resource.namespaced) {
-    // An empty namespace is an unset one (protobuf bodies always carry the
-    // field): the request's namespace fills it, as a real server does.
-    const std::string body_ns = metadata.value("namespace", "");
-    if (!body_ns.empty() && body_ns != ns) {
-      throw BadRequest(
-          "the namespace of the provided object does not match the namespace "
-          "sent on the request");
-    }
-    metadata["namespace"] = ns;
-  } else {
+  SetCreateNamespace(resource, ns, object["metadata"]);
+  const CreateInputs inputs = ReadCreateInputs(resource, ns, object);
+  return FinishCreate(resource, PrepareCreate(resource, std::move(object), inputs, options),
+                      options);
+}
+
+void Cluster::SetCreateNamespace(const ResourceType& resource, const std::string& ns,
+                                 Json& metadata) {
+  if (!resource.namespaced) {
     metadata.erase("namespace");
+    return;
   }
+  // An empty namespace is an unset one (protobuf bodies always carry the
+  // field): the request's namespace fills it, as a real server does.
+  const std::string body_ns = metadata.value("namespace", "");
+  if (!body_ns.empty() && body_ns != ns) {
+    throw BadRequest(
+        "the namespace of the provided object does not match the namespace "
+        "sent on the request");
+  }
+  metadata["namespace"] = ns;
+}
+
+Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, const std::string& ns,
+                                                const Json& object) {
   CheckNamespace(resource, ns);
+  CreateInputs inputs;
+  if (!resource.group.empty() || resource.kind != "Pod") return inputs;
+  const Json* spec = api::Member(&object, "spec");
+  const Json* class_name = api::Member(spec, "priorityClassName");
+  const std::string name =
+      class_name && class_name->is_string() ? class_name->get<std::string>() : "";
+  const auto chosen =
+      name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
+  inputs.priority_class_name = chosen ? chosen->name : "";
+  if (chosen) inputs.priority_class = ParsedClass(chosen);
+  return inputs;
+}
+
+Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const CreateInputs& inputs,
+                            WriteOptions& options) {
+  auto& metadata = object["metadata"];
   if (metadata.value("name", "").empty() && !metadata.value("generateName", "").empty()) {
     metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
   }
@@ -190,9 +225,6 @@ Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, 
     errors.insert(errors.end(), more.begin(), more.end());
   }
   if (!errors.empty()) throw Invalid(QualifiedKind(resource), name, errors);
-  if (store_.Get(StorageKey(resource), ObjectKey(ns, name))) {
-    throw AlreadyExists(resource.QualifiedName(), name);
-  }
   metadata["uid"] = NewUid();
   metadata["creationTimestamp"] = NowString();
   for (const char* field :
@@ -201,9 +233,18 @@ Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, 
   }
   if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
-  if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object);
+  if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object, inputs);
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
+  return object;
+}
+
+Json Cluster::FinishCreate(const ResourceType& resource, Json object, WriteOptions& options) {
+  const auto& metadata = object["metadata"];
+  const std::string name = metadata.value("name", "");
+  if (store_.Get(StorageKey(resource), ObjectKey(metadata.value("namespace", ""), name))) {
+    throw AlreadyExists(resource.QualifiedName(), name);
+  }
   return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
@@ -230,29 +271,32 @@ Json Cluster::RemoveNow(const ResourceType& resource, Json object, bool dry_run)
   return object;
 }
 
-Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
-                          const std::string& name) {
+ObjectPtr Cluster::StoredOrNotFound(const ResourceType& resource, const std::string& ns,
+                                    const std::string& name) {
   auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
   if (!stored) throw NotFound(resource.QualifiedName(), name);
-  return Json::parse(stored->json);
+  return stored;
+}
+
+Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
+                          const std::string& name) {
+  return Json::parse(StoredOrNotFound(resource, ns, name)->json);
 }
 
 // The Priority admission plugin: spec.priority and spec.preemptionPolicy from
 // the named PriorityClass, or from the global default class when none is
 // named, or 0 and PreemptLowerPriority when there is no default class. A pod
 // may send either field only with the value the class gives.
-void Cluster::ResolvePriority(Json& pod) {
-  static const Json kNoClass = Json::object();
+void Cluster::ResolvePriority(Json& pod, const CreateInputs& inputs) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) return;
   auto& spec = pod["spec"];
   const std::string pod_name = pod["metadata"].value("name", "");
   const std::string name = spec.value("priorityClassName", "");
-  const auto chosen =
-      name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
+  const bool chosen = !inputs.priority_class_name.empty();
   if (!chosen && !name.empty()) {
     throw Forbidden("pods", pod_name, "no PriorityClass with name " + name + " was found");
   }
-  const Json& priority_class = chosen ? ParsedClass(chosen) : kNoClass;
+  const Json& priority_class = inputs.priority_class;
   const Json priority = priority_class.value("value", 0);
   const Json policy = priority_class.value("preemptionPolicy", "PreemptLowerPriority");
   // A value sent must be the one the class gives.
@@ -266,7 +310,7 @@ void Cluster::ResolvePriority(Json& pod) {
   };
   refuse_other("priority", "the integer value of priority", priority);
   refuse_other("preemptionPolicy", "the string value of PreemptionPolicy", policy);
-  if (chosen) spec["priorityClassName"] = chosen->name;
+  if (chosen) spec["priorityClassName"] = inputs.priority_class_name;
   spec["priority"] = priority;
   spec["preemptionPolicy"] = policy;
 }
@@ -360,15 +404,18 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
         "the namespace of the provided object does not match the namespace "
         "sent on the request");
   }
-  auto lock = store_.Lock();
-  Json old = ParseStored(resource, ns, name);
   const std::string wanted_rv = metadata.value("resourceVersion", "");
-  if (!wanted_rv.empty() && wanted_rv != old["metadata"].value("resourceVersion", "")) {
-    throw Conflict(resource.QualifiedName(), name,
-                   "the object has been modified; please apply your changes to the latest "
-                   "version and try again");
-  }
-  return UpdateLocked(resource, old, std::move(object), subresource, options);
+  auto prepare = [&](const ObjectPtr& stored) {
+    if (!wanted_rv.empty() && wanted_rv != std::to_string(stored->rv)) {
+      throw Conflict(resource.QualifiedName(), name,
+                     "the object has been modified; please apply your changes to the latest "
+                     "version and try again");
+    }
+    return PrepareUpdate(resource, Json::parse(stored->json), object, subresource, options);
+  };
+  return WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
+    return FinishUpdate(resource, update, options);
+  });
 }
 
 Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const std::string& name,
@@ -381,31 +428,45 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
         "application/strategic-merge-patch+json (not served for "
         "custom resources)");
   }
-  auto lock = store_.Lock();
-  Json old = ParseStored(resource, ns, name);
-  // The patch applies to the object as the request's API presents it.
-  Json patched = ApplyPatch(type, PresentObject(resource, old), body);
-  CheckTypeMeta(resource, patched);
-  admission_.CheckKnownFields(resource, patched, options);
-  const std::string wanted_rv = patched["metadata"].value("resourceVersion", "");
-  if (wanted_rv != old["metadata"].value("resourceVersion", "")) {
-    throw Conflict(resource.QualifiedName(), name,
-                   "the object has been modified; please apply your changes to the latest "
-                   "version and try again");
-  }
-  if (patched["metadata"].value("name", "") != name) {
-    throw BadRequest("the patch changes metadata.name, which is immutable");
-  }
-  if (IsEventsApiEvent(resource)) {
-    options.via_events_api = true;
-    return EventFromCore(
-        UpdateLocked(*CoreEvents(), old, EventToCore(std::move(patched)), subresource, options));
-  }
-  return UpdateLocked(resource, old, std::move(patched), subresource, options);
+  const bool events_api = IsEventsApiEvent(resource);
+  const ResourcePtr target = events_api ? CoreEvents() : nullptr;
+  auto prepare = [&](const ObjectPtr& stored) {
+    WriteOptions tried = options;
+    Json old = Json::parse(stored->json);
+    // The patch applies to the object as the request's API presents it.
+    Json patched = ApplyPatch(type, PresentObject(resource, old), body);
+    CheckTypeMeta(resource, patched);
+    admission_.CheckKnownFields(resource, patched, tried);
+    if (patched["metadata"].value("resourceVersion", "") != std::to_string(stored->rv)) {
+      throw Conflict(resource.QualifiedName(), name,
+                     "the object has been modified; please apply your changes to the latest "
+                     "version and try again");
+    }
+    if (patched["metadata"].value("name", "") != name) {
+      throw BadRequest("the patch changes metadata.name, which is immutable");
+    }
+    if (!events_api) {
+      return PrepareUpdate(resource, std::move(old), std::move(patched), subresource, tried);
+    }
+    tried.via_events_api = true;
+    return PrepareUpdate(*target, std::move(old), EventToCore(std::move(patched)), subresource,
+                         tried);
+  };
+  return WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
+    if (!events_api) return FinishUpdate(resource, update, options);
+    return EventFromCore(FinishUpdate(*target, update, options));
+  });
 }
 
 Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                            const std::string& subresource, WriteOptions& options) {
+  PreparedUpdate update = PrepareUpdate(resource, old, std::move(object), subresource, options);
+  return FinishUpdate(resource, update, options);
+}
+
+Cluster::PreparedUpdate Cluster::PrepareUpdate(const ResourceType& resource, Json old, Json object,
+                                               const std::string& subresource,
+                                               WriteOptions options) {
   if (subresource == "status") {
     Json sent_metadata = options.applied ? object["metadata"] : Json();
     KeepAllButStatus(old, object);
@@ -432,7 +493,15 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
     object["metadata"]["generation"] = old["metadata"].value("generation", 1) + 1;
   }
   if (!options.applied) TrackUpdate(resource, &old, object, options.field_manager, subresource);
-  if (SameIgnoringVersion(old, object)) return old;
+  const bool unchanged = SameIgnoringVersion(old, object);
+  return {std::move(old), std::move(object), std::move(options), unchanged};
+}
+
+Json Cluster::FinishUpdate(const ResourceType& resource, PreparedUpdate& update,
+                           WriteOptions& options) {
+  options = std::move(update.options);
+  if (update.unchanged) return std::move(update.old);
+  Json& object = update.object;
   const auto& metadata = object["metadata"];
   bool finalizers_done = !metadata.contains("finalizers") || metadata["finalizers"].empty();
   if (resource.group.empty() && resource.kind == "Namespace") {
@@ -449,15 +518,25 @@ Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json o
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
                      const std::function<bool(Json&)>& change, const std::string& subresource,
                      const std::string& manager) {
-  auto lock = store_.Lock();
-  auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
-  if (!stored) return false;
-  Json old = Json::parse(stored->json);
-  Json object = old;
-  if (!change(object)) return true;
   WriteOptions options;
   options.field_manager = manager;
-  UpdateLocked(resource, old, std::move(object), subresource, options);
+  auto prepare = [&](const ObjectPtr& stored) -> std::optional<PreparedUpdate> {
+    Json old = Json::parse(stored->json);
+    Json object = old;
+    if (!change(object)) return std::nullopt;
+    return PrepareUpdate(resource, std::move(old), std::move(object), subresource, options);
+  };
+  try {
+    WriteFromStored(resource, ns, name, prepare, [&](std::optional<PreparedUpdate>& update) {
+      if (update) FinishUpdate(resource, *update, options);
+      return true;
+    });
+  } catch (const ApiError& error) {
+    if (error.code != 404) throw;
+    auto lock = store_.Lock();
+    if (store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name))) throw;
+    return false;  // gone
+  }
   return true;
 }
 

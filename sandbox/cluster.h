@@ -77,21 +77,68 @@ class Cluster {
   Json Bind(const std::string& ns, const std::string& name, const Json& binding);
   Json Evict(const std::string& ns, const std::string& name, const Json& eviction);
 
+  // How many times a write computed without the store's lock may lose a race
+  // to other writes before it is computed again under the lock.
+  static constexpr int kOptimisticTries = 4;
+
   // Read-modify-write for the simulated controllers: `change` edits the
   // object and returns false to skip the write. Returns false when the object
-  // is gone. Conflicts cannot happen: the store lock is held throughout.
-  // `manager` names the simulated component in managedFields.
+  // is gone. Conflicts never reach the caller: a lost race runs `change` again
+  // on the newer state. `manager` names the simulated component in managedFields.
   bool Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
               const std::function<bool(Json&)>& change, const std::string& subresource = "",
               const std::string& manager = "kube-controller-manager");
 
  private:
+  // A create in four steps: the request's namespace (no lock); what admission
+  // reads from the store (lock held); the object as it will be stored, from
+  // defaults, validation, admission and managedFields (no lock); and the store
+  // (lock held), where an existing object refuses it. CreateLocked runs all
+  // four under a lock already held.
   Json CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
                     WriteOptions& options);
+  struct CreateInputs {
+    std::string priority_class_name;  // of a pod: the PriorityClass it gets, "" for none
+    Json priority_class = Json::object();
+  };
+  static void SetCreateNamespace(const ResourceType& resource, const std::string& ns,
+                                 Json& metadata);
+  CreateInputs ReadCreateInputs(const ResourceType& resource, const std::string& ns,
+                                const Json& object);
+  Json PrepareCreate(const ResourceType& resource, Json object, const CreateInputs& inputs,
+                     WriteOptions& options);
+  Json FinishCreate(const ResourceType& resource, Json object, WriteOptions& options);
   Applied ApplyConfig(const ResourceType& resource, const std::string& ns, const std::string& name,
                       Json config, const std::string& subresource, WriteOptions& options);
   Json UpdateLocked(const ResourceType& resource, const Json& old, Json object,
                     const std::string& subresource, WriteOptions& options);
+  // An update computed from the stored state it read, without the store's lock.
+  struct PreparedUpdate {
+    Json old;                // the state it was computed from
+    Json object;             // the state to store
+    WriteOptions options;    // as admission left them (warnings, ...)
+    bool unchanged = false;  // nothing but the resourceVersion would change
+  };
+  // Everything of an update that reads only the two states: metadata rules,
+  // admission, generation and managedFields.
+  PreparedUpdate PrepareUpdate(const ResourceType& resource, Json old, Json object,
+                               const std::string& subresource, WriteOptions options);
+  // The rest, with the lock held: stores the update, or removes the object
+  // when its deletion is complete.
+  Json FinishUpdate(const ResourceType& resource, PreparedUpdate& update, WriteOptions& options);
+  // A write computed from the stored object as the real server's guaranteed
+  // update is: `prepare` builds the next state from the stored one with the
+  // store unlocked (parsing, patching, validation and managedFields: most of a
+  // write's cost), and `finish` stores it under the lock if nothing was stored
+  // in between; otherwise it starts over from the newer state. After
+  // kOptimisticTries lost races the whole runs under the lock, so a hot object
+  // still gets written. Throws NotFound when the object is missing.
+  template <typename Prepare, typename Finish>
+  auto WriteFromStored(const ResourceType& resource, const std::string& ns, const std::string& name,
+                       Prepare prepare, Finish finish);
+  // The stored object, or NotFound; the lock is held.
+  ObjectPtr StoredOrNotFound(const ResourceType& resource, const std::string& ns,
+                             const std::string& name);
   Json DeleteLocked(const ResourceType& resource, const Json& old, const DeleteOptions& options);
   // Stores `object` with a new resourceVersion; `stored`, when given, is set
   // to the stored form.
@@ -101,12 +148,15 @@ class Cluster {
   void CheckNamespace(const ResourceType& resource, const std::string& ns);
   // The core Events, which also store what events.k8s.io writes.
   ResourcePtr CoreEvents() const;
-  void ResolvePriority(Json& pod);
+  static void ResolvePriority(Json& pod, const CreateInputs& inputs);
   ObjectPtr DefaultPriorityClass() const;
   // The PriorityClass last read by a pod create, parsed: stored objects never
   // change, so the pointer tells whether the parse still holds.
   const Json& ParsedClass(const ObjectPtr& stored);
   bool PdbForbidsEviction(const Json& pod);
+  // Assigns `pod` to `node` as a binding does, or throws the Conflict that refuses it.
+  static void BindPod(Json& pod, const std::string& name, const std::string& node,
+                      const Json* annotations);
 
   ResourceRegistry resources_;
   Store store_;
@@ -114,5 +164,23 @@ class Cluster {
   ObjectPtr parsed_class_;  // guarded by the store's lock, as all writes
   Json parsed_class_json_;
 };
+
+template <typename Prepare, typename Finish>
+auto Cluster::WriteFromStored(const ResourceType& resource, const std::string& ns,
+                              const std::string& name, Prepare prepare, Finish finish) {
+  for (int tries = 0; tries < kOptimisticTries; ++tries) {
+    ObjectPtr base;
+    {
+      auto lock = store_.Lock();
+      base = StoredOrNotFound(resource, ns, name);
+    }
+    auto prepared = prepare(base);
+    auto lock = store_.Lock();
+    if (StoredOrNotFound(resource, ns, name) == base) return finish(prepared);
+  }
+  auto lock = store_.Lock();
+  auto prepared = prepare(StoredOrNotFound(resource, ns, name));
+  return finish(prepared);
+}
 
 }  // namespace gpupool::sandbox

@@ -141,8 +141,18 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
   const std::string node = binding.value("target", Json::object()).value("name", "");
   if (node.empty()) throw Invalid("Binding", name, {{"target.name", "Required value"}});
   const Json* annotations = BindingAnnotations(binding, name);
-  auto lock = store_.Lock();
-  Json pod = ParseStored(*pods, ns, name);
+  auto bind = [&](const ObjectPtr& stored) {
+    Json pod = Json::parse(stored->json);
+    BindPod(pod, name, node, annotations);
+    return pod;
+  };
+  WriteFromStored(*pods, ns, name, bind,
+                  [&](Json& pod) { return Commit(*pods, std::move(pod), false); });
+  return SuccessStatus();
+}
+
+void Cluster::BindPod(Json& pod, const std::string& name, const std::string& node,
+                      const Json* annotations) {
   const std::string bound = pod["spec"].value("nodeName", "");
   if (!bound.empty()) {
     throw Conflict("pods/binding", name,
@@ -165,8 +175,6 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
                         {"status", "True"},
                         {"lastProbeTime", nullptr},
                         {"lastTransitionTime", NowString()}});
-  Commit(*pods, std::move(pod), false);
-  return SuccessStatus();
 }
 
 bool Cluster::PdbForbidsEviction(const Json& pod) {
