@@ -517,7 +517,7 @@ Json Cluster::FinishUpdate(const ResourceType& resource, PreparedUpdate& update,
 
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
                      const std::function<bool(Json&)>& change, const std::string& subresource,
-                     const std::string& manager) {
+                     const std::string& manager, ObjectPtr* stored) {
   WriteOptions options;
   options.field_manager = manager;
   auto prepare = [&](const ObjectPtr& stored) -> std::optional<PreparedUpdate> {
@@ -537,6 +537,7 @@ bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const 
     if (store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name))) throw;
     return false;  // gone
   }
+  if (stored) *stored = options.stored;
   return true;
 }
 

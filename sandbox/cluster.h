@@ -74,7 +74,9 @@ class Cluster {
   Json Delete(const ResourceType& resource, const std::string& ns, const std::string& name,
               const DeleteOptions& options);
   // pods/binding and pods/eviction.
-  Json Bind(const std::string& ns, const std::string& name, const Json& binding);
+  // `stored`, when given, is set to what the binding stored.
+  Json Bind(const std::string& ns, const std::string& name, const Json& binding,
+            ObjectPtr* stored = nullptr);
   Json Evict(const std::string& ns, const std::string& name, const Json& eviction);
 
   // How many times a write computed without the store's lock may lose a race
@@ -84,10 +86,11 @@ class Cluster {
   // Read-modify-write for the simulated controllers: `change` edits the
   // object and returns false to skip the write. Returns false when the object
   // is gone. Conflicts never reach the caller: a lost race runs `change` again
-  // on the newer state. `manager` names the simulated component in managedFields.
+  // on the newer state. `manager` names the simulated component in managedFields;
+  // `stored`, when given, is set to what was stored (null: nothing).
   bool Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,
               const std::function<bool(Json&)>& change, const std::string& subresource = "",
-              const std::string& manager = "kube-controller-manager");
+              const std::string& manager = "kube-controller-manager", ObjectPtr* stored = nullptr);
 
  private:
   // A create in four steps: the request's namespace (no lock); what admission

@@ -136,7 +136,8 @@ Json Cluster::DeleteLocked(const ResourceType& resource, const Json& old,
   return Commit(resource, std::move(object), options.dry_run);
 }
 
-Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& binding) {
+Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& binding,
+                   ObjectPtr* stored) {
   const auto pods = Resource("", "v1", "pods");
   const std::string node = binding.value("target", Json::object()).value("name", "");
   if (node.empty()) throw Invalid("Binding", name, {{"target.name", "Required value"}});
@@ -147,7 +148,7 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
     return pod;
   };
   WriteFromStored(*pods, ns, name, bind,
-                  [&](Json& pod) { return Commit(*pods, std::move(pod), false); });
+                  [&](Json& pod) { return Commit(*pods, std::move(pod), false, stored); });
   return SuccessStatus();
 }
 

@@ -151,14 +151,13 @@ Json StrategicMerge(const Json& target, const Json& patch) {
   return merged.is_null() ? Json::object() : merged;
 }
 
-Json ApplyPatch(PatchType type, const Json& target, const std::string& patch_body) {
+Json ApplyPatch(PatchType type, Json target, const std::string& patch_body) {
   const Json patch = ParseBody(patch_body);
   switch (type) {
     case PatchType::kMerge: {
       if (!patch.is_object()) throw BadRequest("a merge patch must be a JSON object");
-      Json result = target;
-      result.merge_patch(patch);
-      return result;
+      target.merge_patch(patch);
+      return target;
     }
     case PatchType::kJson:
       if (!patch.is_array()) throw BadRequest("a JSON patch must be an array of operations");

@@ -17,8 +17,9 @@ PatchType ParsePatchType(const std::string& content_type);
 // Applies `patch` to `target`; throws ApiError 400/422 when the patch is
 // malformed or a JSON patch operation fails (a failed "test" included).
 // `strategic` is only allowed for built-in kinds: the caller decides. An
-// apply patch is not applied here but by ServerSideApply (apply.h).
-Json ApplyPatch(PatchType type, const Json& target, const std::string& patch_body);
+// apply patch is not applied here but by ServerSideApply (apply.h). A merge
+// patch edits `target` in place: pass it moved when it is not needed after.
+Json ApplyPatch(PatchType type, Json target, const std::string& patch_body);
 
 // The merge key of the built-in kinds' list `field` (patchMergeKey in their Go
 // types; `sample` is an item, for lists whose key depends on the kind), or

@@ -190,7 +190,9 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
   const std::vector<int> devices = FreeDevicesFor(*pod, chosen, taken);
   if (!devices.empty())
     binding["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(devices);
-  cluster_.Bind(pod->ns, pod->name, binding);
+  ObjectPtr stored;
+  cluster_.Bind(pod->ns, pod->name, binding, &stored);
+  own_writes_.insert(stored.get());
   AddUse(used[chosen], pod->requests);
   pod->devices = devices;
   taken[chosen].insert(devices.begin(), devices.end());
@@ -309,13 +311,15 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
   const bool waits_for_devices = pod.requests.gpu_milli >= 1000 && pod.devices.empty();
   if (pod.phase == "Pending" && !waits_for_devices &&
       now >= pod.seen_bound + Scaled(config_.start_seconds)) {
+    ObjectPtr stored;
     const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {
           MarkRunning(object, key);
           return true;
         },
-        "status", "kubelet");
+        "status", "kubelet", &stored);
+    if (stored) own_writes_.insert(stored.get());
     if (written) {  // The run's clock starts with the write, not when it is read back.
       pod.phase = "Running";
       pod.seen_running = now;

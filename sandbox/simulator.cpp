@@ -148,6 +148,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
     pods_.erase(key);
     return;
   }
+  if (own_writes_.erase(&object)) return;
   const Json pod = ParseForFacts(object.json);
   auto& facts = pods_[key];
   const auto now = SimClock::now();

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "sandbox/cluster.h"
@@ -114,6 +115,10 @@ class Simulator {
   // all but bound, running pods with no run time and no deletion. Each round walks
   // these; a cluster of thousands of settled pods costs nothing at rest.
   std::map<std::string, PodFacts*> unsettled_;
+  // Pod versions the scheduler and kubelets stored themselves (bindings,
+  // Running), whose facts they recorded as they wrote: the feed hands each back
+  // once, and reading it is skipped.
+  std::unordered_set<const StoredObject*> own_writes_;
   std::map<std::string, NodeFacts> nodes_;
   // Garbage collection: owner uid -> dependents ("storage key|ns|name").
   std::map<std::string, std::set<std::string>> dependents_;

@@ -5,6 +5,8 @@
 // watch on pods, the time from a job's create to its pod's release, and the
 // sandbox's CPU at rest once every pod runs.
 // Usage: throughput_bench [seconds] [jobs per second]
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const double all_released = Seconds(Clock::now() - start);
     const auto controller = cluster.ControllerUse(), sandbox = cluster.SandboxUse();
+    const auto generator = gpupool::bench::UseOf(getpid());
     const auto times = watch.Times();
     std::printf("created %d jobs in %.1f s (%zu failed, latest %.0f ms late): %.0f jobs/s\n", jobs,
                 generated.seconds, generated.failed, generated.max_late_ms,
@@ -137,6 +140,8 @@ int main(int argc, char** argv) {
     std::printf("create -> release: median %.2f s, p99 %.2f s\n", Percentile(latencies, 0.5),
                 Percentile(latencies, 0.99));
     gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
+    std::printf("CPU seconds of this load generator and its watches: %.1f\n",
+                generator.cpu_seconds);
     const double recorded =
         AllRecordedRunning(cluster.client(), static_cast<std::size_t>(jobs) - generated.failed,
                            start, std::chrono::minutes(3));
