@@ -520,8 +520,8 @@ bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const 
                      const std::string& manager, ObjectPtr* stored) {
   WriteOptions options;
   options.field_manager = manager;
-  auto prepare = [&](const ObjectPtr& stored) -> std::optional<PreparedUpdate> {
-    Json old = Json::parse(stored->json);
+  auto prepare = [&](const ObjectPtr& current) -> std::optional<PreparedUpdate> {
+    Json old = Json::parse(current->json);
     Json object = old;
     if (!change(object)) return std::nullopt;
     return PrepareUpdate(resource, std::move(old), std::move(object), subresource, options);

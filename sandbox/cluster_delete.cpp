@@ -142,8 +142,8 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
   const std::string node = binding.value("target", Json::object()).value("name", "");
   if (node.empty()) throw Invalid("Binding", name, {{"target.name", "Required value"}});
   const Json* annotations = BindingAnnotations(binding, name);
-  auto bind = [&](const ObjectPtr& stored) {
-    Json pod = Json::parse(stored->json);
+  auto bind = [&](const ObjectPtr& current) {
+    Json pod = Json::parse(current->json);
     BindPod(pod, name, node, annotations);
     return pod;
   };
