@@ -59,6 +59,9 @@ struct CycleState {
   std::map<std::string, const DepartmentObject*> departments;  // Valid departments by name.
   std::map<std::string, std::string> project_of_namespace;
   std::map<std::string, const NodeObject*> nodes;
+  // GPU milli of the ready, schedulable nodes of each valid queue's pool, by
+  // queue name: summed once a cycle, not once per project quota.
+  std::map<std::string, std::int64_t> queue_capacity_milli;
   std::map<std::string, NodeUse> node_use;
   // Reservation pods by (node, device slot), and those that are no such pod's
   // (a name that does not match its node and slot).

@@ -39,6 +39,8 @@ bool Matches(const api::Queue& queue, const NodeObject& node) {
 }
 
 std::int64_t CapacityMilli(const CycleState& state, const api::Queue& queue) {
+  const auto summed = state.queue_capacity_milli.find(queue.metadata.name);
+  if (summed != state.queue_capacity_milli.end()) return summed->second;
   std::int64_t milli = 0;
   for (const auto& [name, node] : state.nodes)
     if (node->ready && !node->unschedulable && Matches(queue, *node)) milli += node->gpus * 1000;
@@ -129,8 +131,9 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
   return {"Valid", "quotas are in force"};
 }
 
+// `shares`: the project's own, in the engine's order.
 void PlanProject(CycleState& state, const ProjectObject& source,
-                 const std::vector<engine::ProjectShare>& shares,
+                 const std::vector<const engine::ProjectShare*>& shares,
                  const std::map<std::string, JobCounts>& counts) {
   api::Project project = source.object;
   auto& status = project.status;
@@ -146,13 +149,12 @@ void PlanProject(CycleState& state, const ProjectObject& source,
     for (const auto& quota : project.spec.quotas) guaranteed += quota.gpu.milli;
   }
   status.queues.clear();
-  for (const auto& share : shares) {
-    if (share.project != project.metadata.name) continue;
-    if (in_department) guaranteed += share.quota;
-    allocated += share.allocated;
-    over += share.over_quota;
-    api::ProjectQueueUsage usage{share.queue, UsageOf(share), 0, 0};
-    auto count = counts.find(share.queue + "/" + share.project);
+  for (const engine::ProjectShare* share : shares) {
+    if (in_department) guaranteed += share->quota;
+    allocated += share->allocated;
+    over += share->over_quota;
+    api::ProjectQueueUsage usage{share->queue, UsageOf(*share), 0, 0};
+    auto count = counts.find(share->queue + "/" + share->project);
     if (count != counts.end()) {
       usage.running_jobs = count->second.running;
       usage.pending_jobs = count->second.pending;
@@ -218,9 +220,13 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
 
 void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions) {
   const auto counts = CountJobs(state);
+  for (const auto& [name, queue] : state.queues)
+    state.queue_capacity_milli[name] = CapacityMilli(state, queue->object);
   for (const auto& queue : state.view.queues) PlanQueue(state, *queue, decisions.shares, counts);
+  std::map<std::string, std::vector<const engine::ProjectShare*>> shares_of_project;
+  for (const auto& share : decisions.shares) shares_of_project[share.project].push_back(&share);
   for (const auto& project : state.view.projects)
-    PlanProject(state, *project, decisions.shares, counts);
+    PlanProject(state, *project, shares_of_project[project->object.metadata.name], counts);
   for (const auto& department : state.view.departments)
     PlanDepartment(state, *department, decisions.department_shares);
 }
