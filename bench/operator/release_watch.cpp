@@ -22,7 +22,9 @@ PodRelease DecodeRelease(const kube::Json& pod) {
 
 ReleaseWatch::ReleaseWatch(kube::Client& client)
     : informer_(StartWatch<PodRelease>(client, kube::resources::kPods, DecodeRelease,
-                                       {.label_selector = "gpupool.dev/job"},
+                                       {.label_selector = "gpupool.dev/job",
+                                        // DecodeRelease reads the pod's name, gates and selector.
+                                        .unread_members = {{"status"}, {"spec", "containers"}}},
                                        [this](const PodRelease& pod) { Observe(pod); })) {}
 
 ReleaseWatch::~ReleaseWatch() { informer_->Stop(); }

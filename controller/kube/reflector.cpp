@@ -99,11 +99,11 @@ void Reflector::Run(const std::atomic<bool>& stop) {
 void Reflector::ListAndReplace() {
   ListOptions list_options{options_.label_selector, options_.field_selector, options_.page_size};
   ListPage page = client_.ListAll(resource_, namespace_, list_options);
+  const auto unread = UnreadMembers(options_);
   std::vector<Json> items;
   items.reserve(page.items.size());
   for (auto& item : page.items) {
-    if (options_.drop_managed_fields && item.contains("metadata") && item["metadata"].is_object())
-      item["metadata"].erase("managedFields");
+    for (const auto& path : unread) EraseMember(item, path);
     items.push_back(std::move(item));
   }
   sink_.Replace(std::move(items), page.resource_version);
@@ -127,7 +127,7 @@ bool Reflector::WatchOnce(const std::atomic<bool>& stop) {
   }
   const auto& observer = client_.transport().options().observer;
   if (restart && observer) observer->OnWatchRestart(resource_.resource);
-  WatchDecoder decoder(options_.drop_managed_fields);
+  WatchDecoder decoder(UnreadMembers(options_));
   bool progressed = false;
   auto on_event = [&](WatchEvent&& event) {
     progressed = true;

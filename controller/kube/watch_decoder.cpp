@@ -16,12 +16,10 @@ EventType ParseType(std::string_view type) {
 
 }  // namespace
 
-WatchEvent DecodeWatchEvent(std::string_view frame, bool drop_managed_fields) {
-  static const std::vector<api::MemberPath> kManagedFields = {
-      {"object", "metadata", "managedFields"}};
-  Json parsed = drop_managed_fields
-                    ? api::ParseWithout(frame, kManagedFields)
-                    : Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false);
+WatchEvent DecodeWatchEvent(std::string_view frame, const std::vector<api::MemberPath>& unread) {
+  Json parsed = unread.empty()
+                    ? Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false)
+                    : api::ParseWithout(frame, unread);
   if (!parsed.is_object())
     throw ApiError(Reason::kDecode, 0,
                    "watch frame is not a JSON object: " + std::string(frame.substr(0, 100)));
@@ -33,6 +31,39 @@ WatchEvent DecodeWatchEvent(std::string_view frame, bool drop_managed_fields) {
   return {ParseType(type->get_ref<const std::string&>()), std::move(*object)};
 }
 
+WatchDecoder::WatchDecoder(const std::vector<api::MemberPath>& unread) {
+  for (const auto& path : unread) {
+    api::MemberPath in_frame = {"object"};
+    in_frame.insert(in_frame.end(), path.begin(), path.end());
+    unread_.push_back(std::move(in_frame));
+  }
+}
+
+std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options) {
+  std::vector<api::MemberPath> unread = options.unread_members;
+  if (options.drop_managed_fields) unread.push_back({"metadata", "managedFields"});
+  return unread;
+}
+
+void EraseMember(Json& object, const api::MemberPath& path, std::size_t from) {
+  if (from >= path.size() || !object.is_object()) return;
+  const std::string& name = path[from];
+  if (from + 1 == path.size()) {
+    if (name == "*") {
+      object.clear();
+    } else {
+      object.erase(name);
+    }
+    return;
+  }
+  if (name != "*") {
+    const auto found = object.find(name);
+    if (found != object.end()) EraseMember(*found, path, from + 1);
+    return;
+  }
+  for (auto& [key, value] : object.items()) EraseMember(value, path, from + 1);
+}
+
 void WatchDecoder::Reset() {
   buffer_.clear();
   scanned_ = frame_start_ = 0;
@@ -41,8 +72,7 @@ void WatchDecoder::Reset() {
 }
 
 void WatchDecoder::Emit(std::size_t begin, std::size_t end, const Callback& on_event) {
-  on_event(
-      DecodeWatchEvent(std::string_view(buffer_).substr(begin, end - begin), drop_managed_fields_));
+  on_event(DecodeWatchEvent(std::string_view(buffer_).substr(begin, end - begin), unread_));
 }
 
 // Tracks brace depth outside strings so a frame's end is found without

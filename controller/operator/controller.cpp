@@ -55,7 +55,9 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
                                                       lean);
   nodes_ =
       std::make_unique<kube::Informer<NodeObject>>(client, r::kNodes, "", DecodeNodeObject, lean);
-  pods_ = std::make_unique<kube::Informer<PodView>>(client, r::kPods, "", DecodePodView, lean);
+  kube::ListWatchOptions lean_pods = lean;
+  lean_pods.unread_members = {{"status", "containerStatuses"}};  // PodView reads none of them
+  pods_ = std::make_unique<kube::Informer<PodView>>(client, r::kPods, "", DecodePodView, lean_pods);
   kube::ListWatchOptions gang_services = lean;
   gang_services.label_selector = kJobLabel;
   services_ = std::make_unique<kube::Informer<char>>(

@@ -96,6 +96,33 @@ TEST_F(InformerTest, CanDropManagedFieldsOfListedAndWatchedObjects) {
   EXPECT_FALSE(metadata.contains("managedFields"));
 }
 
+TEST_F(InformerTest, LeavesChosenMembersOfListedAndWatchedObjectsUnread) {
+  auto with_statuses = [](const std::string& name) {
+    Json pod = Pod("a", name, "n1");
+    pod["status"] = {{"phase", "Running"},
+                     {"containerStatuses", Json::array({{{"name", "main"}}})},
+                     {"conditions", Json::array({{{"type", "Ready"}}})}};
+    pod["metadata"]["annotations"] = {{"x", "1"}, {"y", "2"}};
+    return pod;
+  };
+  server_.Put(kPods, with_statuses("listed"));
+  ListWatchOptions options = FastWatch();
+  options.unread_members = {{"status", "containerStatuses"}, {"metadata", "annotations", "*"}};
+  Informer<Json> informer(client_, resources::kPods, "", KeepJson, options);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
+  client_.Create(resources::kPods, "a", with_statuses("watched"));
+  ASSERT_TRUE(WaitFor([&] { return informer.Get("a", "watched") != nullptr; }));
+  for (const char* name : {"listed", "watched"}) {
+    const Json& pod = *informer.Get("a", name);
+    EXPECT_EQ(pod["status"]["phase"], "Running") << name;
+    EXPECT_EQ(pod["status"]["conditions"].size(), 1u) << name;
+    EXPECT_FALSE(pod["status"].contains("containerStatuses")) << name;
+    EXPECT_EQ(pod["metadata"]["labels"]["job"], "j1") << name;
+    EXPECT_EQ(pod["metadata"]["annotations"], Json::object()) << name;
+  }
+}
+
 TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
   server_.Put(kPods, Pod("a", "p", "n1"));
   Informer<Json> informer(client_, resources::kPods, "a", KeepJson, FastWatch());

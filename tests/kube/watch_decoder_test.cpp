@@ -57,7 +57,8 @@ TEST(WatchDecoder, CanLeaveManagedFieldsOut) {
       R"({"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},)"
       R"("data":{"managedFields":"kept"}}})";
   for (bool drop : {false, true}) {
-    WatchDecoder decoder(drop);
+    WatchDecoder decoder(drop ? std::vector<api::MemberPath>{{"metadata", "managedFields"}}
+                              : std::vector<api::MemberPath>{});
     std::vector<WatchEvent> events;
     decoder.Feed(frame, [&](WatchEvent&& event) { events.push_back(std::move(event)); });
     ASSERT_EQ(events.size(), 1u);
@@ -74,7 +75,8 @@ TEST(WatchDecoder, RejectsMalformedFrames) {
     for (const char* bad : {"garbage\n", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})",
                             R"({"type":"ADDED","object":[]})", R"({"type":1,"object":{}})",
                             R"({"type":"ADDED","object":{"a":tru}})"}) {
-      WatchDecoder decoder(drop);
+      WatchDecoder decoder(drop ? std::vector<api::MemberPath>{{"metadata", "managedFields"}}
+                                : std::vector<api::MemberPath>{});
       try {
         decoder.Feed(bad, noop);
         ADD_FAILURE() << "accepted " << bad;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpupool/api/json_without.h"
 #include "gpupool/kube/client.h"
 
 namespace gpupool::kube {
@@ -29,10 +30,9 @@ class WatchDecoder {
  public:
   using Callback = std::function<void(WatchEvent&&)>;
 
-  // `drop_managed_fields`: the events' objects come without
-  // metadata.managedFields, which are read past, not built.
-  explicit WatchDecoder(bool drop_managed_fields = false)
-      : drop_managed_fields_(drop_managed_fields) {}
+  // `unread`: members of the events' objects (paths from the object down,
+  // e.g. {"metadata", "managedFields"}) that are read past, not built.
+  explicit WatchDecoder(const std::vector<api::MemberPath>& unread = {});
 
   // Decodes every frame completed by `bytes`. Throws ApiError(kDecode) on a
   // frame that is not a watch event.
@@ -43,7 +43,7 @@ class WatchDecoder {
  private:
   void Emit(std::size_t begin, std::size_t end, const Callback& on_event);
 
-  bool drop_managed_fields_;
+  std::vector<api::MemberPath> unread_;  // from the frame down: "object" first
   std::string buffer_;
   std::size_t scanned_ = 0;      // Bytes of buffer_ already scanned.
   std::size_t frame_start_ = 0;  // Where the current frame began.
@@ -52,9 +52,10 @@ class WatchDecoder {
   bool escaped_ = false;
 };
 
-// Decodes one event frame ({"type": ..., "object": {...}}), optionally
-// without the object's metadata.managedFields.
-WatchEvent DecodeWatchEvent(std::string_view frame, bool drop_managed_fields = false);
+// Decodes one event frame ({"type": ..., "object": {...}}), without the
+// members at `unread` (paths from the frame down, "object" first).
+WatchEvent DecodeWatchEvent(std::string_view frame,
+                            const std::vector<api::MemberPath>& unread = {});
 
 // Receives what a reflector observes. Called from the reflector's thread.
 class ListWatchSink {
@@ -77,7 +78,15 @@ struct ListWatchOptions {
   // Listed and watched objects lose metadata.managedFields, which a watch
   // decodes without building them: for sinks that never read them.
   bool drop_managed_fields = false;
+  // More members no sink reads (paths from the object down, e.g.
+  // {"status", "containerStatuses"}; "*" for any name): dropped the same way.
+  std::vector<api::MemberPath> unread_members;
 };
+
+// The paths a list and watch with `options` leave unread, from the object down.
+std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options);
+// Drops the members at `path` (from `object` down; "*" for any name).
+void EraseMember(Json& object, const api::MemberPath& path, std::size_t from = 0);
 
 struct ReflectorStats {
   uint64_t lists = 0;
