@@ -458,9 +458,10 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   });
 }
 
-Json Cluster::UpdateLocked(const ResourceType& resource, const Json& old, Json object,
+Json Cluster::UpdateLocked(const ResourceType& resource, Json old, Json object,
                            const std::string& subresource, WriteOptions& options) {
-  PreparedUpdate update = PrepareUpdate(resource, old, std::move(object), subresource, options);
+  PreparedUpdate update =
+      PrepareUpdate(resource, std::move(old), std::move(object), subresource, options);
   return FinishUpdate(resource, update, options);
 }
 

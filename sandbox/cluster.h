@@ -113,7 +113,7 @@ class Cluster {
   Json FinishCreate(const ResourceType& resource, Json object, WriteOptions& options);
   Applied ApplyConfig(const ResourceType& resource, const std::string& ns, const std::string& name,
                       Json config, const std::string& subresource, WriteOptions& options);
-  Json UpdateLocked(const ResourceType& resource, const Json& old, Json object,
+  Json UpdateLocked(const ResourceType& resource, Json old, Json object,
                     const std::string& subresource, WriteOptions& options);
   // An update computed from the stored state it read, without the store's lock.
   struct PreparedUpdate {

@@ -58,7 +58,7 @@ Cluster::Applied Cluster::ApplyConfig(const ResourceType& resource, const std::s
   }
   Json old = Json::parse(stored->json);
   Json object = ServerSideApply(resource, old, config, request);
-  return {UpdateLocked(resource, old, std::move(object), subresource, options), false};
+  return {UpdateLocked(resource, std::move(old), std::move(object), subresource, options), false};
 }
 
 }  // namespace gpupool::sandbox

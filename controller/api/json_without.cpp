@@ -116,7 +116,25 @@ class BuilderWithout {
   int skip_depth_ = 0;  // 0: building; 1: a skipped member's value is next; n > 1: inside it
 };
 
+void EraseFrom(Json& value, const MemberPath& path, std::size_t step) {
+  if (step >= path.size() || !value.is_object()) return;
+  const std::string& name = path[step];
+  if (step + 1 == path.size()) {
+    if (name == "*") {
+      value.clear();
+    } else {
+      value.erase(name);
+    }
+  } else if (name == "*") {
+    for (auto& [key, member] : value.items()) EraseFrom(member, path, step + 1);
+  } else if (const auto found = value.find(name); found != value.end()) {
+    EraseFrom(*found, path, step + 1);
+  }
+}
+
 }  // namespace
+
+void EraseMember(Json& value, const MemberPath& path) { EraseFrom(value, path, 0); }
 
 Json ParseWithout(std::string_view text, const std::vector<MemberPath>& skipped) {
   Json root;

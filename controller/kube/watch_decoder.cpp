@@ -45,25 +45,6 @@ std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options) {
   return unread;
 }
 
-void EraseMember(Json& object, const api::MemberPath& path, std::size_t from) {
-  if (from >= path.size() || !object.is_object()) return;
-  const std::string& name = path[from];
-  if (from + 1 == path.size()) {
-    if (name == "*") {
-      object.clear();
-    } else {
-      object.erase(name);
-    }
-    return;
-  }
-  if (name != "*") {
-    const auto found = object.find(name);
-    if (found != object.end()) EraseMember(*found, path, from + 1);
-    return;
-  }
-  for (auto& [key, value] : object.items()) EraseMember(value, path, from + 1);
-}
-
 void WatchDecoder::Reset() {
   buffer_.clear();
   scanned_ = frame_start_ = 0;

@@ -20,4 +20,7 @@ using MemberPath = std::vector<std::string>;
 // (`is_discarded()`) when `text` is not exactly one JSON value.
 nlohmann::json ParseWithout(std::string_view text, const std::vector<MemberPath>& skipped);
 
+// The same members dropped from a value already parsed (a list's items, say).
+void EraseMember(nlohmann::json& value, const MemberPath& path);
+
 }  // namespace gpupool::api

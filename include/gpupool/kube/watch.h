@@ -85,8 +85,6 @@ struct ListWatchOptions {
 
 // The paths a list and watch with `options` leave unread, from the object down.
 std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options);
-// Drops the members at `path` (from `object` down; "*" for any name).
-void EraseMember(Json& object, const api::MemberPath& path, std::size_t from = 0);
 
 struct ReflectorStats {
   uint64_t lists = 0;
