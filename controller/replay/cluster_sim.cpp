@@ -9,7 +9,15 @@
 namespace gpupool::replay {
 
 const char* ToString(QuotaPolicy policy) {
-  return policy == QuotaPolicy::kStatic ? "static" : "guaranteed";
+  switch (policy) {
+    case QuotaPolicy::kStatic:
+      return "static";
+    case QuotaPolicy::kGuaranteed:
+      return "guaranteed";
+    case QuotaPolicy::kPooled:
+      return "pooled";
+  }
+  return "unknown";
 }
 
 namespace {

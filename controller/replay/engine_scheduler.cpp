@@ -9,6 +9,9 @@ namespace gpupool::replay {
 namespace {
 
 constexpr char kQueue[] = "philly";
+// Under the pooled reference every job belongs to this one project, whose quota is
+// the whole cluster.
+constexpr char kPoolProject[] = "pool";
 // Philly jobs ask only for GPUs: nodes get CPU and memory nothing can exhaust.
 constexpr engine::MilliCpu kNodeCpu = int64_t{1} << 40;
 constexpr engine::Bytes kNodeMemory = int64_t{1} << 50;
@@ -53,12 +56,18 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   engine::Queue queue;
   queue.name = kQueue;
   queue.sharing =
-      policy == QuotaPolicy::kStatic ? engine::Sharing::kFixed : engine::Sharing::kGuaranteed;
+      policy == QuotaPolicy::kGuaranteed ? engine::Sharing::kGuaranteed : engine::Sharing::kFixed;
   queue.min_runtime_seconds = min_runtime_seconds;
   queue.reclaim_wait_seconds = reclaim.reclaim_wait_seconds;
   queue.reclaim_max_runtime_seconds = reclaim.reclaim_max_runtime_seconds;
   queue.immediate_guarantee_percent = reclaim.immediate_guarantee_percent;
   snapshot.queues.push_back(queue);
+  if (policy == QuotaPolicy::kPooled) {
+    const engine::ProjectQuota whole_cluster{kQueue,
+                                             int64_t{shape.TotalGpus()} * engine::kMilliPerGpu};
+    snapshot.projects.push_back({kPoolProject, 0, {whole_cluster}});
+    return snapshot;
+  }
   for (const auto& tenant : tenants) {
     engine::ProjectQuota quota;
     quota.queue = kQueue;
@@ -74,7 +83,9 @@ EngineScheduler::EngineScheduler(const ClusterShape& shape, const std::vector<Te
     : reclaim_(reclaim),
       engine_(PhillySnapshot(shape, tenants, policy, min_runtime_seconds, reclaim),
               EngineOptions(full_cycle_interval_seconds, reclaim.victim_policy)) {
-  for (const auto& tenant : tenants) tenant_names_.push_back(tenant.tenant);
+  for (const auto& tenant : tenants) {
+    tenant_names_.push_back(policy == QuotaPolicy::kPooled ? kPoolProject : tenant.tenant);
+  }
 }
 
 engine::PendingJob EngineScheduler::ToPending(const ClusterView& view, int64_t index) const {

@@ -26,7 +26,10 @@ const char kReplayUsage[] =
     "\n"
     "Philly (quota of a tenant: its share of the cluster in proportion to its average\n"
     "demand, at least 1 GPU; see docs/results.md):\n"
-    "  --policy P              static, guaranteed or both (default both)\n"
+    "  --policy P              static, guaranteed, both (the two), or a comma-separated\n"
+    "                          list such as static,guaranteed,pooled (default both);\n"
+    "                          pooled is the reference without quotas: one shared pool\n"
+    "                          in arrival order, no preemption\n"
     "  --nodes N               nodes in the simulated cluster (default 60)\n"
     "  --gpus-per-node N       GPUs per node, 1 to 64 (default 8); larger jobs are\n"
     "                          gangs of node-sized replicas\n"
@@ -136,25 +139,52 @@ std::vector<int> ParseSweepNodes(const std::string& text) {
   return nodes;
 }
 
-std::vector<double> ParseWaitHours(const std::string& text) {
-  std::vector<double> hours;
+// "a,b,,c" gives a, b, an empty item and c; an empty text gives one empty item.
+std::vector<std::string> SplitAtCommas(const std::string& text) {
+  std::vector<std::string> items;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
-    const double value = ParseNumber("--sweep-wait-hours", text.substr(start, comma - start), 0);
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::vector<double> ParseWaitHours(const std::string& text) {
+  std::vector<double> hours;
+  for (const std::string& item : SplitAtCommas(text)) {
+    const double value = ParseNumber("--sweep-wait-hours", item, 0);
     if (value <= 0)
       throw UsageError("--sweep-wait-hours: expected hours > 0, got \"" + text + "\"");
     hours.push_back(value);
-    start = comma + 1;
   }
   return hours;
 }
 
+QuotaPolicy ParsePolicy(const std::string& name, const std::string& text) {
+  for (QuotaPolicy policy :
+       {QuotaPolicy::kStatic, QuotaPolicy::kGuaranteed, QuotaPolicy::kPooled}) {
+    if (name == ToString(policy)) return policy;
+  }
+  throw UsageError(
+      "--policy: expected static, guaranteed, pooled, both or a comma-separated "
+      "list of the first three, got \"" +
+      text + "\"");
+}
+
+// "both" or a comma-separated list such as static,guaranteed,pooled.
 std::vector<QuotaPolicy> ParsePolicies(const std::string& text) {
-  if (text == "static") return {QuotaPolicy::kStatic};
-  if (text == "guaranteed") return {QuotaPolicy::kGuaranteed};
   if (text == "both") return {QuotaPolicy::kStatic, QuotaPolicy::kGuaranteed};
-  throw UsageError("--policy: expected static, guaranteed or both, got \"" + text + "\"");
+  std::vector<QuotaPolicy> policies;
+  for (const std::string& item : SplitAtCommas(text)) {
+    const QuotaPolicy policy = ParsePolicy(item, text);
+    if (std::find(policies.begin(), policies.end(), policy) != policies.end()) {
+      throw UsageError("--policy: \"" + item + "\" is named twice in \"" + text + "\"");
+    }
+    policies.push_back(policy);
+  }
+  return policies;
 }
 
 using Setter = std::function<void(ReplayOptions&, const std::string&)>;

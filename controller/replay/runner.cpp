@@ -62,7 +62,7 @@ struct PhillyRun {
 std::vector<PhillyRun> PhillyRuns(const ReplayOptions& options) {
   std::vector<PhillyRun> runs;
   for (QuotaPolicy policy : options.policies) {
-    if (policy == QuotaPolicy::kStatic) {
+    if (policy != QuotaPolicy::kGuaranteed) {  // Nothing is preempted: no victim policy.
       runs.push_back({policy, engine::VictimPolicy::kLeastWorkLost, ToString(policy)});
       continue;
     }

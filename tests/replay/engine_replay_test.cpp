@@ -52,6 +52,23 @@ TEST(EngineReplayTest, GuaranteedQuotasLendAndReclaim) {
   EXPECT_EQ(outcome.jobs[5].first_start, 100);
 }
 
+TEST(EngineReplayTest, PooledSharesTheClusterInArrivalOrderWithoutPreempting) {
+  const auto outcome = Replay(QuotaPolicy::kPooled);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(outcome.jobs[i].first_start, 0);  // no quota caps a
+  EXPECT_EQ(outcome.jobs[4].first_start, 1000);  // b waits for a's jobs to end
+  EXPECT_EQ(outcome.jobs[5].first_start, 1000);
+  for (const auto& job : outcome.jobs) EXPECT_EQ(job.preemptions, 0);
+}
+
+TEST(EngineReplayTest, PooledSnapshotHasOneProjectHoldingTheWholeCluster) {
+  const std::vector<TenantQuota> tenants = {{"a", 1, 2}, {"b", 1, 2}};
+  const auto snapshot = PhillySnapshot({3, 4}, tenants, QuotaPolicy::kPooled, 0);
+  ASSERT_EQ(snapshot.projects.size(), 1u);
+  ASSERT_EQ(snapshot.projects[0].quotas.size(), 1u);
+  EXPECT_EQ(snapshot.projects[0].quotas[0].gpu, 12 * engine::kMilliPerGpu);
+  EXPECT_EQ(snapshot.queues[0].sharing, engine::Sharing::kFixed);
+}
+
 TEST(EngineReplayTest, EnginePlacerPlacesFractionsOnTheNodeList) {
   const std::vector<AlibabaNode> nodes = {{"a", 64000, 1000, 2, "T4"},
                                           {"b", 64000, 1000, 8, "V100M16"}};

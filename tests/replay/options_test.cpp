@@ -70,6 +70,16 @@ TEST(ReplayOptionsTest, EveryFlagInBothForms) {
   EXPECT_EQ(options.trace_dir, "/t");
 }
 
+TEST(ReplayOptionsTest, PoliciesAsAListInTheOrderGiven) {
+  EXPECT_EQ(Parse({"--trace", "philly", "--policy", "pooled,static,guaranteed"}).policies,
+            (std::vector<QuotaPolicy>{QuotaPolicy::kPooled, QuotaPolicy::kStatic,
+                                      QuotaPolicy::kGuaranteed}));
+  EXPECT_EQ(Parse({"--trace", "philly", "--policy", "both"}).policies,
+            (std::vector<QuotaPolicy>{QuotaPolicy::kStatic, QuotaPolicy::kGuaranteed}));
+  EXPECT_EQ(Parse({"--trace", "philly", "--policy=pooled"}).policies,
+            std::vector<QuotaPolicy>{QuotaPolicy::kPooled});
+}
+
 TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
   EXPECT_THAT(ErrorOf({}), HasSubstr("--trace: required"));
   EXPECT_THAT(ErrorOf({"--trace", "borg"}), HasSubstr("--trace: expected philly or alibaba"));
@@ -77,7 +87,14 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
               HasSubstr("--nodes: expected an integer >= 1, got \"x\""));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "0"}), HasSubstr("--nodes"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "fair"}),
-              HasSubstr("--policy: expected static, guaranteed or both"));
+              HasSubstr("--policy: expected static, guaranteed, pooled, both or a "
+                        "comma-separated list of the first three, got \"fair\""));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "static,"}),
+              HasSubstr("--policy: expected static, guaranteed, pooled"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "static,both"}),
+              HasSubstr("got \"static,both\""));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "pooled,static,pooled"}),
+              HasSubstr("--policy: \"pooled\" is named twice in \"pooled,static,pooled\""));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--frobnicate"}),
               HasSubstr("--frobnicate: unknown flag"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--seed"}), HasSubstr("--seed: missing value"));

@@ -18,7 +18,10 @@ namespace gpupool::replay {
 
 // static: each tenant capped at its quota (as Philly ran).
 // guaranteed: quota guaranteed, idle GPUs lent, over-quota work reclaimed.
-enum class QuotaPolicy { kStatic, kGuaranteed };
+// pooled: no quotas at all; every tenant's jobs share the whole cluster in arrival
+//   order (larger jobs hold room as they do under the other policies) and nothing is
+//   preempted. It is the reference quotas are measured against, not a policy to run.
+enum class QuotaPolicy { kStatic, kGuaranteed, kPooled };
 const char* ToString(QuotaPolicy policy);
 
 struct ClusterShape {
