@@ -40,7 +40,7 @@ struct ListResult {
 };
 
 struct ClusterConfig {
-  size_t history_window = 10000;
+  size_t history_window = kDefaultHistoryWindow;
 };
 
 class Cluster {

@@ -115,7 +115,7 @@ std::string UsageText() {
          "  --nodes SPEC|FILE        e.g. \"2x8:pool=train,gpu=A100;6x2:pool=build\" or a file\n"
          "  --time-scale X           simulated seconds per real second (default 1)\n"
          "  --start-seconds S        simulated time from binding to Running (default 2)\n"
-         "  --watch-history N        changes kept for watch resume (default 10000)\n"
+         "  --watch-history N        changes kept for watch resume (default 102400)\n"
          "  --bookmark-seconds S     bookmark interval of watches (default 10)\n"
          "  --threads N              HTTP worker threads (default 64)\n"
          "  --authorize-service-accounts\n"

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/store.h"
+
 namespace gpupool::sandbox {
 
 struct FaultOptions {
@@ -27,7 +29,7 @@ struct Options {
   std::string token;  // generated when empty
   std::string nodes;  // a node spec or a file (see docs/sandbox.md)
   double time_scale = 1.0;
-  size_t history_window = 10000;
+  size_t history_window = kDefaultHistoryWindow;
   double bookmark_seconds = 10;
   double start_seconds = 2;  // simulated time from binding to Running
   int threads = 64;

@@ -43,6 +43,10 @@ struct ChangeEvent {
   ObjectPtr previous;    // null for kAdded
 };
 
+// Changes kept by default: the most a real API server's watch cache keeps for one
+// resource (it sizes the cache to hold 75 s of changes, up to this many).
+constexpr size_t kDefaultHistoryWindow = 100 * 1024;
+
 class Store {
  public:
   explicit Store(size_t history_window) : window_(history_window) {}

@@ -6,6 +6,7 @@
 
 #include "gpupool/api/yaml.h"
 #include "sandbox/api_error.h"
+#include "sandbox/sandbox.h"
 #include "sandbox_process.h"
 
 namespace gpupool::sandbox {
@@ -315,6 +316,35 @@ TEST_F(ClusterTest, PodsWithoutAClassTakeTheGlobalDefault) {
   EXPECT_EQ(pod["spec"]["priority"], 70);
   EXPECT_EQ(pod["spec"]["preemptionPolicy"], "Never");
   EXPECT_EQ(CreatePod("named", {{"priorityClassName", "a-other"}})["spec"]["priority"], 5);
+}
+
+// A real server serves a list's next page for minutes of writes (until etcd
+// compacts) and resumes watches from its watch cache of up to 102,400 changes;
+// a busy cluster's informers relist at once when it serves neither.
+TEST(ClusterHistoryTest, APageOfAListSurvivesTenThousandWritesByDefault) {
+  Cluster cluster{ClusterConfig{}};
+  EXPECT_EQ(ParseOptions({}).history_window, 102400u);
+  const auto configmaps = cluster.Resource("", "v1", "configmaps");
+  WriteOptions options;
+  cluster.Create(*cluster.Resource("", "v1", "namespaces"), "", {{"metadata", {{"name", "team"}}}},
+                 options);
+  for (const char* name : {"a", "b", "c"}) {
+    cluster.Create(*configmaps, "team", {{"metadata", {{"name", name}}}}, options);
+  }
+  ListOptions first_page;
+  first_page.limit = 1;
+  const ListResult first = cluster.List(*configmaps, "team", first_page);
+  ASSERT_FALSE(first.continue_token.empty());
+  for (int i = 0; i < 12000; ++i) {
+    cluster.Patch(*configmaps, "team", "c", PatchType::kMerge,
+                  R"({"data":{"n":")" + std::to_string(i) + R"("}})", "", options);
+  }
+  ListOptions next_page;
+  next_page.continue_token = first.continue_token;
+  const ListResult rest = cluster.List(*configmaps, "team", next_page);
+  ASSERT_EQ(rest.items.size(), 2u);
+  EXPECT_EQ(rest.rv, first.rv);  // the same snapshot: c as it was before the writes
+  EXPECT_EQ(Json::parse(rest.items[1]->json).count("data"), 0u);
 }
 
 }  // namespace
