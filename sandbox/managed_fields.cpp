@@ -76,6 +76,113 @@ ManagedEntries BaseEntries(const Json* old, const Json& metadata, const std::str
   return DecodeManagedFields(MetadataOf(*old)).value_or(ManagedEntries{});
 }
 
+// The stored managedFields when the write starts from them as they are: it
+// sends none, the same ones (then moved out of `metadata`), or writes a
+// subresource. Nullopt otherwise (a create, or other entries sent), and when
+// none are stored.
+std::optional<Json> TakeStoredEntries(const Json* old, Json& metadata,
+                                      const std::string& subresource) {
+  if (!old) return std::nullopt;
+  const Json& stored_metadata = MetadataOf(*old);
+  const auto stored = stored_metadata.find("managedFields");
+  if (stored == stored_metadata.end() || !stored->is_array()) return std::nullopt;
+  const auto sent = metadata.find("managedFields");
+  if (sent == metadata.end()) return *stored;
+  if (*sent == *stored) return std::move(*sent);
+  if (subresource.empty()) return std::nullopt;
+  return *stored;
+}
+
+// Whether FieldsV1 `fields` and the set `set` have a member in common: whether
+// removing `set` from them would change them. `fields` is the object itself at
+// the top, which is never a member.
+bool SharesMember(const Json& fields, const FieldSet& set, bool top = true) {
+  if (!fields.is_object()) return false;
+  if (!top && set.member() && (fields.empty() || fields.contains("."))) return true;
+  for (const auto& [step, child] : set.children()) {
+    const auto found = fields.find(step);
+    if (found != fields.end() && SharesMember(*found, child, false)) return true;
+  }
+  return false;
+}
+
+std::string StringMember(const Json& object, const char* name) {
+  const auto found = object.find(name);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+// Encoded entries in the real server's order (Apply before Update, then by
+// time, manager, apiVersion and subresource) into `metadata`; none: removed.
+void StoreSorted(std::vector<Json> encoded, Json& metadata) {
+  if (encoded.empty()) {
+    metadata.erase("managedFields");
+    return;
+  }
+  using Order = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  std::vector<std::pair<Order, size_t>> order;
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    const Json& entry = encoded[i];
+    order.push_back({{StringMember(entry, "operation"), StringMember(entry, "time"),
+                      StringMember(entry, "manager"), StringMember(entry, "apiVersion"),
+                      StringMember(entry, "subresource")},
+                     i});
+  }
+  std::sort(order.begin(), order.end());
+  Json sorted = Json::array();
+  for (const auto& [key, index] : order) sorted.push_back(std::move(encoded[index]));
+  metadata["managedFields"] = std::move(sorted);
+}
+
+// The decoded entries a write changes, and the others as stored: a write most
+// often changes the fields of one manager, and the others need not be decoded
+// and encoded again.
+struct EntriesOfWrite {
+  ManagedEntries changed;
+  std::vector<Json> untouched;
+  bool writer_timed = false;  // The writer's entry is among `untouched`, its time set.
+};
+
+// Whether FieldsV1 `fields` hold every member of `set`.
+bool HoldsAll(const Json& fields, const FieldSet& set, bool top = true) {
+  if (!fields.is_object()) return false;
+  if (!top && set.member() && !fields.empty() && !fields.contains(".")) return false;
+  for (const auto& [step, child] : set.children()) {
+    const auto found = fields.find(step);
+    if (found == fields.end() || !HoldsAll(*found, child, false)) return false;
+  }
+  return true;
+}
+
+// Splits the stored entries (moved in) into those the write changes, decoded,
+// and the others as they are. The writer's own entry, when it already owns
+// everything the write changed, only gets the write's time.
+EntriesOfWrite SplitStoredEntries(Json stored, const FieldSet& changed, const FieldSet& removed,
+                                  const std::string& manager, const std::string& api_version,
+                                  const std::string& subresource) {
+  static const Json kNoFields = Json::object();
+  EntriesOfWrite split;
+  for (Json& item : stored) {
+    const bool mine = StringMember(item, "manager") == manager &&
+                      StringMember(item, "operation") == "Update" &&
+                      StringMember(item, "apiVersion") == api_version &&
+                      StringMember(item, "subresource") == subresource;
+    const auto found = item.find("fieldsV1");
+    const Json& fields = found != item.end() ? *found : kNoFields;
+    const bool loses = SharesMember(fields, removed) || (!mine && SharesMember(fields, changed));
+    if (mine && !changed.Empty() && !loses && HoldsAll(fields, changed)) {
+      item["time"] = NowString();
+      split.writer_timed = true;
+    } else if (loses || (mine && !changed.Empty())) {
+      if (auto entry = DecodeEntry(item)) {
+        split.changed.push_back(std::move(*entry));
+        continue;
+      }
+    }
+    split.untouched.push_back(std::move(item));
+  }
+  return split;
+}
+
 }  // namespace
 
 const Json& MetadataOf(const Json& object) {
@@ -101,20 +208,11 @@ std::optional<ManagedEntries> DecodeManagedFields(const Json& metadata) {
 }
 
 void EncodeManagedFields(ManagedEntries entries, Json& metadata) {
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [](const ManagedEntry& entry) { return entry.fields.Empty(); }),
-                entries.end());
-  std::sort(entries.begin(), entries.end(), [](const ManagedEntry& a, const ManagedEntry& b) {
-    return std::tie(a.operation, a.time, a.manager, a.api_version, a.subresource) <
-           std::tie(b.operation, b.time, b.manager, b.api_version, b.subresource);
-  });
-  if (entries.empty()) {
-    metadata.erase("managedFields");
-    return;
+  std::vector<Json> encoded;
+  for (const auto& entry : entries) {
+    if (!entry.fields.Empty()) encoded.push_back(EncodeEntry(entry));
   }
-  Json encoded = Json::array();
-  for (const auto& entry : entries) encoded.push_back(EncodeEntry(entry));
-  metadata["managedFields"] = std::move(encoded);
+  StoreSorted(std::move(encoded), metadata);
 }
 
 size_t EntryIndex(ManagedEntries& entries, const std::string& manager, const std::string& operation,
@@ -148,29 +246,39 @@ void KeepTracked(FieldSet& fields, const ResourceType& resource, const std::stri
 void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
                  const std::string& manager, const std::string& subresource) {
   Json& metadata = object["metadata"];
-  ManagedEntries entries = BaseEntries(old, metadata, subresource);
   // Compared while the object still carries managedFields: they are most often
   // the old ones unchanged, a cheap equal subtree, where a missing member would
   // be walked whole. KeepTracked drops them from the changes either way.
   FieldChanges changes =
       CompareFields(old ? *old : Json::object(), object, FieldShapes::Of(resource));
-  metadata.erase("managedFields");
   for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) {
     KeepTracked(*set, resource, subresource);
   }
   FieldSet changed = changes.added;
   changed.Add(changes.modified);
-  for (auto& entry : entries) {
+  EntriesOfWrite entries;
+  if (auto stored = TakeStoredEntries(old, metadata, subresource)) {
+    entries = SplitStoredEntries(std::move(*stored), changed, changes.removed, manager,
+                                 resource.ApiVersion(), subresource);
+  } else {
+    entries.changed = BaseEntries(old, metadata, subresource);
+  }
+  metadata.erase("managedFields");
+  for (auto& entry : entries.changed) {
     entry.fields.Remove(changed);
     entry.fields.Remove(changes.removed);
   }
-  if (!changed.Empty()) {
-    auto& mine =
-        entries[EntryIndex(entries, manager, "Update", resource.ApiVersion(), subresource)];
+  if (!changed.Empty() && !entries.writer_timed) {
+    auto& mine = entries.changed[EntryIndex(entries.changed, manager, "Update",
+                                            resource.ApiVersion(), subresource)];
     mine.fields.Add(changed);
     mine.time = NowString();
   }
-  EncodeManagedFields(std::move(entries), metadata);
+  std::vector<Json> encoded = std::move(entries.untouched);
+  for (const auto& entry : entries.changed) {
+    if (!entry.fields.Empty()) encoded.push_back(EncodeEntry(entry));
+  }
+  StoreSorted(std::move(encoded), metadata);
 }
 
 }  // namespace gpupool::sandbox
