@@ -374,7 +374,7 @@ ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
   result.items = store_.ListAt(
       StorageKey(resource), result.rv, start_after, prefix, options.limit,
       [&](const StoredObject& object) {
-        return labels.Matches(object.labels) && fields.Matches(object.fields);
+        return labels.Matches(object.labels) && object.MatchesFields(fields);
       },
       &more);
   if (more && !result.items.empty()) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <random>
+#include <unordered_map>
 
 #include "gpupool/api/json_dump.h"
 #include "sandbox/events.h"
@@ -209,16 +211,60 @@ namespace {
 
 // Field selectors through events.k8s.io name the same stored fields differently
 // (regarding.kind for involvedObject.kind, ...).
-void AddEventFieldAliases(StringPairs& fields) {
-  const size_t count = fields.size();
+// The selectable fields of `resource`, metadata.name and metadata.namespace
+// first, each alias of a core Event's field after them; and, aligned with
+// them, the field each reads its value from.
+struct FieldNames {
+  std::vector<std::string> names;
+  std::vector<std::string> sources;
+};
+
+FieldNames NamesOf(const ResourceType& resource) {
+  FieldNames fields;
+  fields.names = {"metadata.name", "metadata.namespace"};
+  fields.names.insert(fields.names.end(), resource.selectable_fields.begin(),
+                      resource.selectable_fields.end());
+  fields.sources = fields.names;
+  if (!IsCoreEvent(resource)) return fields;
+  const size_t count = fields.names.size();
   for (size_t i = 0; i < count; ++i) {
     for (const auto& [core, v1] : EventFieldAliases()) {
-      const std::string path = fields[i].first;
+      const std::string path = fields.names[i];
       if (path == core || path.rfind(core + ".", 0) == 0) {
-        fields.emplace_back(v1 + path.substr(core.size()), fields[i].second);
+        fields.names.push_back(v1 + path.substr(core.size()));
+        fields.sources.push_back(path);
       }
     }
   }
+  return fields;
+}
+
+// The field names of `resource`, computed once per resource: shared by all its
+// objects. An entry is checked against the resource's fields, so a resource
+// made anew at a freed one's address gets its own.
+struct SharedFieldNames {
+  std::shared_ptr<const std::vector<std::string>> names, sources;
+};
+
+SharedFieldNames FieldNamesOf(const ResourceType& resource) {
+  struct Entry {
+    std::vector<std::string> selectable_fields;  // what the entry was made from
+    bool core_event = false;
+    SharedFieldNames shared;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<const ResourceType*, Entry> known;
+  std::lock_guard lock(mutex);
+  Entry& entry = known[&resource];
+  if (!entry.shared.names || entry.selectable_fields != resource.selectable_fields ||
+      entry.core_event != IsCoreEvent(resource)) {
+    FieldNames fields = NamesOf(resource);
+    entry = {resource.selectable_fields,
+             IsCoreEvent(resource),
+             {std::make_shared<const std::vector<std::string>>(std::move(fields.names)),
+              std::make_shared<const std::vector<std::string>>(std::move(fields.sources))}};
+  }
+  return entry.shared;
 }
 
 }  // namespace
@@ -235,12 +281,17 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       if (value.is_string()) stored->labels.emplace_back(key, value.get<std::string>());
     }
   }
-  stored->fields.emplace_back("metadata.name", stored->name);
-  stored->fields.emplace_back("metadata.namespace", stored->ns);
-  for (const auto& field : resource.selectable_fields) {
-    stored->fields.emplace_back(field, FieldValue(object, field));
+  const SharedFieldNames fields = FieldNamesOf(resource);
+  for (const auto& source : *fields.sources) {
+    if (source == "metadata.name") {
+      stored->field_values.push_back(stored->name);
+    } else if (source == "metadata.namespace") {
+      stored->field_values.push_back(stored->ns);
+    } else {
+      stored->field_values.push_back(FieldValue(object, source));
+    }
   }
-  if (IsCoreEvent(resource)) AddEventFieldAliases(stored->fields);
+  stored->field_names = fields.names;
   if (metadata.contains("ownerReferences") && metadata["ownerReferences"].is_array()) {
     for (const auto& owner : metadata["ownerReferences"]) {
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));

@@ -167,13 +167,15 @@ FieldSelector FieldSelector::Parse(const std::string& text,
   return selector;
 }
 
-bool FieldSelector::Matches(const StringPairs& fields) const {
+bool FieldSelector::Matches(const std::vector<std::string>& names,
+                            const std::vector<std::string>& values) const {
+  static const std::string kAbsent;
   for (const auto& term : terms_) {
-    std::string value;
-    for (const auto& [field, field_value] : fields) {
-      if (field == term.field) value = field_value;
+    const std::string* value = &kAbsent;
+    for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+      if (names[i] == term.field) value = &values[i];
     }
-    if ((value == term.value) != term.equals) return false;
+    if ((*value == term.value) != term.equals) return false;
   }
   return true;
 }

@@ -31,7 +31,8 @@ class FieldSelector {
   // Throws ApiError 400 naming `fieldSelector` on a malformed selector, or when
   // a field is not one of `supported` (plus metadata.name / metadata.namespace).
   static FieldSelector Parse(const std::string& text, const std::vector<std::string>& supported);
-  bool Matches(const StringPairs& fields) const;
+  // `names` and `values` are aligned: values[i] is the object's value of names[i].
+  bool Matches(const std::vector<std::string>& names, const std::vector<std::string>& values) const;
   bool Empty() const { return terms_.empty(); }
   // The value required for `field` with "=", if any (lets lists narrow by name).
   const std::string* RequiredValue(const std::string& field) const;

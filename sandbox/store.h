@@ -26,7 +26,14 @@ struct StoredObject {
   std::string uid;
   uint64_t rv = 0;
   StringPairs labels;
-  StringPairs fields;  // selectable fields, metadata.name/namespace included
+  // The selectable fields (metadata.name/namespace included), their names shared
+  // by every object of the resource, and this object's values, aligned.
+  std::shared_ptr<const std::vector<std::string>> field_names;
+  std::vector<std::string> field_values;
+
+  bool MatchesFields(const FieldSelector& selector) const {
+    return selector.Empty() || selector.Matches(*field_names, field_values);
+  }
   std::vector<std::string> owner_uids;
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;

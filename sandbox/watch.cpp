@@ -37,7 +37,7 @@ struct WatchState {
 
   bool Matches(const StoredObject& object) const {
     return (ns.empty() || object.ns == ns) && labels.Matches(object.labels) &&
-           fields.Matches(object.fields);
+           object.MatchesFields(fields);
   }
 };
 

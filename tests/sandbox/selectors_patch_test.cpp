@@ -41,9 +41,12 @@ TEST(SelectorTest, MalformedSelectorsNameTheParameter) {
 TEST(SelectorTest, FieldSelector) {
   const auto selector = FieldSelector::Parse("spec.nodeName=n1,status.phase!=Failed",
                                              {"spec.nodeName", "status.phase"});
-  EXPECT_TRUE(selector.Matches({{"spec.nodeName", "n1"}, {"status.phase", "Running"}}));
-  EXPECT_FALSE(selector.Matches({{"spec.nodeName", "n1"}, {"status.phase", "Failed"}}));
-  EXPECT_FALSE(selector.Matches({{"spec.nodeName", "n2"}}));
+  const std::vector<std::string> names = {"spec.nodeName", "status.phase"};
+  EXPECT_TRUE(selector.Matches(names, {"n1", "Running"}));
+  EXPECT_FALSE(selector.Matches(names, {"n1", "Failed"}));
+  EXPECT_FALSE(selector.Matches({"spec.nodeName"}, {"n2"}));
+  EXPECT_FALSE(selector.Matches({}, {}));  // an absent field has the value ""
+  EXPECT_TRUE(FieldSelector::Parse("spec.nodeName=", {"spec.nodeName"}).Matches({}, {}));
 }
 
 TEST(PatchTest, StrategicMergeUsesListMergeKeys) {
