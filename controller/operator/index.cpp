@@ -67,14 +67,24 @@ Stage StageOf(const api::TrainingJobStatus& status) {
   }
 }
 
+// Whether `pod_name` is "<job>-<replica>", the name the controller gives a replica's pod.
+bool IsReplicaPodName(const std::string& pod_name, const std::string& job, std::int32_t replica) {
+  const std::string number = std::to_string(replica);
+  return pod_name.size() == job.size() + 1 + number.size() &&
+         pod_name.compare(0, job.size(), job) == 0 && pod_name[job.size()] == '-' &&
+         pod_name.compare(job.size() + 1, number.size(), number) == 0;
+}
+
 void AttachPods(CycleState& state) {
+  std::string key;
   for (const auto& pod : state.view.pods) {
     if (!pod->Managed()) continue;
-    JobRecord* job = state.Job(pod->ns + "/" + pod->job);
+    key.assign(pod->ns).append("/").append(pod->job);
+    JobRecord* job = state.Job(key);
     if (!job) continue;
     const bool ours = pod->owner_uid == job->job().metadata.uid && pod->replica >= 0 &&
                       pod->replica < static_cast<std::int32_t>(job->pods.size()) &&
-                      pod->name == job->name() + "-" + std::to_string(pod->replica);
+                      IsReplicaPodName(pod->name, job->name(), pod->replica);
     if (ours) {
       job->pods[static_cast<std::size_t>(pod->replica)] = pod.get();
     } else {
@@ -83,13 +93,23 @@ void AttachPods(CycleState& state) {
   }
 }
 
-// Jobs some of whose pods have not finished ("namespace/job"); a finished job
-// with none has nothing left to do.
-std::unordered_set<std::string> JobsWithLivePods(const CycleState& state) {
-  std::unordered_set<std::string> jobs;
-  for (const auto& pod : state.view.pods)
-    if (pod->Managed() && !pod->Finished()) jobs.insert(pod->ns + "/" + pod->job);
-  return jobs;
+// The finished jobs ("namespace/job") some of whose pods have not finished; a
+// finished job with none has nothing left to do.
+std::unordered_set<std::string> FinishedJobsWithLivePods(const CycleState& state) {
+  std::unordered_set<std::string> finished, live;
+  for (const auto& source : state.view.jobs) {
+    const auto& meta = source->object.metadata;
+    if (StageOf(source->object.status) == Stage::kFinished)
+      finished.insert(meta.namespace_ + "/" + meta.name);
+  }
+  if (finished.empty()) return live;
+  std::string key;
+  for (const auto& pod : state.view.pods) {
+    if (!pod->Managed() || pod->Finished()) continue;
+    key.assign(pod->ns).append("/").append(pod->job);
+    if (finished.count(key)) live.insert(key);
+  }
+  return live;
 }
 
 }  // namespace
@@ -98,8 +118,9 @@ std::unordered_set<std::string> JobsWithLivePods(const CycleState& state) {
 // cycle would change anything for it (its status is final; its finished pods
 // stay for their logs), and most jobs of a long-running cluster are such jobs.
 void BuildJobRecords(CycleState& state) {
-  const auto live = JobsWithLivePods(state);
+  const auto live = FinishedJobsWithLivePods(state);
   state.jobs.reserve(state.view.jobs.size());
+  state.job_index.reserve(state.view.jobs.size());
   for (const auto& source : state.view.jobs) {
     const Stage stage = StageOf(source->object.status);
     std::string key = source->object.metadata.namespace_ + "/" + source->object.metadata.name;

@@ -4,6 +4,7 @@
 // node. Two holding jobs that claim one device cannot both be right: the later
 // admitted one goes back to its queue.
 #include <algorithm>
+#include <unordered_map>
 
 #include "cycle_state.h"
 
@@ -72,15 +73,15 @@ void AddQueuesAndProjects(const CycleState& state, engine::Snapshot& snapshot) {
   }
 }
 
-// Per node and device, the milli-GPUs holding jobs use.
-using DeviceUse = std::map<std::string, std::vector<std::int64_t>>;
+// Per node and device, the milli-GPUs holding jobs use; every node has an entry.
+using DeviceUse = std::unordered_map<std::string, std::vector<std::int64_t>>;
 
-bool FitsDevices(const CycleState& state, const DeviceUse& use,
-                 const api::TrainingJobStatus& status, std::int64_t per_replica) {
+bool FitsDevices(const DeviceUse& use, const api::TrainingJobStatus& status,
+                 std::int64_t per_replica) {
   for (const auto& placed : status.placement) {
-    auto node = state.nodes.find(placed.node);
-    if (node == state.nodes.end()) return false;
-    const auto& devices = use.at(placed.node);
+    auto node = use.find(placed.node);
+    if (node == use.end()) return false;
+    const auto& devices = node->second;
     const bool whole = per_replica >= kMilliPerGpu;
     if (whole && placed.devices.size() * kMilliPerGpu != static_cast<std::size_t>(per_replica))
       return false;
@@ -148,7 +149,7 @@ void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
               "queue " + spec.queue + " no longer exists");
       continue;
     }
-    if (!FitsDevices(state, use, job->status, spec.gpus_per_replica.milli)) {
+    if (!FitsDevices(use, job->status, spec.gpus_per_replica.milli)) {
       Requeue(state, *job, api::JobPhase::kQueued, "PlacementConflict",
               "its recorded placement overlaps another job's or no longer exists");
       state.Event(*job, "Warning", "PlacementConflict", "Requeue",
@@ -217,6 +218,7 @@ engine::Snapshot BuildSnapshot(CycleState& state) {
   snapshot.now = state.now;
   AddQueuesAndProjects(state, snapshot);
   DeviceUse use;
+  use.reserve(state.nodes.size());
   for (const auto& [name, node] : state.nodes)
     use[name].assign(static_cast<std::size_t>(std::clamp<std::int64_t>(node->gpus, 0, 64)), 0);
   AddRunning(state, snapshot, use);
