@@ -111,9 +111,13 @@ std::string StringMember(const Json& object, const char* name) {
   return found != object.end() && found->is_string() ? found->get<std::string>() : "";
 }
 
-// Encoded entries in the real server's order (Apply before Update, then by
-// time, manager, apiVersion and subresource) into `metadata`; none: removed.
-void StoreSorted(std::vector<Json> encoded, Json& metadata) {
+// Encoded entries, and `entries` that own fields, in the real server's order
+// (Apply before Update, then by time, manager, apiVersion and subresource) into
+// `metadata`; none: removed.
+void StoreSorted(std::vector<Json> encoded, const ManagedEntries& entries, Json& metadata) {
+  for (const auto& entry : entries) {
+    if (!entry.fields.Empty()) encoded.push_back(EncodeEntry(entry));
+  }
   if (encoded.empty()) {
     metadata.erase("managedFields");
     return;
@@ -208,11 +212,7 @@ std::optional<ManagedEntries> DecodeManagedFields(const Json& metadata) {
 }
 
 void EncodeManagedFields(ManagedEntries entries, Json& metadata) {
-  std::vector<Json> encoded;
-  for (const auto& entry : entries) {
-    if (!entry.fields.Empty()) encoded.push_back(EncodeEntry(entry));
-  }
-  StoreSorted(std::move(encoded), metadata);
+  StoreSorted({}, entries, metadata);
 }
 
 size_t EntryIndex(ManagedEntries& entries, const std::string& manager, const std::string& operation,
@@ -274,11 +274,7 @@ void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
     mine.fields.Add(changed);
     mine.time = NowString();
   }
-  std::vector<Json> encoded = std::move(entries.untouched);
-  for (const auto& entry : entries.changed) {
-    if (!entry.fields.Empty()) encoded.push_back(EncodeEntry(entry));
-  }
-  StoreSorted(std::move(encoded), metadata);
+  StoreSorted(std::move(entries.untouched), entries.changed, metadata);
 }
 
 }  // namespace gpupool::sandbox

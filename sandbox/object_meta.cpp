@@ -209,11 +209,11 @@ std::string FieldValue(const Json& object, const std::string& path) {
 
 namespace {
 
-// Field selectors through events.k8s.io name the same stored fields differently
-// (regarding.kind for involvedObject.kind, ...).
 // The selectable fields of `resource`, metadata.name and metadata.namespace
-// first, each alias of a core Event's field after them; and, aligned with
-// them, the field each reads its value from.
+// first, and after them each alias of a core Event's field (field selectors
+// through events.k8s.io name the same stored fields differently: regarding.kind
+// for involvedObject.kind, ...); and, aligned with them, the field each reads
+// its value from.
 struct FieldNames {
   std::vector<std::string> names;
   std::vector<std::string> sources;

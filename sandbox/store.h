@@ -32,7 +32,8 @@ struct StoredObject {
   std::vector<std::string> field_values;
 
   bool MatchesFields(const FieldSelector& selector) const {
-    return selector.Empty() || selector.Matches(*field_names, field_values);
+    static const std::vector<std::string> kNone;
+    return selector.Matches(field_names ? *field_names : kNone, field_values);
   }
   std::vector<std::string> owner_uids;
 };
