@@ -3,6 +3,9 @@
 // its status written by the kubelet, and then one more status write.
 #include <benchmark/benchmark.h>
 
+#include <functional>
+#include <string>
+
 #include "sandbox/managed_fields.h"
 
 namespace gpupool::sandbox {
@@ -55,31 +58,34 @@ Json RunningPod(const ResourceType& pods) {
   return running;
 }
 
-// One more kubelet status write: the container restarted.
-void BM_TrackKubeletStatusWrite(benchmark::State& state) {
+// Times recording one write by `manager` through `subresource` of the running
+// pod changed by `change`.
+void TimeWrite(benchmark::State& state, const std::function<void(Json&)>& change,
+               const std::string& manager, const std::string& subresource) {
   const ResourceType pods = Pods();
   const Json old = RunningPod(pods);
   Json changed = old;
-  changed["status"]["containerStatuses"][0]["restartCount"] = 1;
+  change(changed);
   for (auto _ : state) {
     Json object = changed;
-    TrackUpdate(pods, &old, object, "kubelet", "status");
+    TrackUpdate(pods, &old, object, manager, subresource);
     benchmark::DoNotOptimize(object);
   }
+}
+
+// One more kubelet status write: the container restarted.
+void BM_TrackKubeletStatusWrite(benchmark::State& state) {
+  TimeWrite(
+      state, [](Json& pod) { pod["status"]["containerStatuses"][0]["restartCount"] = 1; },
+      "kubelet", "status");
 }
 BENCHMARK(BM_TrackKubeletStatusWrite);
 
 // A label the controller adds through the main resource.
 void BM_TrackControllerLabelWrite(benchmark::State& state) {
-  const ResourceType pods = Pods();
-  const Json old = RunningPod(pods);
-  Json changed = old;
-  changed["metadata"]["labels"]["gpupool.dev/idle"] = "true";
-  for (auto _ : state) {
-    Json object = changed;
-    TrackUpdate(pods, &old, object, "gpupool-controller", "");
-    benchmark::DoNotOptimize(object);
-  }
+  TimeWrite(
+      state, [](Json& pod) { pod["metadata"]["labels"]["gpupool.dev/idle"] = "true"; },
+      "gpupool-controller", "");
 }
 BENCHMARK(BM_TrackControllerLabelWrite);
 
