@@ -8,6 +8,7 @@
 #include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
 #include "sandbox/cel.h"
+#include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -208,7 +209,7 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
     }
     resource->crd_version = version;
     resource->crd_name = crd["metadata"]["name"];
-    served.push_back(resource);
+    served.push_back(WithFieldNames(std::move(resource)));
   }
   return served;
 }

@@ -106,9 +106,11 @@ bool SharesMember(const Json& fields, const FieldSet& set, bool top = true) {
   return false;
 }
 
-std::string StringMember(const Json& object, const char* name) {
+// A string member, "" when absent or of another type.
+const std::string& StringMember(const Json& object, const char* name) {
+  static const std::string kNone;
   const auto found = object.find(name);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+  return found != object.end() && found->is_string() ? found->get_ref<const std::string&>() : kNone;
 }
 
 // Encoded entries, and `entries` that own fields, in the real server's order

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
 #include <random>
-#include <unordered_map>
 
 #include "gpupool/api/json_dump.h"
 #include "sandbox/events.h"
@@ -207,25 +205,15 @@ std::string FieldValue(const Json& object, const std::string& path) {
   return node->dump();
 }
 
-namespace {
-
-// The selectable fields of `resource`, metadata.name and metadata.namespace
-// first, and after them each alias of a core Event's field (field selectors
-// through events.k8s.io name the same stored fields differently: regarding.kind
-// for involvedObject.kind, ...); and, aligned with them, the field each reads
-// its value from.
-struct FieldNames {
-  std::vector<std::string> names;
-  std::vector<std::string> sources;
-};
-
-FieldNames NamesOf(const ResourceType& resource) {
-  FieldNames fields;
+SelectableFieldNames FieldNamesOf(const ResourceType& resource) {
+  SelectableFieldNames fields;
   fields.names = {"metadata.name", "metadata.namespace"};
   fields.names.insert(fields.names.end(), resource.selectable_fields.begin(),
                       resource.selectable_fields.end());
   fields.sources = fields.names;
   if (!IsCoreEvent(resource)) return fields;
+  // Field selectors through events.k8s.io name the same stored fields
+  // differently: regarding.kind for involvedObject.kind, ...
   const size_t count = fields.names.size();
   for (size_t i = 0; i < count; ++i) {
     for (const auto& [core, v1] : EventFieldAliases()) {
@@ -239,35 +227,10 @@ FieldNames NamesOf(const ResourceType& resource) {
   return fields;
 }
 
-// The field names of `resource`, computed once per resource: shared by all its
-// objects. An entry is checked against the resource's fields, so a resource
-// made anew at a freed one's address gets its own.
-struct SharedFieldNames {
-  std::shared_ptr<const std::vector<std::string>> names, sources;
-};
-
-SharedFieldNames FieldNamesOf(const ResourceType& resource) {
-  struct Entry {
-    std::vector<std::string> selectable_fields;  // what the entry was made from
-    bool core_event = false;
-    SharedFieldNames shared;
-  };
-  static std::mutex mutex;
-  static std::unordered_map<const ResourceType*, Entry> known;
-  std::lock_guard lock(mutex);
-  Entry& entry = known[&resource];
-  if (!entry.shared.names || entry.selectable_fields != resource.selectable_fields ||
-      entry.core_event != IsCoreEvent(resource)) {
-    FieldNames fields = NamesOf(resource);
-    entry = {resource.selectable_fields,
-             IsCoreEvent(resource),
-             {std::make_shared<const std::vector<std::string>>(std::move(fields.names)),
-              std::make_shared<const std::vector<std::string>>(std::move(fields.sources))}};
-  }
-  return entry.shared;
+ResourcePtr WithFieldNames(std::shared_ptr<ResourceType> resource) {
+  resource->field_names = std::make_shared<const SelectableFieldNames>(FieldNamesOf(*resource));
+  return resource;
 }
-
-}  // namespace
 
 ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv) {
   auto stored = std::make_shared<StoredObject>();
@@ -281,8 +244,10 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       if (value.is_string()) stored->labels.emplace_back(key, value.get<std::string>());
     }
   }
-  const SharedFieldNames fields = FieldNamesOf(resource);
-  for (const auto& source : *fields.sources) {
+  // A resource made by hand (tests) has no names yet: its objects get their own.
+  auto names = resource.field_names;
+  if (!names) names = std::make_shared<const SelectableFieldNames>(FieldNamesOf(resource));
+  for (const auto& source : names->sources) {
     if (source == "metadata.name") {
       stored->field_values.push_back(stored->name);
     } else if (source == "metadata.namespace") {
@@ -291,7 +256,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       stored->field_values.push_back(FieldValue(object, source));
     }
   }
-  stored->field_names = fields.names;
+  stored->field_names = std::move(names);
   if (metadata.contains("ownerReferences") && metadata["ownerReferences"].is_array()) {
     for (const auto& owner : metadata["ownerReferences"]) {
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));

@@ -52,4 +52,9 @@ void EraseIf(Json& array, Drop drop) {
 // Builds the stored form; `object` must carry metadata.resourceVersion == rv.
 ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv);
 
+// The names `resource`'s objects store their selectable fields under.
+SelectableFieldNames FieldNamesOf(const ResourceType& resource);
+// `resource`, complete but for them, with its field names set.
+ResourcePtr WithFieldNames(std::shared_ptr<ResourceType> resource);
+
 }  // namespace gpupool::sandbox

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/install_resources.h"
+#include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -66,7 +67,7 @@ ResourcePtr BuiltinResource(std::string group, std::string version, std::string 
   resource->short_names = std::move(short_names);
   resource->status_subresource = status;
   resource->selectable_fields = std::move(fields);
-  return resource;
+  return WithFieldNames(std::move(resource));
 }
 
 ResourceRegistry::ResourceRegistry() {

@@ -13,6 +13,14 @@ namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
 
+// The names an object's selectable fields are stored under (metadata.name and
+// metadata.namespace first, then the resource's selectable fields, then a core
+// Event's aliases of them), and, aligned, the field each reads its value from.
+struct SelectableFieldNames {
+  std::vector<std::string> names;
+  std::vector<std::string> sources;
+};
+
 struct ResourceType {
   std::string group;  // "" for the core group
   std::string version;
@@ -26,6 +34,9 @@ struct ResourceType {
   // Field selector labels beyond metadata.name and metadata.namespace, each a
   // dotted path into the object.
   std::vector<std::string> selectable_fields;
+  // Made from the above once the resource is complete (WithFieldNames), shared by
+  // every stored object of the resource.
+  std::shared_ptr<const SelectableFieldNames> field_names;
   // Custom resources only: the CRD version entry (schema, printer columns)
   // and the CRD's name.
   Json crd_version;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "sandbox/resource_type.h"
 #include "sandbox/selectors.h"
 
 namespace gpupool::sandbox {
@@ -28,12 +29,12 @@ struct StoredObject {
   StringPairs labels;
   // The selectable fields (metadata.name/namespace included), their names shared
   // by every object of the resource, and this object's values, aligned.
-  std::shared_ptr<const std::vector<std::string>> field_names;
+  std::shared_ptr<const SelectableFieldNames> field_names;
   std::vector<std::string> field_values;
 
   bool MatchesFields(const FieldSelector& selector) const {
     static const std::vector<std::string> kNone;
-    return selector.Matches(field_names ? *field_names : kNone, field_values);
+    return selector.Matches(field_names ? field_names->names : kNone, field_values);
   }
   std::vector<std::string> owner_uids;
 };

@@ -11,13 +11,10 @@
 namespace gpupool::sandbox {
 namespace {
 
-ResourceType Pods() {
-  ResourceType pods;
-  pods.version = "v1";
-  pods.plural = "pods";
-  pods.kind = "Pod";
-  pods.status_subresource = true;
-  return pods;
+// The sandbox's own pods resource.
+const ResourceType& Pods() {
+  static const ResourcePtr pods = ResourceRegistry().Find("", "v1", "pods");
+  return *pods;
 }
 
 Json CreatedPod() {
@@ -62,7 +59,7 @@ Json RunningPod(const ResourceType& pods) {
 // pod changed by `change`.
 void TimeWrite(benchmark::State& state, const std::function<void(Json&)>& change,
                const std::string& manager, const std::string& subresource) {
-  const ResourceType pods = Pods();
+  const ResourceType& pods = Pods();
   const Json old = RunningPod(pods);
   Json changed = old;
   change(changed);

@@ -38,13 +38,21 @@ bool Matches(const api::Queue& queue, const NodeObject& node) {
   return node.gpus > 0;
 }
 
+// The GPU milli of each valid queue's ready, schedulable nodes, summed once a cycle.
+void SumQueueCapacities(CycleState& state) {
+  for (const auto& [queue_name, queue] : state.queues) {
+    std::int64_t milli = 0;
+    for (const auto& [name, node] : state.nodes)
+      if (node->ready && !node->unschedulable && Matches(queue->object, *node))
+        milli += node->gpus * 1000;
+    state.queue_capacity_milli[queue_name] = milli;
+  }
+}
+
+// `queue`'s capacity as SumQueueCapacities found it (0 for an invalid queue).
 std::int64_t CapacityMilli(const CycleState& state, const api::Queue& queue) {
   const auto summed = state.queue_capacity_milli.find(queue.metadata.name);
-  if (summed != state.queue_capacity_milli.end()) return summed->second;
-  std::int64_t milli = 0;
-  for (const auto& [name, node] : state.nodes)
-    if (node->ready && !node->unschedulable && Matches(queue, *node)) milli += node->gpus * 1000;
-  return milli;
+  return summed == state.queue_capacity_milli.end() ? 0 : summed->second;
 }
 
 void NoteReady(CycleState& state, Kind kind, const api::ObjectMeta& meta,
@@ -220,8 +228,7 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
 
 void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions) {
   const auto counts = CountJobs(state);
-  for (const auto& [name, queue] : state.queues)
-    state.queue_capacity_milli[name] = CapacityMilli(state, queue->object);
+  SumQueueCapacities(state);
   for (const auto& queue : state.view.queues) PlanQueue(state, *queue, decisions.shares, counts);
   std::map<std::string, std::vector<const engine::ProjectShare*>> shares_of_project;
   for (const auto& share : decisions.shares) shares_of_project[share.project].push_back(&share);

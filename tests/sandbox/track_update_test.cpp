@@ -7,17 +7,10 @@
 namespace gpupool::sandbox {
 namespace {
 
-ResourceType ConfigMaps() {
-  ResourceType configmaps;
-  configmaps.version = "v1";
-  configmaps.plural = "configmaps";
-  configmaps.kind = "ConfigMap";
-  return configmaps;
-}
-
 // Writes `object` over `old` as `manager`; returns the stored result.
 Json Write(const Json& old, Json object, const std::string& manager) {
-  TrackUpdate(ConfigMaps(), old.is_null() ? nullptr : &old, object, manager, "");
+  static const ResourcePtr configmaps = ResourceRegistry().Find("", "v1", "configmaps");
+  TrackUpdate(*configmaps, old.is_null() ? nullptr : &old, object, manager, "");
   return object;
 }
 
