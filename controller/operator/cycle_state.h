@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -67,11 +68,11 @@ struct CycleState {
   // (a name that does not match its node and slot).
   std::map<std::pair<std::string, int>, const PodView*> reservations;
   std::vector<const PodView*> stray_reservations;
-  std::vector<JobRecord> jobs;
-  std::unordered_map<std::string, std::size_t> job_index;
+  std::vector<JobRecord> jobs;  // Reserved once: the index below views their keys.
+  std::unordered_map<std::string_view, std::size_t> job_index;
   Plan plan;
 
-  JobRecord* Job(const std::string& key) {
+  JobRecord* Job(std::string_view key) {
     auto it = job_index.find(key);
     return it == job_index.end() ? nullptr : &jobs[it->second];
   }

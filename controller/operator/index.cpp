@@ -134,8 +134,8 @@ void BuildJobRecords(CycleState& state) {
     job.pods.assign(static_cast<std::size_t>(replicas), nullptr);
     auto owner = state.project_of_namespace.find(source->object.metadata.namespace_);
     if (owner != state.project_of_namespace.end()) job.project = owner->second;
-    state.job_index[job.key] = state.jobs.size();
     state.jobs.push_back(std::move(job));
+    state.job_index[state.jobs.back().key] = state.jobs.size() - 1;
   }
   AttachPods(state);
 }

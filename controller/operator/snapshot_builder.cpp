@@ -117,10 +117,10 @@ EngineJob WithIdentity(const JobRecord& job) {
   return out;
 }
 
-engine::RunningJob RunningFrom(const JobRecord& job) {
+engine::RunningJob RunningFrom(const JobRecord& job, engine::Seconds admitted) {
   const auto& spec = job.job().spec;
   auto out = WithIdentity<engine::RunningJob>(job);
-  out.start_time = ParseTime(job.status.admitted_time.value_or("")).value_or(0);
+  out.start_time = admitted;
   out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
   for (const auto& placed : job.status.placement)
     out.replicas.push_back({placed.node, {placed.devices.begin(), placed.devices.end()}});
@@ -131,18 +131,29 @@ engine::RunningJob RunningFrom(const JobRecord& job) {
   return out;
 }
 
-// Holding jobs in admission order; a job whose devices are taken already, or
-// whose queue or project is gone, goes back to its queue.
-void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
-  std::vector<JobRecord*> holding;
-  for (JobRecord& job : state.jobs)
-    if (job.stage == Stage::kHolding) holding.push_back(&job);
-  std::sort(holding.begin(), holding.end(), [](const JobRecord* a, const JobRecord* b) {
-    const auto& ta = a->status.admitted_time;
-    const auto& tb = b->status.admitted_time;
-    return std::tie(ta, a->key) < std::tie(tb, b->key);
+// A holding job with its admission time read once: the sort compares numbers,
+// and names only between jobs admitted in the same second.
+struct Holding {
+  engine::Seconds admitted;
+  JobRecord* job;
+};
+
+std::vector<Holding> HoldingByAdmission(CycleState& state) {
+  std::vector<Holding> holding;
+  for (JobRecord& job : state.jobs) {
+    if (job.stage != Stage::kHolding) continue;
+    holding.push_back({ParseTime(job.status.admitted_time.value_or("")).value_or(0), &job});
+  }
+  std::sort(holding.begin(), holding.end(), [](const Holding& a, const Holding& b) {
+    return a.admitted != b.admitted ? a.admitted < b.admitted : a.job->key < b.job->key;
   });
-  for (JobRecord* job : holding) {
+  return holding;
+}
+
+// Holding jobs in admission order (by second, then by name); a job whose devices are taken already,
+// or whose queue or project is gone, goes back to its queue.
+void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
+  for (const auto& [admitted, job] : HoldingByAdmission(state)) {
     const auto& spec = job->job().spec;
     if (!state.queues.count(spec.queue)) {
       Requeue(state, *job, api::JobPhase::kQueued, "QueueDeleted",
@@ -157,7 +168,7 @@ void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
       continue;
     }
     TakeDevices(use, job->status, spec.gpus_per_replica.milli);
-    snapshot.running.push_back(RunningFrom(*job));
+    snapshot.running.push_back(RunningFrom(*job, admitted));
   }
 }
 
