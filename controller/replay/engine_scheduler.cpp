@@ -41,6 +41,10 @@ const char* ToString(engine::VictimPolicy policy) {
   return policy == engine::VictimPolicy::kFewestVictims ? "fewest-victims" : "least-work-lost";
 }
 
+const char* ToString(JobOrder order) {
+  return order == JobOrder::kFewestGpus ? "fewest-gpus" : "arrival";
+}
+
 engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<TenantQuota>& tenants,
                                 QuotaPolicy policy, int64_t min_runtime_seconds,
                                 const ReclaimSettings& reclaim) {
@@ -61,6 +65,7 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   queue.reclaim_wait_seconds = reclaim.reclaim_wait_seconds;
   queue.reclaim_max_runtime_seconds = reclaim.reclaim_max_runtime_seconds;
   queue.immediate_guarantee_percent = reclaim.immediate_guarantee_percent;
+  queue.preempt_in_project = reclaim.order == JobOrder::kArrival;
   snapshot.queues.push_back(queue);
   if (policy == QuotaPolicy::kPooled) {
     const engine::ProjectQuota whole_cluster{kQueue,
@@ -99,6 +104,8 @@ engine::PendingJob EngineScheduler::ToPending(const ClusterView& view, int64_t i
   pending.shape.gpu_milli = int64_t{job.gpus_per_replica} * engine::kMilliPerGpu;
   pending.arrival_time = static_cast<engine::Seconds>(std::floor(job.trace->arrival));
   pending.checkpoint_interval_seconds = reclaim_.checkpoint_interval_seconds;
+  if (reclaim_.order == JobOrder::kFewestGpus)
+    pending.priority = -job.replicas * job.gpus_per_replica;
   if (reclaim_.reclaim_wait_seconds > 0) {
     pending.expected_runtime_seconds =
         std::max<engine::Seconds>(1, static_cast<engine::Seconds>(std::ceil(job.trace->duration)));

@@ -57,6 +57,10 @@ const char kReplayUsage[] =
     "                          with --reclaim-max-runtime-seconds: a tenant holding less\n"
     "                          than P % of its quota may still reclaim work of any age\n"
     "                          (default 50)\n"
+    "  --order O               which waiting job starts first: arrival (the engine's,\n"
+    "                          by priority then arrival) or fewest-gpus, a what-if in\n"
+    "                          which every job's priority is minus its GPU count\n"
+    "                          (default arrival)\n"
     "  --sweep-nodes FROM:TO:STEP\n"
     "                          capacity sweep: replay every cluster size from FROM to TO\n"
     "                          nodes and report, per policy, the GPUs needed to reach each\n"
@@ -241,6 +245,13 @@ const std::map<std::string, Setter>& ValueFlags() {
        [](ReplayOptions& o, const std::string& v) {
          o.immediate_guarantee_percent =
              static_cast<int>(ParseIntegerIn("--immediate-guarantee-percent", v, 0, 100));
+       }},
+      {"--order",
+       [](ReplayOptions& o, const std::string& v) {
+         if (v != "arrival" && v != "fewest-gpus") {
+           throw UsageError("--order: expected arrival or fewest-gpus, got \"" + v + "\"");
+         }
+         o.order = v == "arrival" ? JobOrder::kArrival : JobOrder::kFewestGpus;
        }},
       {"--sweep-nodes",
        [](ReplayOptions& o, const std::string& v) { o.sweep_nodes = ParseSweepNodes(v); }},

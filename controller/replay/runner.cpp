@@ -29,10 +29,10 @@ void PrintQuotas(std::ostream& out, const std::vector<TenantQuota>& tenants,
                  const ReplayOptions& options, size_t jobs) {
   char line[160];
   std::snprintf(line, sizeof line,
-                "Philly replay: %zu jobs, %d nodes x %d GPUs = %d GPUs, cycle %.0f s\n"
+                "Philly replay: %zu jobs, %d nodes x %d GPUs = %d GPUs, cycle %.0f s, order %s\n"
                 "tenant    jobs  avg demand (GPUs)  quota (GPUs)\n",
                 jobs, options.shape.nodes, options.shape.gpus_per_node, options.shape.TotalGpus(),
-                options.cycle_seconds);
+                options.cycle_seconds, ToString(options.order));
   out << line;
   for (const auto& tenant : tenants) {
     std::snprintf(line, sizeof line, "%-8s %6zu %18.1f %13d\n", tenant.tenant.c_str(), tenant.jobs,
@@ -84,9 +84,12 @@ std::vector<PolicyReport> RunPhillyAt(const std::vector<PhillyJob>& trace,
     runs.push_back(std::async(std::launch::async, [&, run] {
       SimOptions sim{run.policy, shape, options.cycle_seconds};
       sim.checkpoint_interval_seconds = static_cast<double>(options.checkpoint_interval_seconds);
-      const ReclaimSettings reclaim{
-          run.victim_policy, options.checkpoint_interval_seconds, options.reclaim_wait_seconds,
-          options.reclaim_max_runtime_seconds, options.immediate_guarantee_percent};
+      const ReclaimSettings reclaim{run.victim_policy,
+                                    options.checkpoint_interval_seconds,
+                                    options.reclaim_wait_seconds,
+                                    options.reclaim_max_runtime_seconds,
+                                    options.immediate_guarantee_percent,
+                                    options.order};
       EngineScheduler scheduler(shape, tenants, run.policy, options.min_runtime_seconds,
                                 options.full_cycle_interval_seconds, reclaim);
       const auto policy_started = std::chrono::steady_clock::now();
@@ -167,6 +170,7 @@ int RunPhilly(const ReplayOptions& options, std::ostream& out) {
     json["reclaim_wait_seconds"] = options.reclaim_wait_seconds;
     json["reclaim_max_runtime_seconds"] = options.reclaim_max_runtime_seconds;
     json["immediate_guarantee_percent"] = options.immediate_guarantee_percent;
+    json["order"] = ToString(options.order);
     json["quotas"] = QuotasJson(tenants);
     json["charts"] = charts;
     json["wall_seconds"] = SecondsSince(started);

@@ -69,6 +69,44 @@ TEST(EngineReplayTest, PooledSnapshotHasOneProjectHoldingTheWholeCluster) {
   EXPECT_EQ(snapshot.queues[0].sharing, engine::Sharing::kFixed);
 }
 
+// One 4-GPU node busy until 1000 s; a 4-GPU job (500 s) arrives before a 1-GPU
+// job (100 s). In arrival order the larger starts first; smallest first, the
+// smaller does and the larger follows when it ends.
+SimOutcome ReplayInOrder(JobOrder order) {
+  const std::vector<TenantQuota> tenants = {{"a", 1, 4}};
+  const ClusterShape shape{1, 4};
+  ReclaimSettings settings;
+  settings.order = order;
+  EngineScheduler scheduler(shape, tenants, QuotaPolicy::kPooled, 0, 0, settings);
+  static std::vector<PhillyJob> trace;
+  trace = {{2, 0, 1000, 4, "a"}, {3, 10, 500, 4, "a"}, {4, 20, 100, 1, "a"}};
+  return RunClusterSimulation(trace, tenants, {QuotaPolicy::kPooled, shape, 0}, scheduler);
+}
+
+TEST(EngineReplayTest, ArrivalOrderStartsTheEarlierJobFirst) {
+  const auto outcome = ReplayInOrder(JobOrder::kArrival);
+  EXPECT_EQ(outcome.jobs[1].first_start, 1000);
+  EXPECT_EQ(outcome.jobs[2].first_start, 1500);
+}
+
+TEST(EngineReplayTest, FewestGpusOrderStartsTheSmallerJobFirstWithoutPreempting) {
+  const auto outcome = ReplayInOrder(JobOrder::kFewestGpus);
+  EXPECT_EQ(outcome.jobs[2].first_start, 1000);
+  EXPECT_EQ(outcome.jobs[1].first_start, 1100);
+  for (const auto& job : outcome.jobs) EXPECT_EQ(job.preemptions, 0);
+}
+
+TEST(EngineReplayTest, FewestGpusOrderDeclaresMinusTheGpusAsPriority) {
+  ReclaimSettings settings;
+  settings.order = JobOrder::kFewestGpus;
+  const auto snapshot =
+      PhillySnapshot({1, 4}, {{"a", 1, 4}}, QuotaPolicy::kGuaranteed, 0, settings);
+  EXPECT_FALSE(snapshot.queues[0].preempt_in_project);
+  EXPECT_TRUE(PhillySnapshot({1, 4}, {{"a", 1, 4}}, QuotaPolicy::kGuaranteed, 0)
+                  .queues[0]
+                  .preempt_in_project);
+}
+
 TEST(EngineReplayTest, EnginePlacerPlacesFractionsOnTheNodeList) {
   const std::vector<AlibabaNode> nodes = {{"a", 64000, 1000, 2, "T4"},
                                           {"b", 64000, 1000, 8, "V100M16"}};

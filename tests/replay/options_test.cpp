@@ -95,6 +95,9 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
               HasSubstr("got \"static,both\""));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "pooled,static,pooled"}),
               HasSubstr("--policy: \"pooled\" is named twice in \"pooled,static,pooled\""));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--order", "shortest"}),
+              HasSubstr("--order: expected arrival or fewest-gpus, got \"shortest\""));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--order"}), HasSubstr("--order: missing value"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--frobnicate"}),
               HasSubstr("--frobnicate: unknown flag"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--seed"}), HasSubstr("--seed: missing value"));
@@ -122,6 +125,9 @@ TEST(ReplayOptionsTest, PreemptionAndSweepFlags) {
   EXPECT_EQ(options.sweep_wait_hours, (std::vector<double>{1, 6.5}));
   EXPECT_EQ(Parse({"--trace", "philly"}).victim_policies,
             std::vector<engine::VictimPolicy>{engine::VictimPolicy::kLeastWorkLost});
+  EXPECT_EQ(Parse({"--trace", "philly"}).order, JobOrder::kArrival);
+  EXPECT_EQ(Parse({"--trace", "philly", "--order", "fewest-gpus"}).order, JobOrder::kFewestGpus);
+  EXPECT_EQ(Parse({"--trace", "philly", "--order=arrival"}).order, JobOrder::kArrival);
 }
 
 TEST(ReplayOptionsTest, BadPreemptionAndSweepFlagsNameTheFlag) {

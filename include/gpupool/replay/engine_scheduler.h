@@ -5,7 +5,7 @@
 // Philly on the engine: one queue over all nodes (Fixed for --policy static,
 // Guaranteed for --policy guaranteed), one project per tenant with its quota in
 // whole GPUs, over-quota weight 1, no limit; every job is a Train job of
-// priority 0 whose replicas form one gang.
+// priority 0 (see JobOrder) whose replicas form one gang.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,13 @@
 
 namespace gpupool::replay {
 
+// The order in which waiting jobs start. kFewestGpus is a what-if: every job
+// declares minus its GPU count as its priority, so the smallest start first
+// (priorities then order admissions only: nothing preempts its own tenant's).
+enum class JobOrder { kArrival, kFewestGpus };
+
+const char* ToString(JobOrder order);
+
 // How the engine chooses victims, and what jobs declare to it.
 struct ReclaimSettings {
   engine::VictimPolicy victim_policy = engine::VictimPolicy::kLeastWorkLost;
@@ -26,6 +33,7 @@ struct ReclaimSettings {
   int64_t reclaim_wait_seconds = 0;
   int64_t reclaim_max_runtime_seconds = 0;  // The queue's reclaimMaxRuntimeSeconds.
   int immediate_guarantee_percent = 50;     // The queue's immediateGuaranteePercent.
+  JobOrder order = JobOrder::kArrival;
 };
 
 const char* ToString(engine::VictimPolicy policy);

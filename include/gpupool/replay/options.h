@@ -10,6 +10,7 @@
 
 #include "gpupool/engine/engine.h"
 #include "gpupool/replay/cluster_sim.h"
+#include "gpupool/replay/engine_scheduler.h"
 
 namespace gpupool::replay {
 
@@ -41,6 +42,7 @@ struct ReplayOptions {
   int64_t reclaim_wait_seconds = 0;         // the queue's reclaimWaitSeconds
   int64_t reclaim_max_runtime_seconds = 0;  // the queue's reclaimMaxRuntimeSeconds
   int immediate_guarantee_percent = 50;     // the queue's immediateGuaranteePercent
+  JobOrder order = JobOrder::kArrival;      // which waiting job starts first
   // Capacity sweep: cluster sizes in nodes (empty: one run at shape.nodes), and
   // the mean waits to find the GPUs for.
   std::vector<int> sweep_nodes;
