@@ -94,14 +94,13 @@ ApiError MethodNotAllowed(const std::string& message) {
   return ApiError(405, "MethodNotAllowed", message);
 }
 
-ApiError UnsupportedMediaType(const std::string& content_type) {
-  return ApiError(
-      415, "UnsupportedMediaType",
-      "the body of the request was in an unknown format - accepted media types "
-      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf, "
-      "application/json-patch+json, application/merge-patch+json, "
-      "application/apply-patch+yaml, application/strategic-merge-patch+json (got \"" +
-          content_type + "\")");
+ApiError UnsupportedMediaType(const std::vector<std::string>& accepted) {
+  std::string listed;
+  for (const auto& type : accepted) listed += (listed.empty() ? "" : ", ") + type;
+  return ApiError(415, "UnsupportedMediaType",
+                  "the body of the request was in an unknown format - accepted media types "
+                  "include: " +
+                      listed);
 }
 
 ApiError NotAcceptable(const std::string& message) {

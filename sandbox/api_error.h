@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gpupool/api/field_error.h"
 
@@ -39,7 +40,8 @@ ApiError BadRequest(const std::string& message);
 ApiError Forbidden(const std::string& resource, const std::string& name, const std::string& why);
 ApiError Expired(const std::string& message);
 ApiError MethodNotAllowed(const std::string& message);
-ApiError UnsupportedMediaType(const std::string& content_type);
+// 415, listing the media types the request could have used, as the real server does.
+ApiError UnsupportedMediaType(const std::vector<std::string>& accepted);
 ApiError NotAcceptable(const std::string& message);
 ApiError TooManyRequests(const std::string& message, int retry_after);
 ApiError Unauthorized();

@@ -423,11 +423,8 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
                     WriteOptions& options) {
   if (type == PatchType::kApply)
     return Apply(resource, ns, name, body, subresource, options).object;
-  if (type == PatchType::kStrategic && resource.IsCustom()) {
-    throw UnsupportedMediaType(
-        "application/strategic-merge-patch+json (not served for "
-        "custom resources)");
-  }
+  if (type == PatchType::kStrategic && resource.IsCustom())
+    throw UnsupportedMediaType(PatchMediaTypes(true));
   const bool events_api = IsEventsApiEvent(resource);
   const ResourcePtr target = events_api ? CoreEvents() : nullptr;
   auto prepare = [&](const ObjectPtr& stored) {

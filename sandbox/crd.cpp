@@ -1,9 +1,11 @@
 #include "sandbox/crd.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 
 #include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
@@ -100,6 +102,38 @@ void EvaluateRules(const Json& schema, const Json& value, const std::string& pat
     for (size_t i = 0; i < value.size(); ++i) {
       EvaluateRules(schema["items"], value[i], api::Child(path, i), errors, nullptr);
     }
+  }
+}
+
+// Schema errors after which the server evaluates no rule (a rule may rely on
+// what they check): a wrong type, a missing required field, a value outside
+// its enum, a string or list over its size limit.
+bool BlocksRules(const api::FieldError& error) {
+  static const std::string_view kPrefixes[] = {
+      "Required value",   "Unsupported value", "must be of type",  "must be an integer or a string",
+      "must not be null", "must be at most",   "must have at most"};
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](std::string_view prefix) {
+    return std::string_view(error.message).substr(0, prefix.size()) == prefix;
+  });
+}
+
+bool HasRules(const Json& schema) {
+  if (schema.is_object() && schema.contains("x-kubernetes-validations")) return true;
+  if (!schema.is_object() && !schema.is_array()) return false;
+  return std::any_of(schema.begin(), schema.end(),
+                     [](const Json& child) { return HasRules(child); });
+}
+
+// The rules, unless a schema error blocks them; then the one error the server
+// adds in their place (where the schema has rules at all).
+void CheckRules(const Json& schema, const Json& object, const Json* old, api::FieldErrors& errors) {
+  if (std::none_of(errors.begin(), errors.end(), BlocksRules)) {
+    EvaluateRules(schema, object, "", errors, old);
+  } else if (HasRules(schema)) {
+    errors.push_back(
+        {"<nil>",
+         "Invalid value: \"null\": some validation rules were not checked because "
+         "the object was invalid; correct the existing errors to complete validation"});
   }
 }
 
@@ -229,7 +263,7 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
   check.pruned = api::Prune(schema, object);
   check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
                      : api::ValidateAgainstSchema(schema, object);
-  if (check.errors.empty()) EvaluateRules(schema, object, "", check.errors, old);
+  CheckRules(schema, object, old, check.errors);
   object.update(kept);
   return check;
 }

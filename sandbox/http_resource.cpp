@@ -127,13 +127,15 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
   int status = 200;
   if (method == "POST") {
     if (!path.name.empty()) throw MethodNotAllowed("POST is not supported on a named object");
-    result = cluster_.Create(*resource, path.ns, DecodeBody(request), options);
+    result =
+        cluster_.Create(*resource, path.ns, DecodeBody(request, !resource->IsCustom()), options);
     status = 201;
   } else if (method == "PUT") {
-    result = cluster_.Update(*resource, path.ns, path.name, DecodeBody(request), path.subresource,
-                             options);
+    result = cluster_.Update(*resource, path.ns, path.name,
+                             DecodeBody(request, !resource->IsCustom()), path.subresource, options);
   } else if (method == "PATCH") {
-    const auto type = ParsePatchType(request.get_header_value("Content-Type"));
+    const auto type =
+        ParsePatchType(request.get_header_value("Content-Type"), resource->IsCustom());
     CheckPatchOptions(request, type);
     if (type == PatchType::kApply) {
       auto applied =

@@ -99,7 +99,7 @@ void AddWarnings(httplib::Response& response, const std::vector<std::string>& wa
   }
 }
 
-Json DecodeBody(const httplib::Request& request) {
+Json DecodeBody(const httplib::Request& request, bool protobuf_served) {
   std::string type = request.get_header_value("Content-Type");
   type = type.substr(0, type.find(';'));
   CheckRequestBody(request.body);
@@ -111,8 +111,10 @@ Json DecodeBody(const httplib::Request& request) {
     if (documents.size() != 1) throw BadRequest("the YAML body must hold exactly one document");
     return documents[0];
   }
-  if (type == "application/vnd.kubernetes.protobuf") return DecodeProtobuf(request.body);
-  throw UnsupportedMediaType(type);
+  constexpr char kProtobuf[] = "application/vnd.kubernetes.protobuf";
+  if (!protobuf_served) throw UnsupportedMediaType({"application/json", "application/yaml"});
+  if (type == kProtobuf) return DecodeProtobuf(request.body);
+  throw UnsupportedMediaType({"application/json", "application/yaml", kProtobuf});
 }
 
 bool BoolParam(const httplib::Request& request, const std::string& name) {

@@ -17,8 +17,9 @@ void WriteError(httplib::Response& response, const ApiError& error);
 void WriteTruncated(httplib::Response& response);
 void AddWarnings(httplib::Response& response, const std::vector<std::string>& warnings);
 
-// The request body as JSON (JSON or YAML content); 415 for other types.
-Json DecodeBody(const httplib::Request& request);
+// The body as JSON, from JSON, YAML or (where `protobuf_served`: built-in kinds)
+// protobuf; throws ApiError 415 listing those for any other Content-Type.
+Json DecodeBody(const httplib::Request& request, bool protobuf_served = true);
 bool WantsTable(const httplib::Request& request);
 // A boolean query parameter as the server parses it (1, t, true, True, TRUE, ...);
 // false when absent, 400 BadRequest naming the parameter when malformed.

@@ -136,13 +136,25 @@ const char* ListMergeKey(const std::string& field, const Json& sample) {
   return nullptr;
 }
 
-PatchType ParsePatchType(const std::string& content_type) {
+const std::vector<std::string>& PatchMediaTypes(bool custom_resource) {
+  static const std::vector<std::string> kBuiltin = {
+      "application/json-patch+json", "application/merge-patch+json",
+      "application/strategic-merge-patch+json", "application/apply-patch+yaml"};
+  static const std::vector<std::string> kCustom = {"application/json-patch+json",
+                                                   "application/merge-patch+json",
+                                                   "application/apply-patch+yaml"};
+  return custom_resource ? kCustom : kBuiltin;
+}
+
+PatchType ParsePatchType(const std::string& content_type, bool custom_resource) {
   const std::string type = content_type.substr(0, content_type.find(';'));
+  const auto& served = PatchMediaTypes(custom_resource);
+  if (std::find(served.begin(), served.end(), type) == served.end())
+    throw UnsupportedMediaType(served);
   if (type == "application/merge-patch+json") return PatchType::kMerge;
   if (type == "application/json-patch+json") return PatchType::kJson;
   if (type == "application/strategic-merge-patch+json") return PatchType::kStrategic;
-  if (type == "application/apply-patch+yaml") return PatchType::kApply;
-  throw UnsupportedMediaType(content_type);
+  return PatchType::kApply;
 }
 
 Json StrategicMerge(const Json& target, const Json& patch) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace gpupool::sandbox {
 
@@ -11,8 +12,13 @@ using Json = nlohmann::json;
 
 enum class PatchType { kMerge, kJson, kStrategic, kApply };
 
-// From a Content-Type; throws ApiError 415 for anything else.
-PatchType ParsePatchType(const std::string& content_type);
+// The patch media types a resource accepts: custom resources take no
+// strategic merge patch.
+const std::vector<std::string>& PatchMediaTypes(bool custom_resource);
+
+// From a Content-Type; throws ApiError 415, listing PatchMediaTypes, for
+// anything else.
+PatchType ParsePatchType(const std::string& content_type, bool custom_resource = false);
 
 // Applies `patch` to `target`; throws ApiError 400/422 when the patch is
 // malformed or a JSON patch operation fails (a failed "test" included).

@@ -88,6 +88,13 @@ TEST(PatchTest, MergeAndJsonPatch) {
   } catch (const ApiError& error) {
     EXPECT_EQ(error.code, 415);
   }
+  EXPECT_EQ(ParsePatchType("application/strategic-merge-patch+json"), PatchType::kStrategic);
+  try {
+    ParsePatchType("application/strategic-merge-patch+json", true);
+    ADD_FAILURE() << "custom resources take no strategic merge patch";
+  } catch (const ApiError& error) {
+    EXPECT_EQ(error.code, 415);
+  }
 }
 
 }  // namespace

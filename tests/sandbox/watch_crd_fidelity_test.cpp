@@ -14,6 +14,7 @@ namespace gpupool::sandbox::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
 
@@ -236,6 +237,60 @@ TEST_F(WidgetTest, AnUpdateIsRefusedOnlyForWhatItChangesAfterTheSchemaTightens) 
   EXPECT_EQ(reply.json["spec"]["color"], "red");
   reply = Send(*client_, "POST", widgets_, Widget("v", {{"size", 5}, {"color", "red"}}));
   EXPECT_EQ(reply.status, 422) << "a create has nothing to ratchet: " << reply.body;
+}
+
+// A custom resource takes no strategic merge patch and no protobuf body; the
+// 415 lists what it does take, as the real server's does.
+TEST_F(WidgetTest, UnsupportedMediaTypesListWhatACustomResourceAccepts) {
+  ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 1}})).status, 201);
+  Reply reply = Send(*client_, "PATCH", widgets_ + "/w", Json{{"spec", {{"size", 2}}}},
+                     "application/strategic-merge-patch+json");
+  EXPECT_EQ(reply.status, 415) << reply.body;
+  EXPECT_EQ(reply.json["message"],
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, "
+            "application/apply-patch+yaml");
+  reply = SendRaw(*client_, "POST", widgets_, "k8s\0", "application/vnd.kubernetes.protobuf");
+  EXPECT_EQ(reply.status, 415) << reply.body;
+  EXPECT_EQ(reply.json["message"],
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json, application/yaml");
+  reply = SendRaw(*client_, "PATCH", kConfigMaps + "/none", "{}", "application/xml");
+  EXPECT_EQ(reply.status, 415) << reply.body;
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("include: application/json-patch+json, application/merge-patch+json, "
+                        "application/strategic-merge-patch+json, application/apply-patch+yaml"));
+  reply = SendRaw(*client_, "POST", kConfigMaps, "a: b", "text/plain");
+  EXPECT_EQ(reply.status, 415) << reply.body;
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("include: application/json, application/yaml, "
+                        "application/vnd.kubernetes.protobuf"));
+}
+
+// As the real server: rules run beside schema errors of value (a maximum), but
+// not after a blocking one (an enum): one error then says they were skipped.
+TEST_F(WidgetTest, RulesRunUnlessASchemaErrorBlocksThem) {
+  const std::string crd_path =
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
+  Json crd = Send(*client_, "GET", crd_path).json;
+  Json& spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+  spec["properties"]["size"]["maximum"] = 100;
+  spec["x-kubernetes-validations"] = {{{"rule", "self.size < 10"}, {"message", "too large"}}};
+  ASSERT_EQ(Send(*client_, "PUT", crd_path, crd).status, 200);
+
+  Reply reply = Send(*client_, "POST", widgets_, Widget("a", {{"size", 200}, {"color", "red"}}));
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), (std::vector<std::string>{"spec.size", "spec"}));
+  EXPECT_THAT(reply.body, HasSubstr("too large"));
+
+  reply = Send(*client_, "POST", widgets_, Widget("b", {{"size", 20}, {"color", "green"}}));
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), (std::vector<std::string>{"spec.color", "<nil>"}));
+  EXPECT_THAT(reply.body, Not(HasSubstr("too large")));
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("<nil>: Invalid value: \"null\": some validation rules were not checked "
+                        "because the object was invalid; correct the existing errors to complete "
+                        "validation"));
 }
 
 }  // namespace
