@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "sandbox/api_error.h"
 
@@ -137,31 +138,40 @@ bool LabelSelector::Matches(const StringPairs& labels) const {
   return true;
 }
 
+namespace {
+
+// Where the operator of a field selector term starts ("!=", "==" or "="), and
+// its length; npos when the term has none.
+std::pair<size_t, size_t> FieldOperator(const std::string& term) {
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term.compare(i, 2, "!=") == 0 || term.compare(i, 2, "==") == 0) return {i, 2};
+    if (term[i] == '=') return {i, 1};
+  }
+  return {std::string::npos, 0};
+}
+
+}  // namespace
+
+// As the real server's parser: empty terms are skipped, a term without an
+// operator cannot be understood, and a field the resource does not select on
+// (an empty one included) is not supported.
 FieldSelector FieldSelector::Parse(const std::string& text,
                                    const std::vector<std::string>& supported) {
   FieldSelector selector;
-  if (Trim(text).empty()) return selector;
   for (const auto& term : SplitTerms(text)) {
-    const size_t op_at = term.find_first_of("=!");
-    if (op_at == std::string::npos || op_at == 0) {
-      throw BadRequest("invalid fieldSelector \"" + text + "\": \"" + term +
-                       "\" is not of the form field=value, field==value or field!=value");
+    if (term.empty()) continue;
+    const auto [op_at, op_size] = FieldOperator(term);
+    if (op_at == std::string::npos) {
+      throw BadRequest("invalid selector: '" + text + "'; can't understand '" + term + "'");
     }
     Term parsed;
     parsed.field = Trim(term.substr(0, op_at));
-    parsed.equals = term[op_at] == '=';
-    if (!parsed.equals && term.compare(op_at, 2, "!=") != 0) {
-      throw BadRequest("invalid fieldSelector \"" + text + "\": expected != in \"" + term + "\"");
-    }
-    const size_t value_at = op_at + (term.compare(op_at, 2, "==") == 0 || !parsed.equals ? 2 : 1);
-    parsed.value = Trim(term.substr(value_at));
+    parsed.equals = term[op_at] != '!';
+    parsed.value = Trim(term.substr(op_at + op_size));
     const bool known =
         parsed.field == "metadata.name" || parsed.field == "metadata.namespace" ||
         std::find(supported.begin(), supported.end(), parsed.field) != supported.end();
-    if (!known) {
-      throw BadRequest("field label not supported: " + parsed.field + " (in fieldSelector \"" +
-                       text + "\")");
-    }
+    if (!known) throw BadRequest("field label not supported: " + parsed.field);
     selector.terms_.push_back(std::move(parsed));
   }
   return selector;

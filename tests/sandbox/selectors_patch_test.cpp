@@ -38,6 +38,28 @@ TEST(SelectorTest, MalformedSelectorsNameTheParameter) {
   EXPECT_THROW(FieldSelector::Parse("novalue", {}), ApiError);
 }
 
+// The real server's words, which kubectl shows after its own "Unable to find".
+TEST(SelectorTest, FieldSelectorErrorsAreTheServersMessages) {
+  const auto message_of = [](const std::string& text) {
+    try {
+      FieldSelector::Parse(text, {"spec.nodeName"});
+    } catch (const ApiError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message_of("spec.unknown=1"), "field label not supported: spec.unknown");
+  EXPECT_EQ(message_of("spec.nodeName=a,foo"),
+            "invalid selector: 'spec.nodeName=a,foo'; can't understand 'foo'");
+  EXPECT_EQ(message_of("a!b"), "invalid selector: 'a!b'; can't understand 'a!b'");
+  EXPECT_EQ(message_of("=x"), "field label not supported: ");
+  EXPECT_EQ(message_of("spec.nodeName=a,,"), "accepted");  // empty terms are skipped
+  EXPECT_TRUE(FieldSelector::Parse("spec.nodeName==n1", {"spec.nodeName"})
+                  .Matches({"spec.nodeName"}, {"n1"}));
+  EXPECT_FALSE(FieldSelector::Parse("spec.nodeName!=n1", {"spec.nodeName"})
+                   .Matches({"spec.nodeName"}, {"n1"}));
+}
+
 TEST(SelectorTest, FieldSelector) {
   const auto selector = FieldSelector::Parse("spec.nodeName=n1,status.phase!=Failed",
                                              {"spec.nodeName", "status.phase"});
