@@ -6,6 +6,9 @@
 namespace gpupool::sandbox {
 namespace {
 
+constexpr char kOpenApiTitle[] = "gpupool sandbox";
+constexpr char kOpenApiVersion[] = "v1.32.0";
+
 Json VerbsFor(const ResourceType&) {
   return {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
 }
@@ -204,10 +207,34 @@ std::optional<std::string> OpenApiDocument(const ResourceRegistry& registry,
   }
   if (paths.empty()) return std::nullopt;
   return Json{{"openapi", "3.0.0"},
-              {"info", {{"title", "gpupool sandbox"}, {"version", "v1.32.0"}}},
+              {"info", {{"title", kOpenApiTitle}, {"version", kOpenApiVersion}}},
               {"paths", paths},
               {"components", {{"schemas", schemas}}}}
       .dump();
+}
+
+namespace {
+
+// A length-delimited protobuf field (wire type 2); short enough for a one-byte length.
+std::string LengthDelimited(int field, const std::string& bytes) {
+  return std::string{static_cast<char>(field << 3 | 2), static_cast<char>(bytes.size())} + bytes;
+}
+
+}  // namespace
+
+Json OpenApiV2Json() {
+  return {{"swagger", "2.0"},
+          {"info", {{"title", kOpenApiTitle}, {"version", kOpenApiVersion}}},
+          {"paths", Json::object()},
+          {"definitions", Json::object()}};
+}
+
+// openapi.v2.Document: swagger = 1, info = 2 (title = 1, version = 2),
+// paths = 8, definitions = 9.
+std::string OpenApiV2Protobuf() {
+  const std::string info = LengthDelimited(1, kOpenApiTitle) + LengthDelimited(2, kOpenApiVersion);
+  return LengthDelimited(1, "2.0") + LengthDelimited(2, info) + LengthDelimited(8, "") +
+         LengthDelimited(9, "");
 }
 
 Json OpenApiIndex(const ResourceRegistry& registry) {

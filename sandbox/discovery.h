@@ -24,6 +24,12 @@ Json ApiResourceList(const ResourceRegistry& registry, const std::string& group,
 
 // The OpenAPI v3 index ("api/v1", "apis/g/v" -> URL with a content hash).
 Json OpenApiIndex(const ResourceRegistry& registry);
+// The OpenAPI v2 document: its header without paths or definitions, as JSON or
+// as gnostic's protobuf (what kubectl asks for). kubectl reads it to validate a
+// List on the client; finding no definition, it leaves every item's validation
+// to the server (fieldValidation=Strict), as it does for kinds of the v3 documents.
+Json OpenApiV2Json();
+std::string OpenApiV2Protobuf();
 // The document for "api/v1" or "apis/g/v"; nullopt when not served.
 std::optional<std::string> OpenApiDocument(const ResourceRegistry& registry,
                                            const std::string& group_version_path);

@@ -208,8 +208,16 @@ bool HttpServer::HandleNonResource(const httplib::Request& request, httplib::Res
     if (!document) throw ApiError(404, "NotFound", "no OpenAPI document for " + path);
     response.set_content(*document, "application/json");
     return true;
+  } else if (path == "/openapi/v2") {
+    if (request.get_header_value("Accept").find("protobuf") == std::string::npos) {
+      body = OpenApiV2Json();
+    } else {
+      response.set_content(OpenApiV2Protobuf(),
+                           "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+      return true;
+    }
   } else if (path.rfind("/openapi/", 0) == 0) {
-    throw ApiError(404, "NotFound", "only OpenAPI v3 is served (/openapi/v3)");
+    throw ApiError(404, "NotFound", "no OpenAPI document at " + path);
   } else if (path == "/api/v1") {
     body = ApiResourceList(registry, "", "v1");
   } else if (path.rfind("/apis/", 0) == 0 && std::count(path.begin(), path.end(), '/') <= 3) {

@@ -37,6 +37,24 @@ TEST(HttpTest, RequiresTheBearerToken) {
   EXPECT_EQ(sandbox.Http()->Get("/version")->status, 200);
 }
 
+TEST(HttpTest, ServesTheOpenApiV2HeaderAsJsonAndAsProtobuf) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  auto response = client->Get("/openapi/v2");
+  ASSERT_EQ(response->status, 200);
+  const Json document = Json::parse(response->body);
+  EXPECT_EQ(document["swagger"], "2.0");
+  EXPECT_TRUE(document["definitions"].empty());
+  response = client->Get(
+      "/openapi/v2", {{"Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}});
+  ASSERT_EQ(response->status, 200);
+  // openapi.v2.Document: swagger (field 1) "2.0" first, empty paths (8) and definitions (9) last.
+  EXPECT_EQ(response->body.substr(0, 5), std::string("\x0a\x03"
+                                                     "2.0"));
+  EXPECT_EQ(response->body.substr(response->body.size() - 4), std::string("\x42\x00\x4a\x00", 4));
+  EXPECT_EQ(client->Get("/openapi/v1")->status, 404);
+}
+
 TEST(HttpTest, BadInputGetsStatusErrorsNamingTheProblem) {
   SandboxProcess sandbox({"--plain-http"});
   auto client = sandbox.Http();

@@ -306,6 +306,36 @@ TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
   EXPECT_THAT(sandbox.Kubectl("get node " + node).output, HasSubstr("SchedulingDisabled"));
 }
 
+// A List (what `kubectl get -o yaml` writes) is validated by kubectl against the
+// OpenAPI v2 document, then applied item by item.
+TEST(KubectlTest, AppliesAListItsOwnOutputIncluded) {
+  SandboxProcess sandbox;
+  const std::string list = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: one}, data: {a: "1"}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: two}, data: {b: "2"}}
+)";
+  auto result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("list.yaml", list));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("configmap/two created"));
+  result = sandbox.Kubectl("get configmaps one two -o yaml");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::string backup = sandbox.WriteFile("backup.yaml", result.output);
+  ASSERT_EQ(sandbox.Kubectl("delete configmaps one two").exit_code, 0);
+  result = sandbox.Kubectl("apply -f " + backup);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(sandbox.Kubectl("get configmap two -o jsonpath={.data.b}").output, "2");
+  const std::string bad = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: three}, bogus: 1}
+)";
+  result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("bad.yaml", bad));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("unknown field \"bogus\""));
+}
+
 TEST(KubectlTest, ServesBothEventApis) {
   SandboxProcess sandbox;
   const std::string core = R"(apiVersion: v1
