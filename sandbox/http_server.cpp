@@ -172,6 +172,7 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
       std::this_thread::sleep_for(std::chrono::milliseconds(latency));
     }
     if (auto error = faults_.ErrorFor(verb)) throw *error;
+    if (AnswerSelfReview(request, response, account, *path)) return;
     if (AuthorizeAndIssue(request, response, account, *path, verb)) return;
     HandleResource(request, response, *path);
     if (faults_.DropConnection()) WriteTruncated(response);

@@ -81,12 +81,68 @@ const Message kTokenRequestSpec{
 const Message kTokenRequest{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
                              {2, "spec", Kind::kMessage, false, &kTokenRequestSpec}}};
 
+const Message kLocalObjectReference{{{1, "name", Kind::kString}}};
+const Message kServiceAccount{
+    {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+     {2, "secrets", Kind::kMessage, true, &kObjectReference},
+     {3, "imagePullSecrets", Kind::kMessage, true, &kLocalObjectReference},
+     {4, "automountServiceAccountToken", Kind::kBool}}};
+// rbac.authorization.k8s.io/v1 (a ClusterRole's aggregationRule is not decoded).
+const Message kPolicyRule{{{1, "verbs", Kind::kString, true},
+                           {2, "apiGroups", Kind::kString, true},
+                           {3, "resources", Kind::kString, true},
+                           {4, "resourceNames", Kind::kString, true},
+                           {5, "nonResourceURLs", Kind::kString, true}}};
+const Message kRole{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                     {2, "rules", Kind::kMessage, true, &kPolicyRule}}};
+const Message kSubject{{{1, "kind", Kind::kString},
+                        {2, "apiGroup", Kind::kString},
+                        {3, "name", Kind::kString},
+                        {4, "namespace", Kind::kString}}};
+const Message kRoleRef{
+    {{1, "apiGroup", Kind::kString}, {2, "kind", Kind::kString}, {3, "name", Kind::kString}}};
+const Message kRoleBinding{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                            {2, "subjects", Kind::kMessage, true, &kSubject},
+                            {3, "roleRef", Kind::kMessage, false, &kRoleRef}}};
+// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews of oneself.
+const Message kResourceAttributes{{{1, "namespace", Kind::kString},
+                                   {2, "verb", Kind::kString},
+                                   {3, "group", Kind::kString},
+                                   {4, "version", Kind::kString},
+                                   {5, "resource", Kind::kString},
+                                   {6, "subresource", Kind::kString},
+                                   {7, "name", Kind::kString}}};
+const Message kNonResourceAttributes{{{1, "path", Kind::kString}, {2, "verb", Kind::kString}}};
+const Message kSelfSubjectAccessReviewSpec{
+    {{1, "resourceAttributes", Kind::kMessage, false, &kResourceAttributes},
+     {2, "nonResourceAttributes", Kind::kMessage, false, &kNonResourceAttributes}}};
+const Message kSelfSubjectAccessReview{
+    {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+     {2, "spec", Kind::kMessage, false, &kSelfSubjectAccessReviewSpec}}};
+const Message kSelfSubjectReview{{{1, "metadata", Kind::kMessage, false, &kObjectMeta}}};
+
 const std::map<std::string, const Message*>& Kinds() {
   static const std::map<std::string, const Message*> kinds = {
-      {"Namespace", &kNamespace}, {"ConfigMap", &kConfigMap},
-      {"Eviction", &kEviction},   {"DeleteOptions", &kDeleteOptions},
-      {"Binding", &kBinding},     {"TokenRequest", &kTokenRequest}};
+      {"Namespace", &kNamespace},
+      {"ConfigMap", &kConfigMap},
+      {"Eviction", &kEviction},
+      {"DeleteOptions", &kDeleteOptions},
+      {"Binding", &kBinding},
+      {"TokenRequest", &kTokenRequest},
+      {"ServiceAccount", &kServiceAccount},
+      {"Role", &kRole},
+      {"ClusterRole", &kRole},
+      {"RoleBinding", &kRoleBinding},
+      {"ClusterRoleBinding", &kRoleBinding},
+      {"SelfSubjectAccessReview", &kSelfSubjectAccessReview},
+      {"SelfSubjectReview", &kSelfSubjectReview}};
   return kinds;
+}
+
+std::string KindsDecoded() {
+  std::string listed;
+  for (const auto& [kind, message] : Kinds()) listed += (listed.empty() ? "" : ", ") + kind;
+  return listed;
 }
 
 [[noreturn]] void Malformed(const std::string& why) {
@@ -229,9 +285,8 @@ Json DecodeProtobuf(const std::string& body) {
   auto message = Kinds().find(kind);
   if (message == Kinds().end()) {
     throw ApiError(415, "UnsupportedMediaType",
-                   "protobuf bodies of kind \"" + kind +
-                       "\" are not decoded by the sandbox (Namespace, ConfigMap, Eviction, "
-                       "DeleteOptions, Binding and TokenRequest are); send JSON instead");
+                   "protobuf bodies of kind \"" + kind + "\" are not decoded by the sandbox (" +
+                       KindsDecoded() + " are); send JSON instead");
   }
   Json object = DecodeMessage(raw, *message->second);
   object["apiVersion"] = api_version;

@@ -8,6 +8,7 @@
 namespace gpupool::sandbox::testing {
 namespace {
 
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -18,8 +19,7 @@ std::string Trimmed(std::string text) {
   return text;
 }
 
-// kubectl apply of `yaml` (kubectl create sends these kinds as protobuf,
-// which the sandbox does not decode).
+// kubectl apply of `yaml`.
 void Apply(const SandboxProcess& sandbox, const std::string& yaml) {
   const auto result = sandbox.Kubectl("apply -f " + sandbox.WriteFile("applied.yaml", yaml));
   EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -91,6 +91,58 @@ subjects: [{kind: ServiceAccount, name: worker, namespace: default}]
                         "resource \"nodes\" in API group \"\" at the cluster scope"));
   result = sandbox.Kubectl("--token " + token + " get pods -n default");
   EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+// The imperative commands send protobuf bodies; `auth can-i` and `auth whoami`
+// review the caller itself, which every identity may do.
+TEST(ServiceAccountAuth, KubectlCreatesAccountsAndRolesAndAnswersCanIAndWhoAmI) {
+  SandboxProcess sandbox({kFlag});
+  ASSERT_EQ(sandbox.Kubectl("create serviceaccount bot -n default").exit_code, 0);
+  const std::string token = Trimmed(sandbox.Kubectl("create token bot -n default").output);
+  const std::string as_bot = "--token " + token + " ";
+  // kubectl warns, before the answer, that nodes are not namespaced.
+  EXPECT_THAT(Trimmed(sandbox.Kubectl("auth can-i delete nodes").output), EndsWith("\nyes"));
+  EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list pods -n default").output), "no");
+  auto result = sandbox.Kubectl("create role reader -n default --verb=get,list --resource=pods");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl(
+      "create rolebinding bot-reads -n default --role=reader --serviceaccount=default:bot");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list pods -n default").output), "yes");
+  EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i delete pods -n default").output), "no");
+  EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list pods -n other").output), "no");
+  result = sandbox.Kubectl("create clusterrole node-reader --verb=list --resource=nodes");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl(
+      "create clusterrolebinding bot-nodes --clusterrole=node-reader --serviceaccount=default:bot");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list nodes").output), EndsWith("\nyes"));
+  result = sandbox.Kubectl(as_bot + "auth whoami");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("system:serviceaccount:default:bot"));
+  EXPECT_THAT(result.output, HasSubstr("system:serviceaccounts:default"));
+  EXPECT_THAT(sandbox.Kubectl("auth whoami").output, HasSubstr("system:masters"));
+}
+
+// A review that names neither or both kinds of attributes is invalid.
+TEST(ServiceAccountAuth, AnAccessReviewNamesExactlyOneKindOfAttributes) {
+  SandboxProcess sandbox({kFlag});
+  auto client = sandbox.Http();
+  const std::string path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+  const Json empty = {{"apiVersion", "authorization.k8s.io/v1"},
+                      {"kind", "SelfSubjectAccessReview"},
+                      {"spec", Json::object()}};
+  auto response = client->Post(path.c_str(), empty.dump(), "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 422);
+  EXPECT_THAT(response->body, HasSubstr("exactly one of nonResourceAttributes or "
+                                        "resourceAttributes must be specified"));
+  Json review = empty;
+  review["spec"]["nonResourceAttributes"] = {{"path", "/healthz"}, {"verb", "get"}};
+  response = client->Post(path.c_str(), review.dump(), "application/json");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 201);
+  EXPECT_EQ(Json::parse(response->body)["status"]["allowed"], true);
 }
 
 TEST(ServiceAccountAuth, AdminTokenStaysAllPowerfulAndOtherTokensAreRefused) {
