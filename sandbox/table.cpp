@@ -1,8 +1,10 @@
 #include "sandbox/table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 
 #include "sandbox/object_meta.h"
 
@@ -66,6 +68,105 @@ Json ServicePorts(const Json& service) {
 
 Json OrNone(const Json& value) { return value.is_null() || value == "" ? Json("<none>") : value; }
 
+// The first of `keys` that holds a non-empty string (core events and
+// events.k8s.io ones name the same facts differently).
+std::string FirstString(const Json& object, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    const Json value = Path(object, key);
+    if (value.is_string() && !value.get_ref<const std::string&>().empty()) return value;
+  }
+  return "";
+}
+
+// The event printer's times: first seen is firstTimestamp (or eventTime), last
+// seen lastTimestamp (or the series' last observation, or the first).
+Json EventFirstSeen(const Json& event) {
+  return HumanAge(FirstString(event, {".firstTimestamp", ".deprecatedFirstTimestamp", ".eventTime",
+                                      ".metadata.creationTimestamp"}));
+}
+
+Json EventLastSeen(const Json& event) {
+  const std::string last = FirstString(
+      event, {".series.lastObservedTime", ".lastTimestamp", ".deprecatedLastTimestamp"});
+  return last.empty() ? EventFirstSeen(event) : Json(HumanAge(last));
+}
+
+// "pod/p": the kind in lower case and the name of the object the event is about.
+Json EventObject(const Json& event) {
+  const Json ref = event.contains("involvedObject") ? event["involvedObject"]
+                                                    : event.value("regarding", Json::object());
+  std::string kind = ref.value("kind", "");
+  std::transform(kind.begin(), kind.end(), kind.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string name = ref.value("name", "");
+  return name.empty() ? kind : kind + "/" + name;
+}
+
+Json EventSource(const Json& event) {
+  const std::string component =
+      FirstString(event, {".source.component", ".deprecatedSource.component", ".reportingComponent",
+                          ".reportingController"});
+  const std::string instance =
+      FirstString(event, {".source.host", ".deprecatedSource.host", ".reportingInstance"});
+  if (component.empty()) return "";
+  return instance.empty() ? component : component + ", " + instance;
+}
+
+Json EventCount(const Json& event) {
+  for (const char* path : {".series.count", ".count", ".deprecatedCount"}) {
+    const Json count = Path(event, path);
+    if (count.is_number_integer() && count.get<int64_t>() > 0) return count;
+  }
+  return 1;
+}
+
+std::vector<Column> EventColumns(const Column& name) {
+  return {
+      {"Last Seen", "string", "", 0, EventLastSeen},
+      {"Type", "string", "", 0, [](const Json& o) { return Json(FirstString(o, {".type"})); }},
+      {"Reason", "string", "", 0, [](const Json& o) { return Json(FirstString(o, {".reason"})); }},
+      {"Object", "string", "", 0, EventObject},
+      {"Subobject", "string", "", 1,
+       [](const Json& o) {
+         return Json(FirstString(o, {".involvedObject.fieldPath", ".regarding.fieldPath"}));
+       }},
+      {"Source", "string", "", 1, EventSource},
+      {"Message", "string", "", 0,
+       [](const Json& o) {
+         return Json(FirstString(o, {".message", ".note"}));
+       }},
+      {"First Seen", "string", "", 1, EventFirstSeen},
+      {"Count", "integer", "", 1, EventCount},
+      {name.name, name.type, name.format, 1, name.cell}};
+}
+
+// The names of a binding's subjects of one kind ("ns:name" for ServiceAccounts).
+Cell SubjectsOf(const char* kind) {
+  return [kind](const Json& binding) {
+    std::string names;
+    for (const auto& subject : binding.value("subjects", Json::array())) {
+      if (subject.value("kind", "") != kind) continue;
+      std::string name = subject.value("name", "");
+      if (std::string(kind) == "ServiceAccount") name = subject.value("namespace", "") + ":" + name;
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    return Json(names);
+  };
+}
+
+std::vector<Column> BindingColumns(const Column& name, const Column& age) {
+  return {name,
+          {"Role", "string", "", 0,
+           [](const Json& o) {
+             const Json ref = o.value("roleRef", Json::object());
+             return Json(ref.value("kind", "") + "/" + ref.value("name", ""));
+           }},
+          age,
+          {"Users", "string", "", 1, SubjectsOf("User")},
+          {"Groups", "string", "", 1, SubjectsOf("Group")},
+          {"ServiceAccounts", "string", "", 1, SubjectsOf("ServiceAccount")}};
+}
+
 std::vector<Column> BuiltinColumns(const ResourceType& resource) {
   const Column name{"Name", "string", "name", 0,
                     [](const Json& o) { return o["metadata"]["name"]; }};
@@ -108,13 +209,13 @@ std::vector<Column> BuiltinColumns(const ResourceType& resource) {
             {"Port(s)", "string", "", 0, ServicePorts},
             age};
   }
-  if (kind == "Event") {
-    return {
-        {"Last Seen", "string", "", 0, Age},
-        {"Type", "string", "", 0, [](const Json& o) { return OrNone(Path(o, ".type")); }},
-        {"Reason", "string", "", 0, [](const Json& o) { return OrNone(Path(o, ".reason")); }},
-        name,
-        {"Message", "string", "", 0, [](const Json& o) { return OrNone(Path(o, ".message")); }}};
+  if (kind == "Event") return EventColumns(name);
+  if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return BindingColumns(name, age);
+  if (kind == "ServiceAccount") {
+    return {name,
+            {"Secrets", "integer", "", 0,
+             [](const Json& o) { return Json(o.value("secrets", Json::array()).size()); }},
+            age};
   }
   if (kind == "Lease") {
     return {name,
