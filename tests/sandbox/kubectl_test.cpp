@@ -10,6 +10,7 @@ namespace gpupool::sandbox::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kNodes = "2x8:pool=train,gpu=A100,rack=r1;6x2:pool=build,gpu=T4";
 
@@ -298,6 +299,10 @@ TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
   ASSERT_EQ(sandbox.Kubectl("run worker -n team --image=busybox").exit_code, 0);
   result = sandbox.Kubectl("wait --for=condition=Ready pod/worker -n team --timeout=20s");
   ASSERT_EQ(result.exit_code, 0) << result.output;
+  result = sandbox.Kubectl("get all -n team");  // pods, services and deployments are in `all`
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("pod/worker"));
+  EXPECT_THAT(result.output, Not(HasSubstr("configmap")));
   const std::string node =
       sandbox.Kubectl("get pod worker -n team -o jsonpath={.spec.nodeName}").output;
   result = sandbox.Kubectl("drain " + node + " --force --timeout=20s");
