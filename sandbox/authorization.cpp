@@ -99,37 +99,44 @@ ApiError ForbiddenFor(const ServiceAccountName& account, const RequestAttributes
   return ApiError(403, "Forbidden", message, details);
 }
 
-bool Authorizer::RoleAllows(const Json& role_ref, const std::string& binding_ns,
-                            const RequestAttributes& request) {
+Json Authorizer::RulesOf(const Json& role_ref, const std::string& binding_ns) {
   const std::string kind = role_ref.value("kind", "");
-  if (kind != "Role" && kind != "ClusterRole") return false;
+  if (kind != "Role" && kind != "ClusterRole") return Json::array();
   const auto resource =
       cluster_.Resource(kRbacGroup, "v1", kind == "Role" ? "roles" : "clusterroles");
   Json role;
   try {
     role = cluster_.Get(*resource, kind == "Role" ? binding_ns : "", role_ref.value("name", ""));
   } catch (const ApiError&) {
-    return false;  // a binding to a missing role grants nothing
+    return Json::array();  // a binding to a missing role grants nothing
   }
   const auto rules = role.find("rules");
-  if (rules == role.end() || !rules->is_array()) return false;
-  return std::any_of(rules->begin(), rules->end(),
-                     [&](const Json& rule) { return RuleAllows(rule, request); });
+  return rules == role.end() || !rules->is_array() ? Json::array() : *rules;
+}
+
+// The rules of the roles bound to the account: ClusterRoleBindings, then the
+// RoleBindings of `ns` (none when it is empty).
+Json Authorizer::Rules(const ServiceAccountName& account, const std::string& ns) {
+  Json rules = Json::array();
+  const auto add = [&](const Json& binding, const std::string& binding_ns) {
+    if (!BindsAccount(binding, account)) return;
+    for (const auto& rule : RulesOf(binding.value("roleRef", Json::object()), binding_ns))
+      rules.push_back(rule);
+  };
+  for (const auto& binding : ListAll(cluster_, "clusterrolebindings", "")) {
+    if (binding.value("roleRef", Json::object()).value("kind", "") == "ClusterRole")
+      add(binding, "");
+  }
+  if (!ns.empty()) {
+    for (const auto& binding : ListAll(cluster_, "rolebindings", ns)) add(binding, ns);
+  }
+  return rules;
 }
 
 bool Authorizer::Allows(const ServiceAccountName& account, const RequestAttributes& request) {
-  for (const auto& binding : ListAll(cluster_, "clusterrolebindings", "")) {
-    if (binding.value("roleRef", Json::object()).value("kind", "") != "ClusterRole") continue;
-    if (BindsAccount(binding, account) && RoleAllows(binding["roleRef"], "", request)) return true;
-  }
-  if (request.ns.empty()) return false;
-  for (const auto& binding : ListAll(cluster_, "rolebindings", request.ns)) {
-    if (BindsAccount(binding, account) &&
-        RoleAllows(binding.value("roleRef", Json::object()), request.ns, request)) {
-      return true;
-    }
-  }
-  return false;
+  const Json rules = Rules(account, request.ns);
+  return std::any_of(rules.begin(), rules.end(),
+                     [&](const Json& rule) { return RuleAllows(rule, request); });
 }
 
 void Authorizer::Check(const ServiceAccountName& account, const RequestAttributes& request) {

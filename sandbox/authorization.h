@@ -43,13 +43,15 @@ class Authorizer {
   explicit Authorizer(Cluster& cluster) : cluster_(cluster) {}
 
   bool Allows(const ServiceAccountName& account, const RequestAttributes& request);
+  // The rules of every role bound to the account that apply in `ns` (cluster-wide
+  // ones only when it is empty), as SelfSubjectRulesReview reports them.
+  Json Rules(const ServiceAccountName& account, const std::string& ns);
   // Throws ForbiddenFor(...) when denied, logging the denial on stderr and counting it.
   void Check(const ServiceAccountName& account, const RequestAttributes& request);
   uint64_t denials() const { return denials_; }
 
  private:
-  bool RoleAllows(const Json& role_ref, const std::string& binding_ns,
-                  const RequestAttributes& request);
+  Json RulesOf(const Json& role_ref, const std::string& binding_ns);
 
   Cluster& cluster_;
   std::atomic<uint64_t> denials_{0};

@@ -1,5 +1,6 @@
 // The reviews a client makes of itself: who am I (SelfSubjectReview, `kubectl
-// auth whoami`) and may I (SelfSubjectAccessReview, `kubectl auth can-i`).
+// auth whoami`), may I (SelfSubjectAccessReview, `kubectl auth can-i`) and what
+// may I (SelfSubjectRulesReview, `kubectl auth can-i --list`).
 // Every authenticated user may create them, as the real server's
 // system:basic-user role allows; nothing is stored.
 #include <httplib.h>
@@ -27,6 +28,21 @@ RequestAttributes AttributesOf(const Json& resource) {
           field("subresource"), field("namespace"), field("name")};
 }
 
+// A rule as a rules review lists it: resource rules and non-resource rules apart.
+void AddRule(const Json& rule, Json& status) {
+  const auto strings = [&](const char* key) { return rule.value(key, Json::array()); };
+  if (rule.contains("nonResourceURLs")) {
+    status["nonResourceRules"].push_back(
+        {{"verbs", strings("verbs")}, {"nonResourceURLs", strings("nonResourceURLs")}});
+    return;
+  }
+  Json out = {{"verbs", strings("verbs")},
+              {"apiGroups", strings("apiGroups")},
+              {"resources", strings("resources")}};
+  if (rule.contains("resourceNames")) out["resourceNames"] = strings("resourceNames");
+  status["resourceRules"].push_back(out);
+}
+
 bool IsReview(const ResourcePath& path, const char* group, const char* plural) {
   return path.group == group && path.version == "v1" && path.plural == plural && path.ns.empty() &&
          path.name.empty() && path.subresource.empty();
@@ -50,17 +66,37 @@ Json HttpServer::AccessDecision(const std::optional<ServiceAccountName>& account
   return {{"allowed", authorizer_->Allows(*account, AttributesOf(spec["resourceAttributes"]))}};
 }
 
+// What the account may do in the namespace the review names; the admin token
+// may do anything.
+Json HttpServer::RulesDecision(const std::optional<ServiceAccountName>& account,
+                               const Json& spec) const {
+  Json status = {
+      {"resourceRules", Json::array()}, {"nonResourceRules", Json::array()}, {"incomplete", false}};
+  if (!account || !authorizer_) {
+    AddRule({{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}, status);
+    AddRule({{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}, status);
+    return status;
+  }
+  for (const auto& rule : authorizer_->Rules(*account, spec.value("namespace", "")))
+    AddRule(rule, status);
+  return status;
+}
+
 bool HttpServer::AnswerSelfReview(const httplib::Request& request, httplib::Response& response,
                                   const std::optional<ServiceAccountName>& account,
                                   const ResourcePath& path) {
   if (request.method != "POST") return false;
   const bool access = IsReview(path, "authorization.k8s.io", "selfsubjectaccessreviews");
-  if (!access && !IsReview(path, "authentication.k8s.io", "selfsubjectreviews")) return false;
+  const bool rules = IsReview(path, "authorization.k8s.io", "selfsubjectrulesreviews");
+  const bool who = IsReview(path, "authentication.k8s.io", "selfsubjectreviews");
+  if (!access && !rules && !who) return false;
   Json review = DecodeBody(request);
   if (!review.is_object()) throw BadRequest("the request body must be a JSON object");
+  const Json spec = review.value("spec", Json::object());
   review["metadata"] = {{"creationTimestamp", nullptr}};
-  review["status"] = access ? AccessDecision(account, review.value("spec", Json::object()))
-                            : Json{{"userInfo", UserInfo(account)}};
+  review["status"] = access  ? AccessDecision(account, spec)
+                     : rules ? RulesDecision(account, spec)
+                             : Json{{"userInfo", UserInfo(account)}};
   WriteJson(response, 201, review.dump());
   return true;
 }

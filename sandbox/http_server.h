@@ -55,11 +55,12 @@ class HttpServer {
   bool AuthorizeAndIssue(const httplib::Request& request, httplib::Response& response,
                          const std::optional<ServiceAccountName>& account, const ResourcePath& path,
                          const std::string& verb);
-  // SelfSubjectReview and SelfSubjectAccessReview (http_reviews.cpp); true
+  // SelfSubjectReview, SelfSubjectAccessReview and SelfSubjectRulesReview (http_reviews.cpp); true
   // when the request was one and is answered.
   bool AnswerSelfReview(const httplib::Request& request, httplib::Response& response,
                         const std::optional<ServiceAccountName>& account, const ResourcePath& path);
   Json AccessDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
+  Json RulesDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
   void HandleResource(const httplib::Request& request, httplib::Response& response,
                       const ResourcePath& path);
   bool HandleNonResource(const httplib::Request& request, httplib::Response& response);

@@ -120,6 +120,10 @@ const Message kSelfSubjectAccessReview{
     {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
      {2, "spec", Kind::kMessage, false, &kSelfSubjectAccessReviewSpec}}};
 const Message kSelfSubjectReview{{{1, "metadata", Kind::kMessage, false, &kObjectMeta}}};
+const Message kSelfSubjectRulesReviewSpec{{{1, "namespace", Kind::kString}}};
+const Message kSelfSubjectRulesReview{
+    {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+     {2, "spec", Kind::kMessage, false, &kSelfSubjectRulesReviewSpec}}};
 
 const std::map<std::string, const Message*>& Kinds() {
   static const std::map<std::string, const Message*> kinds = {
@@ -135,7 +139,8 @@ const std::map<std::string, const Message*>& Kinds() {
       {"RoleBinding", &kRoleBinding},
       {"ClusterRoleBinding", &kRoleBinding},
       {"SelfSubjectAccessReview", &kSelfSubjectAccessReview},
-      {"SelfSubjectReview", &kSelfSubjectReview}};
+      {"SelfSubjectReview", &kSelfSubjectReview},
+      {"SelfSubjectRulesReview", &kSelfSubjectRulesReview}};
   return kinds;
 }
 

@@ -8,8 +8,10 @@
 namespace gpupool::sandbox::testing {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr char kFlag[] = "--authorize-service-accounts";
@@ -111,6 +113,12 @@ TEST(ServiceAccountAuth, KubectlCreatesAccountsAndRolesAndAnswersCanIAndWhoAmI) 
   EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list pods -n default").output), "yes");
   EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i delete pods -n default").output), "no");
   EXPECT_EQ(Trimmed(sandbox.Kubectl(as_bot + "auth can-i list pods -n other").output), "no");
+  result = sandbox.Kubectl(as_bot + "auth can-i --list -n default");  // a SelfSubjectRulesReview
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, ContainsRegex("pods +\\[\\] +\\[\\] +\\[get list\\]"));
+  EXPECT_THAT(sandbox.Kubectl(as_bot + "auth can-i --list -n other").output,
+              Not(HasSubstr("pods")));
+  EXPECT_THAT(sandbox.Kubectl("auth can-i --list").output, HasSubstr("*.*"));
   result = sandbox.Kubectl("create clusterrole node-reader --verb=list --resource=nodes");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   result = sandbox.Kubectl(
