@@ -210,6 +210,12 @@ Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, co
       name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
   inputs.priority_class_name = chosen ? chosen->name : "";
   if (chosen) inputs.priority_class = ParsedClass(chosen);
+  const Json* account = api::Member(spec, "serviceAccountName");
+  inputs.service_account = account && account->is_string() && !account->get<std::string>().empty()
+                               ? account->get<std::string>()
+                               : "default";
+  inputs.service_account_found =
+      store_.Get("/serviceaccounts", ObjectKey(ns, inputs.service_account)) != nullptr;
   return inputs;
 }
 
@@ -233,7 +239,10 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
   }
   if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
-  if (resource.group.empty() && resource.kind == "Pod") ResolvePriority(object, inputs);
+  if (resource.group.empty() && resource.kind == "Pod") {
+    ResolvePriority(object, inputs);
+    ResolveServiceAccount(object, inputs);
+  }
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
   return object;
@@ -245,7 +254,10 @@ Json Cluster::FinishCreate(const ResourceType& resource, Json object, WriteOptio
   if (store_.Get(StorageKey(resource), ObjectKey(metadata.value("namespace", ""), name))) {
     throw AlreadyExists(resource.QualifiedName(), name);
   }
-  return Commit(resource, std::move(object), options.dry_run, &options.stored);
+  Json created = Commit(resource, std::move(object), options.dry_run, &options.stored);
+  if (resource.group.empty() && resource.kind == "Namespace" && !options.dry_run)
+    CreateDefaultServiceAccount(name);
+  return created;
 }
 
 Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run,
@@ -281,6 +293,30 @@ ObjectPtr Cluster::StoredOrNotFound(const ResourceType& resource, const std::str
 Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
                           const std::string& name) {
   return Json::parse(StoredOrNotFound(resource, ns, name)->json);
+}
+
+// The ServiceAccount admission plugin: a pod runs as the ServiceAccount it
+// names, "default" when it names none, and that account must exist.
+void Cluster::ResolveServiceAccount(Json& pod, const CreateInputs& inputs) {
+  if (!pod.contains("spec") || !pod["spec"].is_object()) return;
+  if (!inputs.service_account_found) {
+    const auto& metadata = pod["metadata"];
+    throw Forbidden("pods", metadata.value("name", ""),
+                    "error looking up service account " + metadata.value("namespace", "") + "/" +
+                        inputs.service_account + ": serviceaccount \"" + inputs.service_account +
+                        "\" not found");
+  }
+  pod["spec"]["serviceAccountName"] = inputs.service_account;
+}
+
+// The ServiceAccount controller's part: every namespace has the account
+// "default" (made with the namespace here, so no pod races it).
+void Cluster::CreateDefaultServiceAccount(const std::string& ns) {
+  WriteOptions options;
+  options.field_manager = "kube-controller-manager";
+  const Json account = {
+      {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "default"}}}};
+  CreateLocked(*Resource("", "v1", "serviceaccounts"), ns, account, options);
 }
 
 // The Priority admission plugin: spec.priority and spec.preemptionPolicy from

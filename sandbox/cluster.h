@@ -103,6 +103,8 @@ class Cluster {
   struct CreateInputs {
     std::string priority_class_name;  // of a pod: the PriorityClass it gets, "" for none
     Json priority_class = Json::object();
+    std::string service_account;  // of a pod: the ServiceAccount it runs as
+    bool service_account_found = false;
   };
   static void SetCreateNamespace(const ResourceType& resource, const std::string& ns,
                                  Json& metadata);
@@ -111,6 +113,8 @@ class Cluster {
   Json PrepareCreate(const ResourceType& resource, Json object, const CreateInputs& inputs,
                      WriteOptions& options);
   Json FinishCreate(const ResourceType& resource, Json object, WriteOptions& options);
+  static void ResolveServiceAccount(Json& pod, const CreateInputs& inputs);
+  void CreateDefaultServiceAccount(const std::string& ns);
   Applied ApplyConfig(const ResourceType& resource, const std::string& ns, const std::string& name,
                       Json config, const std::string& subresource, WriteOptions& options);
   Json UpdateLocked(const ResourceType& resource, Json old, Json object,

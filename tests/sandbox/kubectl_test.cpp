@@ -311,6 +311,26 @@ TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
   EXPECT_THAT(sandbox.Kubectl("get node " + node).output, HasSubstr("SchedulingDisabled"));
 }
 
+// Every namespace has the ServiceAccount "default"; a pod runs as the account it
+// names, which must exist, as the real ServiceAccount admission plugin demands.
+TEST(KubectlTest, PodsRunAsAServiceAccountThatExists) {
+  SandboxProcess sandbox;
+  ASSERT_EQ(sandbox.Kubectl("create namespace team").exit_code, 0);
+  EXPECT_EQ(sandbox.Kubectl("get serviceaccount default -n team -o name").output,
+            "serviceaccount/default\n");
+  ASSERT_EQ(sandbox.Kubectl("run plain -n team --image=busybox").exit_code, 0);
+  EXPECT_EQ(sandbox.Kubectl("get pod plain -n team -o jsonpath={.spec.serviceAccountName}").output,
+            "default");
+  const std::string ghost = R"('--overrides={"spec":{"serviceAccountName":"ghost"}}')";
+  auto result = sandbox.Kubectl("run haunted -n team --image=busybox " + ghost);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("pods \"haunted\" is forbidden: error looking up service "
+                                       "account team/ghost: serviceaccount \"ghost\" not found"));
+  ASSERT_EQ(sandbox.Kubectl("create serviceaccount ghost -n team").exit_code, 0);
+  result = sandbox.Kubectl("run haunted -n team --image=busybox " + ghost);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
 // A List (what `kubectl get -o yaml` writes) is validated by kubectl against the
 // OpenAPI v2 document, then applied item by item.
 TEST(KubectlTest, AppliesAListItsOwnOutputIncluded) {
