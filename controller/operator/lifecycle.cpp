@@ -174,7 +174,7 @@ void CheckEligible(CycleState& state, JobRecord& job) {
   }
   if (admitted->reason != "StartTimeout" && admitted->reason != "PodFailed" &&
       admitted->reason != "NodeLost" && admitted->reason != "ReplicaLost" &&
-      admitted->reason != "ReservationLost")
+      admitted->reason != "ReservationLost" && admitted->reason != "PodForbidden")
     return;
   const auto since = ParseTime(admitted->last_transition_time);
   const EpochSeconds until =

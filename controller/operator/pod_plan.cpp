@@ -29,8 +29,8 @@ bool NameTaken(const JobRecord& job, const std::string& name) {
 
 void CreateMissing(CycleState& state, const JobRecord& job, int replica) {
   if (job.pods[static_cast<std::size_t>(replica)] || NameTaken(job, PodName(job, replica))) return;
-  state.plan.pod_creates.push_back(
-      {job.key, job.job().metadata.generation, BuildPod(state, job, replica)});
+  state.plan.pod_creates.push_back({job.key, job.job().metadata.generation,
+                                    BuildPod(state, job, replica), job.status.restart_count});
 }
 
 void EnsureService(CycleState& state, const JobRecord& job) {
@@ -109,7 +109,8 @@ void PlanHolding(CycleState& state, const JobRecord& job) {
     } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
       state.plan.pod_creates.push_back(
           {job.key, job.job().metadata.generation,
-           BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed))});
+           BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed)),
+           job.status.restart_count});
     } else if (pod && release && pod->gate_index >= 0) {
       state.plan.pod_releases.push_back(
           {job.key, pod->ns, pod->name,

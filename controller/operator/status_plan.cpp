@@ -7,7 +7,8 @@ namespace {
 
 bool IsProblem(const std::string& reason) {
   return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
-         reason == "UnknownQueue" || reason == "InvalidRequest" || reason == "NoMatchingNodes";
+         reason == "PodForbidden" || reason == "UnknownQueue" || reason == "InvalidRequest" ||
+         reason == "NoMatchingNodes";
 }
 
 void NoteWaitingChange(CycleState& state, JobRecord& job) {

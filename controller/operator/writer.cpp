@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include "gpupool/kube/cache.h"
@@ -26,6 +27,16 @@ std::string Describe(const kube::ApiError& error) {
 bool Refused(const kube::ApiError& error) {
   const auto reason = error.reason();
   return reason == kube::Reason::kInvalid || reason == kube::Reason::kBadRequest;
+}
+
+// A Forbidden answer that is not RBAC refusing the controller itself (RBAC
+// says what the user "cannot create"): an admission plugin forbade this pod,
+// for a ServiceAccount that does not exist, a missing PriorityClass, a
+// namespace's ResourceQuota or PodSecurity level. It may pass later without the
+// job changing, so the job waits a back-off, not a new spec.
+bool ForbiddenByAdmission(const kube::ApiError& error) {
+  return error.reason() == kube::Reason::kForbidden &&
+         std::string_view(error.what()).find("cannot create resource") == std::string_view::npos;
 }
 
 }  // namespace
@@ -210,36 +221,44 @@ void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
     tally.Failed();
     tally.HoldJob(create.job_key);
     spdlog::warn("create pod {}: {}", kube::ObjectKey(ns, name), Describe(error));
-    if (Refused(error)) RejectTemplate(create, Describe(error));
+    if (Refused(error)) {
+      SendBack(create, "PodTemplateRejected",
+               "the API server refused the job's pod: " + Describe(error), false);
+    } else if (ForbiddenByAdmission(error)) {
+      SendBack(create, "PodForbidden", "the API server forbade the job's pod: " + Describe(error),
+               true);
+    }
   }
 }
 
-// The API refused the job's pod: the job waits, unadmitted, until its spec
-// changes, and says why (docs/operator.md, "Bad input").
-void PlanWriter::RejectTemplate(const PodCreate& create, const std::string& message) {
+// The API refused or forbade the job's pod: the job goes back to its queue,
+// unadmitted, and says why (docs/operator.md, "Bad input"). A refused pod
+// waits until the spec changes; a forbidden one for a back-off, which a counted
+// restart lengthens.
+void PlanWriter::SendBack(const PodCreate& create, const std::string& reason,
+                          const std::string& text, bool count_restart) {
   const auto slash = create.job_key.find('/');
   const std::string ns = create.job_key.substr(0, slash);
   const std::string name = create.job_key.substr(slash + 1);
-  const std::string text = "the API server refused the job's pod: " + message;
-  const Json patch = {
-      {"status",
-       {{"phase", "Queued"},
-        {"placement", nullptr},
-        {"allocatedGpu", nullptr},
-        {"overQuota", nullptr},
-        {"conditions", Json::array({{{"type", "Admitted"},
-                                     {"status", "False"},
-                                     {"reason", "PodTemplateRejected"},
-                                     {"message", text},
-                                     {"lastTransitionTime", kube::NowTime()},
-                                     {"observedGeneration", create.job_generation}}})}}}};
+  Json patch = {{"status",
+                 {{"phase", "Queued"},
+                  {"placement", nullptr},
+                  {"allocatedGpu", nullptr},
+                  {"overQuota", nullptr},
+                  {"conditions", Json::array({{{"type", "Admitted"},
+                                               {"status", "False"},
+                                               {"reason", reason},
+                                               {"message", text},
+                                               {"lastTransitionTime", kube::NowTime()},
+                                               {"observedGeneration", create.job_generation}}})}}}};
+  if (count_restart) patch["status"]["restartCount"] = create.job_restarts + 1;
   kube::PatchOptions options;
   options.subresource = "status";
   try {
     const Json job = client_.Patch(kube::resources::kTrainingJobs, ns, name,
                                    kube::PatchType::kMerge, patch, options);
-    RecordEvent({Kind::kTrainingJob, ns, name, job["metadata"].value("uid", ""), "Warning",
-                 "PodTemplateRejected", "CreatePod", text});
+    RecordEvent({Kind::kTrainingJob, ns, name, job["metadata"].value("uid", ""), "Warning", reason,
+                 "CreatePod", text});
   } catch (const kube::ApiError& error) {
     spdlog::warn("status of {}: {}", create.job_key, Describe(error));
   }

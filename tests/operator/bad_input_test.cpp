@@ -88,6 +88,12 @@ const std::vector<Flagged>& FlaggedByController() {
        "tj", "no-such-rack", ""},
       {Job("no-image", "  queue: train\n  gpusPerReplica: 1\n", "{name: main}"), "tj", "no-image",
        "PodTemplateRejected"},
+      // A real server's ServiceAccount admission forbids the pod: the job gives
+      // its GPU back and waits a back-off, saying why.
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: ghost-account, "
+       "namespace: team}\nspec:\n  queue: train\n  gpusPerReplica: 1\n  template: {spec: "
+       "{serviceAccountName: ghost, containers: [{name: main, image: trainer}]}}\n",
+       "tj", "ghost-account", "PodForbidden"},
       {Job("build-over-quota", "  queue: build\n  workloadClass: Build\n  gpusPerReplica: 2\n"),
        "tj", "build-over-quota", "Quota"},
       {Job("inference-over-quota",
@@ -148,7 +154,7 @@ TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
   }
   const auto events = cluster.Kubectl("get events.events.k8s.io -A -o json");
   for (const char* reason : {"UnknownQueue", "NoProject", "InvalidSpec", "PodTemplateRejected",
-                             "QuotaExceedsCapacity", "NamespaceConflict"})
+                             "PodForbidden", "QuotaExceedsCapacity", "NamespaceConflict"})
     EXPECT_NE(events.output.find(reason), std::string::npos) << reason;
 }
 

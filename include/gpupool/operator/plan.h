@@ -53,6 +53,7 @@ struct PodCreate {
   std::string job_key;  // "namespace/name" of the owning TrainingJob.
   std::int64_t job_generation = 0;
   Json pod;
+  std::int32_t job_restarts = 0;  // The job's status.restartCount.
 };
 
 // Pins a gated pod to its node and opens its admission gate (a JSON patch whose

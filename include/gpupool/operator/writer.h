@@ -46,7 +46,9 @@ class PlanWriter {
   bool WriteStatus(const StatusWrite& write, Tally& tally);
   void DeletePod(const PodDelete& remove, Tally& tally);
   void CreatePod(const PodCreate& create, Tally& tally);
-  void RejectTemplate(const PodCreate& create, const std::string& message);
+  // Sends the job back to its queue with Admitted=False `reason` and `message`.
+  void SendBack(const PodCreate& create, const std::string& reason, const std::string& message,
+                bool count_restart);
   void ReleasePod(const PodRelease& release, Tally& tally);
   void PatchPod(const PodPatch& patch, Tally& tally);
   void CreateService(const Json& service, Tally& tally);
