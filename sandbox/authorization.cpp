@@ -114,29 +114,38 @@ Json Authorizer::RulesOf(const Json& role_ref, const std::string& binding_ns) {
   return rules == role.end() || !rules->is_array() ? Json::array() : *rules;
 }
 
-// The rules of the roles bound to the account: ClusterRoleBindings, then the
-// RoleBindings of `ns` (none when it is empty).
-Json Authorizer::Rules(const ServiceAccountName& account, const std::string& ns) {
-  Json rules = Json::array();
-  const auto add = [&](const Json& binding, const std::string& binding_ns) {
-    if (!BindsAccount(binding, account)) return;
-    for (const auto& rule : RulesOf(binding.value("roleRef", Json::object()), binding_ns))
-      rules.push_back(rule);
+// The rules of the roles bound to the account, ClusterRoleBindings first, then
+// the RoleBindings of `ns` (none when it is empty); a decision stops at the
+// first rule that allows.
+bool Authorizer::AnyRule(const ServiceAccountName& account, const std::string& ns,
+                         const std::function<bool(const Json&)>& visit) {
+  const auto any_in = [&](const Json& binding, const std::string& binding_ns) {
+    if (!BindsAccount(binding, account)) return false;
+    const Json rules = RulesOf(binding.value("roleRef", Json::object()), binding_ns);
+    return std::any_of(rules.begin(), rules.end(), [&](const Json& rule) { return visit(rule); });
   };
   for (const auto& binding : ListAll(cluster_, "clusterrolebindings", "")) {
-    if (binding.value("roleRef", Json::object()).value("kind", "") == "ClusterRole")
-      add(binding, "");
+    if (binding.value("roleRef", Json::object()).value("kind", "") == "ClusterRole" &&
+        any_in(binding, ""))
+      return true;
   }
-  if (!ns.empty()) {
-    for (const auto& binding : ListAll(cluster_, "rolebindings", ns)) add(binding, ns);
-  }
+  if (ns.empty()) return false;
+  for (const auto& binding : ListAll(cluster_, "rolebindings", ns))
+    if (any_in(binding, ns)) return true;
+  return false;
+}
+
+Json Authorizer::Rules(const ServiceAccountName& account, const std::string& ns) {
+  Json rules = Json::array();
+  AnyRule(account, ns, [&](const Json& rule) {
+    rules.push_back(rule);
+    return false;
+  });
   return rules;
 }
 
 bool Authorizer::Allows(const ServiceAccountName& account, const RequestAttributes& request) {
-  const Json rules = Rules(account, request.ns);
-  return std::any_of(rules.begin(), rules.end(),
-                     [&](const Json& rule) { return RuleAllows(rule, request); });
+  return AnyRule(account, request.ns, [&](const Json& rule) { return RuleAllows(rule, request); });
 }
 
 void Authorizer::Check(const ServiceAccountName& account, const RequestAttributes& request) {

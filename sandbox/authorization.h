@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include "sandbox/api_error.h"
@@ -52,6 +53,10 @@ class Authorizer {
 
  private:
   Json RulesOf(const Json& role_ref, const std::string& binding_ns);
+  // Calls `visit` with each rule of Rules(account, ns) until it returns true;
+  // returns whether one did.
+  bool AnyRule(const ServiceAccountName& account, const std::string& ns,
+               const std::function<bool(const Json&)>& visit);
 
   Cluster& cluster_;
   std::atomic<uint64_t> denials_{0};

@@ -67,6 +67,16 @@ std::vector<std::string> ParseValueSet(const std::string& term, const std::strin
   return values;
 }
 
+// Where the operator of a field selector term starts ("!=", "==" or "="), and
+// its length; npos when the term has none.
+std::pair<size_t, size_t> FieldOperator(const std::string& term) {
+  for (size_t i = 0; i < term.size(); ++i) {
+    if (term.compare(i, 2, "!=") == 0 || term.compare(i, 2, "==") == 0) return {i, 2};
+    if (term[i] == '=') return {i, 1};
+  }
+  return {std::string::npos, 0};
+}
+
 }  // namespace
 
 LabelSelector LabelSelector::Parse(const std::string& text) {
@@ -137,20 +147,6 @@ bool LabelSelector::Matches(const StringPairs& labels) const {
   }
   return true;
 }
-
-namespace {
-
-// Where the operator of a field selector term starts ("!=", "==" or "="), and
-// its length; npos when the term has none.
-std::pair<size_t, size_t> FieldOperator(const std::string& term) {
-  for (size_t i = 0; i < term.size(); ++i) {
-    if (term.compare(i, 2, "!=") == 0 || term.compare(i, 2, "==") == 0) return {i, 2};
-    if (term[i] == '=') return {i, 1};
-  }
-  return {std::string::npos, 0};
-}
-
-}  // namespace
 
 // As the real server's parser: empty terms are skipped, a term without an
 // operator cannot be understood, and a field the resource does not select on
