@@ -108,14 +108,12 @@ namespace {
 
 bool Terminal(const PodFacts& pod) { return pod.phase == "Succeeded" || pod.phase == "Failed"; }
 
-void AddUse(Resources& used, const Resources& requests) {
-  used.cpu_milli += requests.cpu_milli;
-  used.memory_bytes += requests.memory_bytes;
-  used.gpu_milli += requests.gpu_milli;
-  used.pods += 1;
-}
-
 }  // namespace
+
+void Simulator::Recount(PodFacts& pod) {
+  if (pod.node.empty() || Terminal(pod)) return use_.Update(pod.counted, {});
+  use_.Update(pod.counted, {pod.node, pod.requests, pod.devices});
+}
 
 void Simulator::Schedule() {
   std::vector<PodFacts*> pending;
@@ -126,15 +124,10 @@ void Simulator::Schedule() {
     }
   }
   if (pending.empty()) return;
-  std::map<std::string, Resources> used;
-  for (const auto& [key, pod] : active_) {
-    if (!pod->node.empty() && !Terminal(*pod)) AddUse(used[pod->node], pod->requests);
-  }
   const auto pods = cluster_.Resource("", "v1", "pods");
-  DevicesTaken taken = TakenDevices();
   for (PodFacts* pod : pending) {
     try {
-      SchedulePod(pod, *pods, used, taken);
+      SchedulePod(pod, *pods);
     } catch (const std::exception&) {
       // A pod whose spec this scheduler cannot read (e.g. affinity values of
       // the wrong type) stays pending; it must not stop the others.
@@ -143,13 +136,12 @@ void Simulator::Schedule() {
   }
 }
 
-void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
-                            std::map<std::string, Resources>& used, DevicesTaken& taken) {
+void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods) {
   std::map<std::string, int> reasons;
   std::string chosen;
   auto consider = [&](const std::string& name, const NodeFacts& node) {
     std::string why;
-    if (Fits(*pod, node, used[name], &why)) return chosen = name, true;
+    if (Fits(*pod, node, use_.Used(name), &why)) return chosen = name, true;
     ++reasons[why];
     return false;
   };
@@ -187,18 +179,17 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods,
   pod->failed_scheduling.clear();
   // The device plugin's choice rides on the binding: one write instead of two.
   Json binding = {{"target", {{"kind", "Node"}, {"name", chosen}}}};
-  const std::vector<int> devices = FreeDevicesFor(*pod, chosen, taken);
+  const std::vector<int> devices = FreeDevicesFor(*pod, chosen);
   if (!devices.empty())
     binding["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(devices);
   ObjectPtr stored;
   cluster_.Bind(pod->ns, pod->name, binding, &stored);
   own_writes_.insert(stored.get());
-  AddUse(used[chosen], pod->requests);
   pod->devices = devices;
-  taken[chosen].insert(devices.begin(), devices.end());
   // Its kubelet sees the binding now, not one round later when the change is read back.
   pod->node = chosen;
   pod->seen_bound = SimClock::now();
+  Recount(*pod);
 }
 
 void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message) {
@@ -340,24 +331,11 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
   return false;
 }
 
-DevicesTaken Simulator::TakenDevices() const {
-  // Devices stay taken until their pod is gone or finished (active_ holds no
-  // finished pod that is not being deleted).
-  DevicesTaken taken;
-  for (const auto& [key, pod] : active_)
-    if (!pod->node.empty() && !Terminal(*pod))
-      taken[pod->node].insert(pod->devices.begin(), pod->devices.end());
-  return taken;
-}
-
-std::vector<int> Simulator::FreeDevicesFor(const PodFacts& pod, const std::string& node,
-                                           const DevicesTaken& taken) const {
+// Devices stay taken until their pod is gone or finished.
+std::vector<int> Simulator::FreeDevicesFor(const PodFacts& pod, const std::string& node) const {
   auto facts = nodes_.find(node);
   if (facts == nodes_.end() || pod.requests.gpu_milli < 1000) return {};
-  static const std::set<int> kNone;
-  auto held = taken.find(node);
-  const std::set<int>& in_use = held == taken.end() ? kNone : held->second;
-  return PickDevices(facts->second.allocatable.gpu_milli / 1000, in_use,
+  return PickDevices(facts->second.allocatable.gpu_milli / 1000, use_.Devices(node),
                      pod.requests.gpu_milli / 1000);
 }
 
@@ -369,13 +347,8 @@ void Simulator::AllocateDevices(const ResourceType& pods) {
       continue;
     waiting.push_back(pod);
   }
-  // What every pod holds is gathered only when a pod waits: most get their
-  // devices with their binding, and a round over thousands of running pods
-  // would cost the most when nothing is to be done.
-  if (waiting.empty()) return;
-  DevicesTaken taken = TakenDevices();
   for (PodFacts* pod : waiting) {
-    const auto picked = FreeDevicesFor(*pod, pod->node, taken);
+    const auto picked = FreeDevicesFor(*pod, pod->node);
     if (picked.empty()) continue;  // Held until a pod on the node lets devices go.
     const bool written = cluster_.Mutate(
         pods, pod->ns, pod->name,
@@ -386,7 +359,7 @@ void Simulator::AllocateDevices(const ResourceType& pods) {
         "", "kubelet");
     if (!written) continue;
     pod->devices = picked;
-    taken[pod->node].insert(picked.begin(), picked.end());
+    Recount(*pod);
   }
 }
 

@@ -145,6 +145,8 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   const std::string key = ObjectKey(object.ns, object.name);
   if (event.type == EventType::kDeleted) {
     Track(key, nullptr);
+    auto gone = pods_.find(key);
+    if (gone != pods_.end()) use_.Update(gone->second.counted, {});
     pods_.erase(key);
     return;
   }
@@ -182,6 +184,7 @@ void Simulator::ObservePod(const ChangeEvent& event) {
   facts.stop_seconds = stop.empty() ? -1 : std::atof(stop.c_str());
   facts.devices = ParseDevices(annotations.value(kVisibleDevicesAnnotation, ""));
   const bool finished = phase == "Succeeded" || phase == "Failed";
+  Recount(facts);
   Track(key, finished && !deleting ? nullptr : &facts);
 }
 

@@ -16,17 +16,11 @@
 #include <vector>
 
 #include "sandbox/cluster.h"
+#include "sandbox/node_use.h"
 
 namespace gpupool::sandbox {
 
 using SimClock = std::chrono::steady_clock;
-
-struct Resources {
-  int64_t cpu_milli = 0;
-  int64_t memory_bytes = 0;
-  int64_t gpu_milli = 0;
-  int64_t pods = 0;
-};
 
 struct PodFacts {
   std::string ns, name, uid, node, phase, scheduler;
@@ -42,6 +36,7 @@ struct PodFacts {
   SimClock::time_point seen_bound, seen_running, seen_deleting;
   bool unschedulable_reported = false;
   std::string failed_scheduling;  // the message of the last FailedScheduling Event
+  NodeClaim counted;              // what the node use below holds for this pod
 };
 
 struct NodeFacts {
@@ -52,9 +47,6 @@ struct NodeFacts {
   bool unschedulable = false;
   bool wants_not_ready = false;  // annotation sandbox.gpupool.dev/not-ready=true
 };
-
-// Device indices held by live pods, by node.
-using DevicesTaken = std::map<std::string, std::set<int>>;
 
 struct SimulatorConfig {
   double time_scale = 1.0;
@@ -79,8 +71,7 @@ class Simulator {
   void ObserveOwnership(const ChangeEvent& event);
   void Schedule();
   // Binds one pending pod to the first node that fits, or reports why none does.
-  void SchedulePod(PodFacts* pod, const ResourceType& pods, std::map<std::string, Resources>& used,
-                   DevicesTaken& taken);
+  void SchedulePod(PodFacts* pod, const ResourceType& pods);
   // A Warning Event as kube-scheduler writes one, once per new reason.
   void RecordFailedScheduling(PodFacts& pod, const std::string& message);
   bool Fits(const PodFacts& pod, const NodeFacts& node, const Resources& used,
@@ -89,14 +80,14 @@ class Simulator {
   // The device plugin: devices for every bound GPU pod that has none yet (a pod
   // gets them with its binding when they are free then).
   void AllocateDevices(const ResourceType& pods);
-  DevicesTaken TakenDevices() const;
   // Free devices of `node` for a pod of whole GPUs; none for fractions, or when too few are free.
-  std::vector<int> FreeDevicesFor(const PodFacts& pod, const std::string& node,
-                                  const DevicesTaken& taken) const;
+  std::vector<int> FreeDevicesFor(const PodFacts& pod, const std::string& node) const;
   bool StepPod(const ResourceType& pods, const std::string& key, PodFacts& pod,
                SimClock::time_point now);
   // Files the pod under active_ and unsettled_ as its facts say (none: gone).
   void Track(const std::string& key, PodFacts* pod);
+  // Counts the pod in use_ as its facts say: on its node while bound and not finished.
+  void Recount(PodFacts& pod);
   void CollectGarbage();
   void FinishNamespaces();
   void SyncNodeReadiness();
@@ -120,6 +111,7 @@ class Simulator {
   // once, and reading it is skipped.
   std::unordered_set<const StoredObject*> own_writes_;
   std::map<std::string, NodeFacts> nodes_;
+  NodeUse use_;  // what the live pods bound to each node hold of it
   // Garbage collection: owner uid -> dependents ("storage key|ns|name").
   std::map<std::string, std::set<std::string>> dependents_;
   std::set<std::string> live_uids_;
