@@ -31,8 +31,11 @@ std::string NameOf(const Json& object) { return object["metadata"].value("name",
 }  // namespace
 
 void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
-                                    WriteOptions& options, const Json* old) {
-  auto check = sandbox::CheckCustomResource(resource, object, old);
+                                    WriteOptions& options, const Json* old,
+                                    const std::string& subresource) {
+  auto check = old && subresource == "status"
+                   ? sandbox::CheckCustomResourceStatus(resource, object, *old)
+                   : sandbox::CheckCustomResource(resource, object, old);
   if (!check.pruned.empty() && options.strict_fields) {
     std::string message = "strict decoding error: ";
     for (size_t i = 0; i < check.pruned.size(); ++i) {
@@ -134,7 +137,7 @@ void Admission::DefaultService(Json& service) {
 
 void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& object,
                          const std::string& subresource, WriteOptions& options) {
-  if (resource.IsCustom()) return CheckCustomResource(resource, object, options, &old);
+  if (resource.IsCustom()) return CheckCustomResource(resource, object, options, &old, subresource);
   CheckBuiltin(resource, object, options);
   if (IsCore(resource, "Pod") && subresource.empty()) {
     auto errors = ValidatePodUpdate(old, object);

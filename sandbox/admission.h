@@ -45,7 +45,7 @@ class Admission {
 
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options,
-                           const Json* old = nullptr);
+                           const Json* old = nullptr, const std::string& subresource = "");
   void DefaultService(Json& service);
   void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
   void CheckEvent(const Json& event, const WriteOptions& options, bool create);

@@ -15,6 +15,24 @@
 namespace gpupool::sandbox {
 namespace {
 
+// Type and object metadata are the server's, never pruned, defaulted or seen
+// by the schema: taken out of `object` while it is checked, and put back.
+Json TakeTypeAndMetadata(Json& object) {
+  Json kept = Json::object();
+  for (const char* field : {"apiVersion", "kind", "metadata"}) {
+    if (!object.contains(field)) continue;
+    kept[field] = std::move(object[field]);
+    object.erase(field);
+  }
+  return kept;
+}
+
+// A path inside the status, as a path from the object.
+std::string StatusPath(const std::string& path) {
+  if (path.empty()) return "status";
+  return path[0] == '[' ? "status" + path : "status." + path;
+}
+
 const Json& SchemaOf(const Json& version) {
   static const Json kNone = Json::object();
   if (!version.contains("schema") || !version["schema"].contains("openAPIV3Schema")) return kNone;
@@ -252,18 +270,34 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
                                         const Json* old) {
   CustomResourceCheck check;
   const Json& schema = SchemaOf(resource.crd_version);
-  // Type and object metadata are the server's, never pruned or defaulted.
-  Json kept = Json::object();
-  for (const char* field : {"apiVersion", "kind", "metadata"}) {
-    if (!object.contains(field)) continue;
-    kept[field] = std::move(object[field]);
-    object.erase(field);
-  }
+  Json kept = TakeTypeAndMetadata(object);
   api::ApplyDefaults(schema, object);
   check.pruned = api::Prune(schema, object);
   check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
                      : api::ValidateAgainstSchema(schema, object);
   CheckRules(schema, object, old, check.errors);
+  object.update(kept);
+  return check;
+}
+
+CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
+                                              const Json& old) {
+  const Json& schema = SchemaOf(resource.crd_version);
+  const Json* status_schema = api::Member(api::Member(&schema, "properties"), "status");
+  if (!status_schema || !object.is_object()) return CheckCustomResource(resource, object, &old);
+  CustomResourceCheck check;
+  if (object.contains("status")) {
+    Json& status = object["status"];
+    api::ApplyDefaults(*status_schema, status);
+    check.pruned = api::Prune(*status_schema, status, "status");
+    const Json* old_status = api::Member(&old, "status");
+    check.errors = old_status
+                       ? api::ValidateUpdateAgainstSchema(*status_schema, status, *old_status)
+                       : api::ValidateAgainstSchema(*status_schema, status);
+    for (auto& error : check.errors) error.path = StatusPath(error.path);
+  }
+  Json kept = TakeTypeAndMetadata(object);
+  CheckRules(schema, object, &old, check.errors);
   object.update(kept);
   return check;
 }

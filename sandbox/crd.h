@@ -30,5 +30,12 @@ struct CustomResourceCheck {
 // validated again (the server's validation ratcheting).
 CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
                                         const Json* old = nullptr);
+// The same for a write through the status subresource, whose object is `old`
+// but for its status: as the API server's status strategy, only `status` is
+// defaulted, pruned and validated, against the schema's `status` property
+// (the whole object when the schema has none); validation rules still see the
+// whole object.
+CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
+                                              const Json& old);
 
 }  // namespace gpupool::sandbox

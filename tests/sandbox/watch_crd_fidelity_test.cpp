@@ -239,6 +239,44 @@ TEST_F(WidgetTest, AnUpdateIsRefusedOnlyForWhatItChangesAfterTheSchemaTightens) 
   EXPECT_EQ(reply.status, 422) << "a create has nothing to ratchet: " << reply.body;
 }
 
+// As the real server's status strategy: a write through /status is checked
+// against the schema's status property alone, so a rule the rest of the
+// object breaks since the definition changed does not block the controller
+// that reports its status.
+TEST_F(WidgetTest, AStatusWriteIsValidatedAgainstTheStatusSchemaAlone) {
+  ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 1}})).status, 201);
+  const std::string crd_path =
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
+  Json crd = Send(*client_, "GET", crd_path).json;
+  crd["spec"]["versions"][0]["subresources"] = {{"status", Json::object()}};
+  Json& root = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+  root["properties"]["owner"] = {{"type", "string"}};
+  root["required"] = {"owner"};
+  ASSERT_EQ(Send(*client_, "PUT", crd_path, crd).status, 200);
+
+  const auto patch_status = [&](const Json& body, const std::string& query = "") {
+    return Send(*client_, "PATCH", widgets_ + "/w/status" + query, body,
+                "application/merge-patch+json");
+  };
+  Reply reply = patch_status({{"status", {{"ready", true}}}});
+  EXPECT_EQ(reply.status, 200) << "the missing owner is not the status's: " << reply.body;
+  EXPECT_EQ(reply.json["status"]["ready"], true);
+  reply = Send(*client_, "PATCH", widgets_ + "/w", Json{{"spec", {{"size", 2}}}},
+               "application/merge-patch+json");
+  EXPECT_EQ(reply.status, 422) << "a write of the object itself checks the root: " << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), (std::vector<std::string>{"owner"}));
+
+  reply = patch_status({{"status", {{"ready", "yes"}}}});
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), (std::vector<std::string>{"status.ready"}));
+  reply = patch_status({{"status", {{"ready", false}, {"bogus", 1}}}}, "?fieldValidation=Strict");
+  EXPECT_EQ(reply.status, 400) << reply.body;
+  EXPECT_EQ(reply.json["message"], "strict decoding error: unknown field \"status.bogus\"");
+  reply = patch_status({{"status", {{"ready", false}, {"bogus", 1}}}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_FALSE(reply.json["status"].contains("bogus")) << "pruned";
+}
+
 // A custom resource takes no strategic merge patch and no protobuf body; the
 // 415 lists what it does take, as the real server's does.
 TEST_F(WidgetTest, UnsupportedMediaTypesListWhatACustomResourceAccepts) {
