@@ -198,6 +198,22 @@ FieldChanges CompareFields(const Json& before, const Json& after, const FieldSha
   return changes;
 }
 
+FieldChanges CompareMember(const Json& before, const Json& after, const FieldShapes& shapes,
+                           const std::string& name) {
+  FieldChanges changes;
+  ChangeNodes root{changes.added, changes.modified, changes.removed};
+  const auto member = [&](const Json& object) -> const Json* {
+    if (!object.is_object()) return nullptr;
+    const auto found = object.find(name);
+    return found == object.end() ? nullptr : &*found;
+  };
+  const Json *old_value = member(before), *new_value = member(after);
+  if (old_value || new_value)
+    CompareValues(old_value, new_value, shapes.Field(name), root.Child(FieldStep(name)));
+  for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) set->DropEmpty();
+  return changes;
+}
+
 void RemoveFields(Json& object, const FieldSet& fields, const FieldSet& kept,
                   const FieldShapes& shapes) {
   RemoveFromObject(object, fields, &kept, shapes);

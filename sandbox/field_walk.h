@@ -22,6 +22,10 @@ struct FieldChanges {
 };
 
 FieldChanges CompareFields(const Json& before, const Json& after, const FieldShapes& shapes);
+// CompareFields for the member `name` of two objects alone (the changes keep
+// their paths from the root): the rest is known to be equal.
+FieldChanges CompareMember(const Json& before, const Json& after, const FieldShapes& shapes,
+                           const std::string& name);
 
 // Removes each member of `fields` from `object`. An object or list that this
 // leaves empty goes too, unless `kept` holds it.

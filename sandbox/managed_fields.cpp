@@ -250,9 +250,13 @@ void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
   Json& metadata = object["metadata"];
   // Compared while the object still carries managedFields: they are most often
   // the old ones unchanged, a cheap equal subtree, where a missing member would
-  // be walked whole. KeepTracked drops them from the changes either way.
-  FieldChanges changes =
-      CompareFields(old ? *old : Json::object(), object, FieldShapes::Of(resource));
+  // be walked whole. KeepTracked drops them from the changes either way, and
+  // keeps a status write's changes to the status alone: only that is compared.
+  static const Json kNothing = Json::object();
+  const Json& before = old ? *old : kNothing;
+  const FieldShapes shapes = FieldShapes::Of(resource);
+  FieldChanges changes = subresource == "status" ? CompareMember(before, object, shapes, "status")
+                                                 : CompareFields(before, object, shapes);
   for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) {
     KeepTracked(*set, resource, subresource);
   }
