@@ -262,6 +262,12 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       if (owner.is_object()) stored->owner_uids.push_back(owner.value("uid", ""));
     }
   }
+  stored->deleting = metadata.contains("deletionTimestamp");
+  if (metadata.contains("finalizers") && metadata["finalizers"].is_array()) {
+    for (const auto& finalizer : metadata["finalizers"])
+      stored->finalizes_dependents = stored->finalizes_dependents ||
+                                     finalizer == "foregroundDeletion" || finalizer == "orphan";
+  }
   stored->json = api::Dump(object);
   return stored;
 }

@@ -134,8 +134,7 @@ void Simulator::Observe(const ChangeEvent& event) {
   if (event.resource == "/nodes") ObserveNode(event);
   ObserveOwnership(event);
   const auto& object = *event.object;
-  if (event.resource == "/namespaces" && event.type != EventType::kDeleted &&
-      object.json.find("\"deletionTimestamp\"") != std::string::npos) {
+  if (event.resource == "/namespaces" && event.type != EventType::kDeleted && object.deleting) {
     terminating_namespaces_.insert(object.name);
   }
 }
@@ -220,11 +219,15 @@ void Simulator::ObserveNode(const ChangeEvent& event) {
 
 void Simulator::ObserveOwnership(const ChangeEvent& event) {
   const auto& object = *event.object;
-  const std::string ref = Ref(event.resource, object);
-  if (event.previous) {
+  const bool deleted = event.type == EventType::kDeleted;
+  // Most changes keep the owners (a status write): the dependents stay filed.
+  const bool same_owners =
+      !deleted && event.previous && event.previous->owner_uids == object.owner_uids;
+  const std::string ref = same_owners ? "" : Ref(event.resource, object);
+  if (event.previous && !same_owners) {
     for (const auto& owner : event.previous->owner_uids) dependents_[owner].erase(ref);
   }
-  if (event.type == EventType::kDeleted) {
+  if (deleted) {
     live_uids_.erase(object.uid);
     finalizing_.erase(object.uid);
     if (dependents_.count(object.uid) && !dependents_[object.uid].empty()) {
@@ -233,11 +236,11 @@ void Simulator::ObserveOwnership(const ChangeEvent& event) {
     return;
   }
   live_uids_.insert(object.uid);
-  for (const auto& owner : object.owner_uids) dependents_[owner].insert(ref);
-  const bool deleting = object.json.find("\"deletionTimestamp\"") != std::string::npos;
-  if (deleting && (object.json.find("\"foregroundDeletion\"") != std::string::npos ||
-                   object.json.find("\"orphan\"") != std::string::npos)) {
-    finalizing_[object.uid] = ref;
+  if (!same_owners) {
+    for (const auto& owner : object.owner_uids) dependents_[owner].insert(ref);
+  }
+  if (object.deleting && object.finalizes_dependents) {
+    finalizing_[object.uid] = Ref(event.resource, object);
   }
 }
 

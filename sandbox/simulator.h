@@ -114,7 +114,7 @@ class Simulator {
   NodeUse use_;  // what the live pods bound to each node hold of it
   // Garbage collection: owner uid -> dependents ("storage key|ns|name").
   std::map<std::string, std::set<std::string>> dependents_;
-  std::set<std::string> live_uids_;
+  std::unordered_set<std::string> live_uids_;
   std::set<std::string> deleted_owners_;
   std::map<std::string, std::string> finalizing_;  // uid -> "storage|ns|name" (foreground/orphan)
   std::set<std::string> terminating_namespaces_;

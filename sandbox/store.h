@@ -37,6 +37,8 @@ struct StoredObject {
     return selector.Matches(field_names ? field_names->names : kNone, field_values);
   }
   std::vector<std::string> owner_uids;
+  bool deleting = false;              // metadata.deletionTimestamp is set
+  bool finalizes_dependents = false;  // a finalizer is foregroundDeletion or orphan
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 using ObjectMap = std::map<std::string, ObjectPtr>;  // by "namespace/name" or "name"
