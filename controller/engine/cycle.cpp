@@ -282,7 +282,13 @@ Cycle::Outcome Cycle::AttemptOverQuota(int job) {
   }
   if (count == 0) {
     state_.limited_slots.push_back(slot);  // A larger pool may raise its limit.
-    bool project_blocks = usage.gpu + usage.stopping_gpu + state_.JobGpu(j, j.min_replicas) > limit;
+    const MilliGpu need = state_.JobGpu(j, j.min_replicas);
+    const bool project_blocks = usage.gpu + usage.stopping_gpu + need > limit;
+    if (project_blocks ? need > limit : need > DepartmentLimit(j)) {
+      Wait(job, WaitCode::kExceedsLimit,
+           ExceedsLimitReason(state_, j, j.min_replicas, !project_blocks));
+      return {};
+    }
     Wait(job, WaitCode::kLimit,
          project_blocks ? LimitReason(state_, j, j.min_replicas)
                         : DepartmentLimitReason(state_, j, j.min_replicas));

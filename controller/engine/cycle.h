@@ -56,6 +56,7 @@ class Cycle {
   // than its quota in the slot's queue.
   bool DepartmentBelowQuota(std::size_t slot) const;
   // GPUs the job's department may still take over quota (its limit less its use).
+  MilliGpu DepartmentLimit(const JobState& job) const;  // max when it has none
   MilliGpu DepartmentLimitRoom(const JobState& job) const;
   void RecordDepartmentShares();
   double DominantShare(std::size_t slot) const;

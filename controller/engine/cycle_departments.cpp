@@ -16,6 +16,12 @@ bool Cycle::DepartmentBelowQuota(std::size_t slot) const {
   return department && department->used + department->stopping < department->gpu;
 }
 
+MilliGpu Cycle::DepartmentLimit(const JobState& job) const {
+  const DepartmentQuotaState* department = state_.DepartmentQuotaOf(job.queue, job.project);
+  if (!department || department->limit < 0) return std::numeric_limits<MilliGpu>::max();
+  return department->limit;
+}
+
 MilliGpu Cycle::DepartmentLimitRoom(const JobState& job) const {
   const DepartmentQuotaState* department = state_.DepartmentQuotaOf(job.queue, job.project);
   if (!department || department->limit < 0) return std::numeric_limits<MilliGpu>::max();

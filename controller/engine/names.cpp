@@ -31,6 +31,8 @@ const char* ToString(WaitCode code) {
       return "Quota";
     case WaitCode::kLimit:
       return "Limit";
+    case WaitCode::kExceedsLimit:
+      return "ExceedsLimit";
     case WaitCode::kNoMatchingNodes:
       return "NoMatchingNodes";
     case WaitCode::kTopology:

@@ -136,6 +136,18 @@ std::string DepartmentLimitReason(const EngineState& state, const JobState& job,
                  job.project_name, " needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
+std::string ExceedsLimitReason(const EngineState& state, const JobState& job, int replicas,
+                               bool department) {
+  const std::string whose = department ? "department " + state.projects[job.project].department_name
+                                       : "project " + job.project_name;
+  const MilliGpu limit = department ? state.DepartmentQuotaOf(job.queue, job.project)->limit
+                                    : QuotaOf(state, job).limit;
+  return Concat({"this job needs ", FormatGpus(job.shape.gpu_milli * replicas),
+                 ", more than the limit of ", whose, " in queue ", job.queue_name, " (",
+                 FormatGpus(limit),
+                 "): it cannot start until the limit is raised or it asks for fewer"});
+}
+
 std::string TopologyReason(const JobState& job, int replicas) {
   return "no single " + job.topology.key + " domain has room for " +
          DescribeRequest(job, replicas) + " (the pool as a whole has)";

@@ -18,6 +18,10 @@ std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& 
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas);
 // "department research is at its limit of 32 GPUs in queue train (...)"
 std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas);
+// "this job needs 16 GPUs, more than the limit of project susan in queue train
+// (8 GPUs): it cannot start until the limit is raised or it asks for fewer"
+std::string ExceedsLimitReason(const EngineState& state, const JobState& job, int replicas,
+                               bool department);
 std::string TopologyReason(const JobState& job, int replicas);
 std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
                            MilliGpu held_for_it);

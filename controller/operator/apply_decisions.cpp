@@ -6,27 +6,6 @@
 namespace gpupool::op::internal {
 namespace {
 
-std::string WaitReason(engine::WaitCode code) {
-  switch (code) {
-    case engine::WaitCode::kUnknownQueue:
-      return "UnknownQueue";
-    case engine::WaitCode::kInvalidRequest:
-      return "InvalidRequest";
-    case engine::WaitCode::kQuota:
-      return "Quota";
-    case engine::WaitCode::kLimit:
-      return "Limit";
-    case engine::WaitCode::kNoMatchingNodes:
-      return "NoMatchingNodes";
-    case engine::WaitCode::kTopology:
-      return "Topology";
-    case engine::WaitCode::kReservedForOther:
-      return "ReservedForOther";
-    default:
-      return "Capacity";
-  }
-}
-
 void Preempt(CycleState& state, const engine::Preemption& preemption) {
   JobRecord* job = state.Job(preemption.victim);
   if (!job) return;
@@ -89,7 +68,7 @@ void Admit(CycleState& state, const engine::Admission& admission) {
 void Wait(CycleState& state, const engine::Waiting& waiting) {
   JobRecord* job = state.Job(waiting.job);
   if (!job) return;
-  SetCondition(job->status.conditions, "Admitted", "False", WaitReason(waiting.code),
+  SetCondition(job->status.conditions, "Admitted", "False", engine::ToString(waiting.code),
                waiting.message, state.now, job->job().metadata.generation);
 }
 

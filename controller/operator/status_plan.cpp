@@ -8,7 +8,7 @@ namespace {
 bool IsProblem(const std::string& reason) {
   return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
          reason == "PodForbidden" || reason == "UnknownQueue" || reason == "InvalidRequest" ||
-         reason == "NoMatchingNodes";
+         reason == "NoMatchingNodes" || reason == "ExceedsLimit";
 }
 
 void NoteWaitingChange(CycleState& state, JobRecord& job) {

@@ -164,6 +164,37 @@ TEST(Departments, IdleGpusAcrossDepartmentsByDepartmentWeight) {
   }
 }
 
+// A job that alone needs more than its project's or department's limit could wait
+// forever: it says so, apart from the jobs that wait for their project's usage to fall.
+TEST(Departments, AJobLargerThanALimitWaitsWithItsOwnReason) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddDepartment("research", "train", kGpu, 3 * kGpu);
+  cluster.AddProject("a", "train", kGpu, 0, 2 * kGpu);
+  cluster.AddProject("b", "train", kGpu).InDepartment("b", "research");
+  cluster.Submit("a-fits", "train", "a", kGpu);
+  cluster.Submit("a-next", "train", "a", 2 * kGpu);
+  cluster.Submit("a-big", "train", "a", 4 * kGpu);
+  cluster.Submit("b-big", "train", "b", 2 * kGpu, 2);
+  Decisions d = Decide(cluster.Build());
+  EXPECT_THAT(Admitted(d), UnorderedElementsAre("a-fits"));
+  ASSERT_NE(FindWaiting(d, "a-next"), nullptr);
+  EXPECT_EQ(FindWaiting(d, "a-next")->code, WaitCode::kLimit);
+  const Waiting* project = FindWaiting(d, "a-big");
+  ASSERT_NE(project, nullptr);
+  EXPECT_EQ(project->code, WaitCode::kExceedsLimit);
+  EXPECT_EQ(project->message,
+            "this job needs 4 GPUs, more than the limit of project a in queue train (2 GPUs): it "
+            "cannot start until the limit is raised or it asks for fewer");
+  const Waiting* department = FindWaiting(d, "b-big");
+  ASSERT_NE(department, nullptr);
+  EXPECT_EQ(department->code, WaitCode::kExceedsLimit);
+  EXPECT_EQ(department->message,
+            "this job needs 4 GPUs, more than the limit of department research in queue train (3 "
+            "GPUs): it cannot start until the limit is raised or it asks for fewer");
+  EXPECT_STREQ(ToString(WaitCode::kExceedsLimit), "ExceedsLimit");
+}
+
 // A department's limit caps what its projects borrow together; the reason names the
 // department.
 TEST(Departments, LimitCapsTheDepartmentsOverQuotaUse) {

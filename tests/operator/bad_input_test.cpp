@@ -24,7 +24,7 @@ metadata: {name: stray}
 apiVersion: gpupool.dev/v1alpha1
 kind: Project
 metadata: {name: team}
-spec: {namespaces: [team], quotas: [{queue: train, gpu: 2}, {queue: build, gpu: 1}]}
+spec: {namespaces: [team], quotas: [{queue: train, gpu: 2, limit: 6}, {queue: build, gpu: 1}]}
 )";
 
 std::string Job(const std::string& name, const std::string& spec,
@@ -82,6 +82,8 @@ const std::vector<Flagged>& FlaggedByController() {
        "bigger-than-nodes", "NoMatchingNodes"},
       {Job("gang-beyond-pool", "  queue: train\n  replicas: 3\n  gpusPerReplica: 8\n"), "tj",
        "gang-beyond-pool", ""},
+      {Job("beyond-limit", "  queue: train\n  gpusPerReplica: 8\n"), "tj", "beyond-limit",
+       "ExceedsLimit"},
       {Job("no-such-rack",
            "  queue: train\n  replicas: 2\n  gpusPerReplica: 1\n  topology: {key: rack, mode: "
            "Required}\n"),
@@ -153,9 +155,16 @@ TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
     }
   }
   const auto events = cluster.Kubectl("get events.events.k8s.io -A -o json");
-  for (const char* reason : {"UnknownQueue", "NoProject", "InvalidSpec", "PodTemplateRejected",
-                             "PodForbidden", "QuotaExceedsCapacity", "NamespaceConflict"})
+  for (const char* reason :
+       {"UnknownQueue", "NoProject", "InvalidSpec", "PodTemplateRejected", "PodForbidden",
+        "QuotaExceedsCapacity", "NamespaceConflict", "ExceedsLimit"})
     EXPECT_NE(events.output.find(reason), std::string::npos) << reason;
+  // A job its limit can never admit is a problem to fix, not a turn to wait.
+  for (const Json& event : Json::parse(events.output)["items"]) {
+    if (event.value("reason", "") == "ExceedsLimit") {
+      EXPECT_EQ(event.value("type", ""), "Warning");
+    }
+  }
 }
 
 }  // namespace

@@ -41,6 +41,7 @@ enum class WaitCode {
   kInvalidRequest,    // e.g. 1.5 GPUs per replica, or min_replicas > replicas.
   kQuota,             // Fixed quota, or non-preemptible work beyond its quota.
   kLimit,             // The project's (or its department's) limit in a Guaranteed queue.
+  kExceedsLimit,      // The job alone needs more than that limit: it waits for a change.
   kNoMatchingNodes,   // No node of the pool could ever host it (model, selector, size).
   kTopology,          // No single topology domain has room for the gang.
   kCapacity,          // The pool has no room now; it waits its turn.
