@@ -120,6 +120,8 @@ void Admission::DefaultService(Json& service) {
   auto& spec = service["spec"];
   if (!spec.is_object()) spec = Json::object();
   if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  // An ExternalName service is a DNS alias: it gets no cluster IP.
+  if (spec.value("type", "") == "ExternalName") return;
   if (!spec.contains("clusterIP")) {
     const uint32_t n = ++allocated_ips_;
     spec["clusterIP"] = "10.96." + std::to_string((n >> 8) & 0xFF) + "." + std::to_string(n & 0xFF);

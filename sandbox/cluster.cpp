@@ -98,6 +98,12 @@ void KeepAllButStatus(const Json& old, Json& object) {
   }
 }
 
+// Built-in kinds with a spec whose objects the real server gives no generation.
+bool SpecWithoutGeneration(const ResourceType& resource) {
+  return resource.group.empty() &&
+         (resource.kind == "Namespace" || resource.kind == "Service" || resource.kind == "Node");
+}
+
 // Compares in place: copying both objects cost more than the comparison.
 bool SameIgnoringVersion(const Json& old, const Json& object) {
   if (!old.is_object() || !object.is_object() || old.size() != object.size()) return old == object;
@@ -237,7 +243,8 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
        {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
     metadata.erase(field);
   }
-  if (object.contains("spec") || resource.IsCustom()) metadata["generation"] = 1;
+  if ((object.contains("spec") && !SpecWithoutGeneration(resource)) || resource.IsCustom())
+    metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
   if (resource.group.empty() && resource.kind == "Pod") {
     ResolvePriority(object, inputs);

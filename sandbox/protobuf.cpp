@@ -12,7 +12,20 @@
 namespace gpupool::sandbox {
 namespace {
 
-enum class Kind { kString, kBytes, kInt, kBool, kTime, kMessage, kStringMap, kBytesMap };
+// kIntOrString: an IntOrString message, decoded to a JSON number or string;
+// kQuantityMap: a map of resource names to Quantity messages, decoded to strings.
+enum class Kind {
+  kString,
+  kBytes,
+  kInt,
+  kBool,
+  kTime,
+  kMessage,
+  kStringMap,
+  kBytesMap,
+  kIntOrString,
+  kQuantityMap
+};
 
 struct Message;
 struct Field {
@@ -21,10 +34,24 @@ struct Field {
   Kind kind;
   bool repeated = false;
   const Message* message = nullptr;
+  bool zero_kept = false;  // a pointer, or a field JSON shows even when zero
 };
 struct Message {
   std::vector<Field> fields;
+  // Set where only part of a large Go type is modelled: a field not listed is
+  // refused (415) instead of silently dropped.
+  const char* partial_of = nullptr;
+  // Go's protobuf encoding writes every plain string, number and bool, zero or
+  // not; JSON omits the zero ones. Where set, those are left out as JSON does.
+  bool omits_zero = false;
 };
+
+constexpr bool kOmitsZero = true;
+
+bool IsZero(const Json& value) {
+  return (value.is_string() && value.get_ref<const std::string&>().empty()) ||
+         (value.is_number() && value == 0) || (value.is_boolean() && !value.get<bool>());
+}
 
 // Field numbers from the generated.proto files of k8s.io/api and apimachinery.
 const Message kOwnerReference{{{1, "kind", Kind::kString},
@@ -41,11 +68,13 @@ const Message kObjectMeta{{{1, "name", Kind::kString},
                            {7, "generation", Kind::kInt},
                            {8, "creationTimestamp", Kind::kTime},
                            {9, "deletionTimestamp", Kind::kTime},
-                           {10, "deletionGracePeriodSeconds", Kind::kInt},
+                           {10, "deletionGracePeriodSeconds", Kind::kInt, false, nullptr, true},
                            {11, "labels", Kind::kStringMap},
                            {12, "annotations", Kind::kStringMap},
                            {13, "ownerReferences", Kind::kMessage, true, &kOwnerReference},
-                           {14, "finalizers", Kind::kString, true}}};
+                           {14, "finalizers", Kind::kString, true}},
+                          nullptr,
+                          kOmitsZero};
 const Message kNamespaceSpec{{{1, "finalizers", Kind::kString, true}}};
 const Message kNamespaceStatus{{{1, "phase", Kind::kString}}};
 const Message kNamespace{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
@@ -125,6 +154,127 @@ const Message kSelfSubjectRulesReview{
     {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
      {2, "spec", Kind::kMessage, false, &kSelfSubjectRulesReviewSpec}}};
 
+// Workloads and policies of `kubectl create deployment|service|priorityclass|poddisruptionbudget`.
+const Message kLabelSelectorRequirement{{{1, "key", Kind::kString},
+                                         {2, "operator", Kind::kString},
+                                         {3, "values", Kind::kString, true}}};
+const Message kLabelSelector{
+    {{1, "matchLabels", Kind::kStringMap},
+     {2, "matchExpressions", Kind::kMessage, true, &kLabelSelectorRequirement}}};
+const Message kPriorityClass{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                              {2, "value", Kind::kInt, false, nullptr, true},
+                              {3, "globalDefault", Kind::kBool},
+                              {4, "description", Kind::kString},
+                              {5, "preemptionPolicy", Kind::kString, false, nullptr, true}},
+                             nullptr,
+                             kOmitsZero};
+const Message kPodDisruptionBudgetSpec{
+    {{1, "minAvailable", Kind::kIntOrString, false, nullptr, true},
+     {2, "selector", Kind::kMessage, false, &kLabelSelector},
+     {3, "maxUnavailable", Kind::kIntOrString, false, nullptr, true},
+     {4, "unhealthyPodEvictionPolicy", Kind::kString, false, nullptr, true}}};
+const Message kPodDisruptionBudget{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                                    {2, "spec", Kind::kMessage, false, &kPodDisruptionBudgetSpec}}};
+const Message kServicePort{{{1, "name", Kind::kString},
+                            {2, "protocol", Kind::kString},
+                            {3, "port", Kind::kInt, false, nullptr, true},
+                            {4, "targetPort", Kind::kIntOrString},
+                            {5, "nodePort", Kind::kInt},
+                            {6, "appProtocol", Kind::kString, false, nullptr, true}},
+                           nullptr,
+                           kOmitsZero};
+const Message kServiceSpec{{{1, "ports", Kind::kMessage, true, &kServicePort},
+                            {2, "selector", Kind::kStringMap},
+                            {3, "clusterIP", Kind::kString},
+                            {4, "type", Kind::kString},
+                            {5, "externalIPs", Kind::kString, true},
+                            {7, "sessionAffinity", Kind::kString},
+                            {8, "loadBalancerIP", Kind::kString},
+                            {9, "loadBalancerSourceRanges", Kind::kString, true},
+                            {10, "externalName", Kind::kString},
+                            {11, "externalTrafficPolicy", Kind::kString},
+                            {12, "healthCheckNodePort", Kind::kInt},
+                            {13, "publishNotReadyAddresses", Kind::kBool},
+                            {17, "ipFamilyPolicy", Kind::kString, false, nullptr, true},
+                            {18, "clusterIPs", Kind::kString, true},
+                            {19, "ipFamilies", Kind::kString, true}},
+                           "ServiceSpec",
+                           kOmitsZero};
+const Message kService{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                        {2, "spec", Kind::kMessage, false, &kServiceSpec}}};
+const Message kContainerPort{{{1, "name", Kind::kString},
+                              {2, "hostPort", Kind::kInt},
+                              {3, "containerPort", Kind::kInt, false, nullptr, true},
+                              {4, "protocol", Kind::kString},
+                              {5, "hostIP", Kind::kString}},
+                             nullptr,
+                             kOmitsZero};
+const Message kEnvVar{
+    {{1, "name", Kind::kString, false, nullptr, true}, {2, "value", Kind::kString}},
+    "EnvVar",
+    kOmitsZero};
+const Message kResourceRequirements{
+    {{1, "limits", Kind::kQuantityMap}, {2, "requests", Kind::kQuantityMap}},
+    "ResourceRequirements"};
+const Message kContainer{{{1, "name", Kind::kString},
+                          {2, "image", Kind::kString},
+                          {3, "command", Kind::kString, true},
+                          {4, "args", Kind::kString, true},
+                          {5, "workingDir", Kind::kString},
+                          {6, "ports", Kind::kMessage, true, &kContainerPort},
+                          {7, "env", Kind::kMessage, true, &kEnvVar},
+                          {8, "resources", Kind::kMessage, false, &kResourceRequirements},
+                          {13, "terminationMessagePath", Kind::kString},
+                          {14, "imagePullPolicy", Kind::kString},
+                          {16, "stdin", Kind::kBool},
+                          {17, "stdinOnce", Kind::kBool},
+                          {18, "tty", Kind::kBool},
+                          {20, "terminationMessagePolicy", Kind::kString}},
+                         "Container",
+                         kOmitsZero};
+// Every plain field of a PodSpec is listed (protobuf carries them all); of the
+// optional ones, those `kubectl create deployment` can set.
+const Message kPodSpec{{{2, "containers", Kind::kMessage, true, &kContainer},
+                        {3, "restartPolicy", Kind::kString},
+                        {4, "terminationGracePeriodSeconds", Kind::kInt, false, nullptr, true},
+                        {6, "dnsPolicy", Kind::kString},
+                        {7, "nodeSelector", Kind::kStringMap},
+                        {8, "serviceAccountName", Kind::kString},
+                        {9, "serviceAccount", Kind::kString},
+                        {10, "nodeName", Kind::kString},
+                        {11, "hostNetwork", Kind::kBool},
+                        {12, "hostPID", Kind::kBool},
+                        {13, "hostIPC", Kind::kBool},
+                        {16, "hostname", Kind::kString},
+                        {17, "subdomain", Kind::kString},
+                        {19, "schedulerName", Kind::kString},
+                        {20, "initContainers", Kind::kMessage, true, &kContainer},
+                        {24, "priorityClassName", Kind::kString}},
+                       "PodSpec",
+                       kOmitsZero};
+const Message kPodTemplateSpec{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                                {2, "spec", Kind::kMessage, false, &kPodSpec}}};
+const Message kRollingUpdateDeployment{
+    {{1, "maxUnavailable", Kind::kIntOrString, false, nullptr, true},
+     {2, "maxSurge", Kind::kIntOrString, false, nullptr, true}}};
+const Message kDeploymentStrategy{
+    {{1, "type", Kind::kString},
+     {2, "rollingUpdate", Kind::kMessage, false, &kRollingUpdateDeployment}},
+    nullptr,
+    kOmitsZero};
+const Message kDeploymentSpec{{{1, "replicas", Kind::kInt, false, nullptr, true},
+                               {2, "selector", Kind::kMessage, false, &kLabelSelector},
+                               {3, "template", Kind::kMessage, false, &kPodTemplateSpec},
+                               {4, "strategy", Kind::kMessage, false, &kDeploymentStrategy},
+                               {5, "minReadySeconds", Kind::kInt},
+                               {6, "revisionHistoryLimit", Kind::kInt, false, nullptr, true},
+                               {7, "paused", Kind::kBool},
+                               {9, "progressDeadlineSeconds", Kind::kInt, false, nullptr, true}},
+                              nullptr,
+                              kOmitsZero};
+const Message kDeployment{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                           {2, "spec", Kind::kMessage, false, &kDeploymentSpec}}};
+
 const std::map<std::string, const Message*>& Kinds() {
   static const std::map<std::string, const Message*> kinds = {
       {"Namespace", &kNamespace},
@@ -140,7 +290,11 @@ const std::map<std::string, const Message*>& Kinds() {
       {"ClusterRoleBinding", &kRoleBinding},
       {"SelfSubjectAccessReview", &kSelfSubjectAccessReview},
       {"SelfSubjectReview", &kSelfSubjectReview},
-      {"SelfSubjectRulesReview", &kSelfSubjectRulesReview}};
+      {"SelfSubjectRulesReview", &kSelfSubjectRulesReview},
+      {"PriorityClass", &kPriorityClass},
+      {"PodDisruptionBudget", &kPodDisruptionBudget},
+      {"Service", &kService},
+      {"Deployment", &kDeployment}};
   return kinds;
 }
 
@@ -204,6 +358,8 @@ Json DecodeTime(std::string_view data) {
       reader.Skip(static_cast<int>(key & 7));
     }
   }
+  // The zero time is what Go encodes for an unset one: absent, as JSON has it.
+  if (seconds == 0) return "";
   return FormatTime(std::chrono::system_clock::time_point(std::chrono::seconds(seconds)));
 }
 
@@ -216,6 +372,42 @@ std::pair<std::string, std::string> DecodeMapEntry(std::string_view data) {
     (key >> 3 == 1 ? entry.first : entry.second) = std::string(reader.Bytes());
   }
   return entry;
+}
+
+// intstr.IntOrString: type (0 int, 1 string), intVal, strVal.
+Json DecodeIntOrString(std::string_view data) {
+  Reader reader(data);
+  int64_t type = 0, int_value = 0;
+  std::string string_value;
+  while (!reader.Done()) {
+    const uint64_t key = reader.Varint();
+    const int number = static_cast<int>(key >> 3), wire_type = static_cast<int>(key & 7);
+    if (number == 1 && wire_type == 0) {
+      type = static_cast<int64_t>(reader.Varint());
+    } else if (number == 2 && wire_type == 0) {
+      int_value = static_cast<int32_t>(reader.Varint());
+    } else if (number == 3 && wire_type == 2) {
+      string_value = std::string(reader.Bytes());
+    } else {
+      reader.Skip(wire_type);
+    }
+  }
+  return type == 1 ? Json(string_value) : Json(int_value);
+}
+
+// resource.Quantity: its string form.
+std::string DecodeQuantity(std::string_view data) {
+  Reader reader(data);
+  std::string text;
+  while (!reader.Done()) {
+    const uint64_t key = reader.Varint();
+    if ((key >> 3) == 1 && (key & 7) == 2) {
+      text = std::string(reader.Bytes());
+    } else {
+      reader.Skip(static_cast<int>(key & 7));
+    }
+  }
+  return text;
 }
 
 Json DecodeValue(Reader& reader, int wire_type, const Field& field) {
@@ -235,6 +427,8 @@ Json DecodeValue(Reader& reader, int wire_type, const Field& field) {
       return DecodeTime(bytes);
     case Kind::kMessage:
       return DecodeMessage(bytes, *field.message);
+    case Kind::kIntOrString:
+      return DecodeIntOrString(bytes);
     default:
       return nullptr;
   }
@@ -250,16 +444,33 @@ Json DecodeMessage(std::string_view data, const Message& message) {
     for (const auto& candidate : message.fields) {
       if (candidate.number == number) field = &candidate;
     }
-    if (!field) {
+    if (!field && message.partial_of) {
+      throw ApiError(415, "UnsupportedMediaType",
+                     "protobuf field " + std::to_string(number) + " of " + message.partial_of +
+                         " is not decoded by the sandbox; send JSON instead");
+    } else if (!field) {
       reader.Skip(wire_type);
-    } else if (field->kind == Kind::kStringMap || field->kind == Kind::kBytesMap) {
+    } else if (field->kind == Kind::kStringMap || field->kind == Kind::kBytesMap ||
+               field->kind == Kind::kQuantityMap) {
       if (wire_type != 2) Malformed(std::string("map ") + field->name + " is not length-delimited");
       auto [map_key, value] = DecodeMapEntry(reader.Bytes());
-      object[field->name][map_key] = field->kind == Kind::kBytesMap ? Base64Encode(value) : value;
+      Json& entry = object[field->name][map_key];
+      if (field->kind == Kind::kBytesMap) {
+        entry = Base64Encode(value);
+      } else if (field->kind == Kind::kQuantityMap) {
+        entry = DecodeQuantity(value);
+      } else {
+        entry = value;
+      }
     } else if (field->repeated) {
       object[field->name].push_back(DecodeValue(reader, wire_type, *field));
     } else {
-      object[field->name] = DecodeValue(reader, wire_type, *field);
+      Json value = DecodeValue(reader, wire_type, *field);
+      if (message.omits_zero && !field->zero_kept && IsZero(value)) {
+        object.erase(field->name);
+      } else {
+        object[field->name] = std::move(value);
+      }
     }
   }
   return object;

@@ -311,6 +311,46 @@ TEST(KubectlTest, ImperativeCreateAndDrainSendingProtobuf) {
   EXPECT_THAT(sandbox.Kubectl("get node " + node).output, HasSubstr("SchedulingDisabled"));
 }
 
+// The workloads and policies kubectl's typed clients create from protobuf bodies:
+// what kubectl asked for is stored, zero values as JSON has them.
+TEST(KubectlTest, ImperativeCreatesOfWorkloadsAndPoliciesSendingProtobuf) {
+  SandboxProcess sandbox;
+  const auto get = [&](const std::string& what, const std::string& path) {
+    return sandbox.Kubectl("get " + what + " -o jsonpath={" + path + "}").output;
+  };
+  auto result =
+      sandbox.Kubectl("create deployment web --image=nginx --port=80 --replicas=2 -- sleep 100");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(get("deployment web", ".spec.replicas"), "2");
+  EXPECT_EQ(get("deployment web", ".spec.template.metadata"), R"({"labels":{"app":"web"}})");
+  EXPECT_EQ(get("deployment web", ".spec.template.spec.containers[0].ports[0].containerPort"),
+            "80");
+  EXPECT_EQ(get("deployment web", ".spec.template.spec.containers[0].command"),
+            R"(["sleep","100"])");
+  ASSERT_EQ(sandbox.Kubectl("create deployment idle --image=nginx --replicas=0").exit_code, 0);
+  EXPECT_EQ(get("deployment idle", ".spec.replicas"), "0");
+
+  ASSERT_EQ(sandbox.Kubectl("create service clusterip api --tcp=80:8080").exit_code, 0);
+  EXPECT_EQ(get("service api", ".spec.ports[0].targetPort"), "8080");
+  EXPECT_THAT(get("service api", ".spec.clusterIP"), HasSubstr("10.96."));
+  EXPECT_EQ(get("service api", ".metadata.generation"), "") << "services have none";
+  ASSERT_EQ(
+      sandbox.Kubectl("create service externalname docs --external-name=example.com").exit_code, 0);
+  EXPECT_EQ(get("service docs", ".spec.clusterIP"), "") << "an alias has no cluster IP";
+  ASSERT_EQ(sandbox.Kubectl("create namespace team").exit_code, 0);
+  EXPECT_EQ(get("namespace team", ".metadata.generation"), "");
+
+  ASSERT_EQ(sandbox.Kubectl("create priorityclass floor --value=0 --description=lowest").exit_code,
+            0);
+  EXPECT_EQ(get("priorityclass floor", ".value"), "0");
+  EXPECT_EQ(get("priorityclass floor", ".preemptionPolicy"), "PreemptLowerPriority");
+  ASSERT_EQ(sandbox.Kubectl("create pdb none --selector=app=web --min-available=0").exit_code, 0);
+  EXPECT_EQ(get("pdb none", ".spec.minAvailable"), "0");
+  ASSERT_EQ(sandbox.Kubectl("create pdb half --selector=app=web --max-unavailable=50%").exit_code,
+            0);
+  EXPECT_EQ(get("pdb half", ".spec.maxUnavailable"), "50%");
+}
+
 // Every namespace has the ServiceAccount "default"; a pod runs as the account it
 // names, which must exist, as the real ServiceAccount admission plugin demands.
 TEST(KubectlTest, PodsRunAsAServiceAccountThatExists) {
