@@ -5,6 +5,7 @@
 #include "sandbox/api_error.h"
 #include "sandbox/builtin_rules.h"
 #include "sandbox/crd.h"
+#include "sandbox/deployment_rules.h"
 #include "sandbox/events.h"
 #include "sandbox/known_fields.h"
 #include "sandbox/object_meta.h"
@@ -20,6 +21,10 @@ bool IsCore(const ResourceType& resource, const char* kind) {
 
 bool IsCrd(const ResourceType& resource) {
   return resource.group == "apiextensions.k8s.io" && resource.kind == "CustomResourceDefinition";
+}
+
+bool IsDeployment(const ResourceType& resource) {
+  return resource.group == "apps" && resource.kind == "Deployment";
 }
 
 std::string QualifiedKind(const ResourceType& resource) {
@@ -82,6 +87,10 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     EstablishCrd(object);
   } else if (IsCore(resource, "Service")) {
     DefaultService(object);
+  } else if (IsDeployment(resource)) {
+    DefaultDeployment(object);
+    auto errors = ValidateDeployment(object, nullptr);
+    if (!errors.empty()) throw Invalid("Deployment.apps", NameOf(object), errors);
   } else if (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") {
     if (!object.contains("preemptionPolicy")) object["preemptionPolicy"] = "PreemptLowerPriority";
   } else if (IsCoreEvent(resource)) {
@@ -105,6 +114,8 @@ void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const W
     NormalizePodResources(object);
   } else if (IsCore(resource, "Node")) {
     NormalizeNodeResources(object);
+  } else if (IsDeployment(resource)) {
+    CheckDeploymentTypes(object);
   }
 }
 
@@ -156,6 +167,10 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
                     {{"spec.group", "Invalid value: field is immutable"}});
     }
     EstablishCrd(object);
+  } else if (IsDeployment(resource) && subresource.empty()) {
+    DefaultDeployment(object);
+    auto errors = ValidateDeployment(object, &old);
+    if (!errors.empty()) throw Invalid("Deployment.apps", NameOf(object), errors);
   } else if (IsCoreEvent(resource)) {
     CheckEvent(object, options, false);
   }

@@ -9,6 +9,7 @@
 #include "sandbox/cluster.h"
 #include "sandbox/events.h"
 #include "sandbox/object_meta.h"
+#include "sandbox/selectors.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -34,25 +35,6 @@ int64_t PodGrace(const Json& pod, const DeleteOptions& options) {
   if (phase == "Succeeded" || phase == "Failed") return 0;
   int64_t grace = options.grace_seconds.value_or(spec.value("terminationGracePeriodSeconds", 30));
   return grace < 0 ? 0 : grace;
-}
-
-bool MatchesPdbSelector(const Json& selector, const Json& labels) {
-  const Json match_labels = selector.value("matchLabels", Json::object());
-  for (const auto& [key, value] : match_labels.items()) {
-    if (!labels.contains(key) || labels[key] != value) return false;
-  }
-  for (const auto& expression : selector.value("matchExpressions", Json::array())) {
-    const std::string key = expression.value("key", "");
-    const std::string op = expression.value("operator", "");
-    const auto values = expression.value("values", Json::array());
-    const bool has = labels.contains(key);
-    const bool listed = has && std::find(values.begin(), values.end(), labels[key]) != values.end();
-    if ((op == "In" && !listed) || (op == "NotIn" && listed) || (op == "Exists" && !has) ||
-        (op == "DoesNotExist" && has)) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // An int or "N%" of `total` (rounded up, as the disruption controller does).
@@ -185,12 +167,12 @@ bool Cluster::PdbForbidsEviction(const Json& pod) {
   for (auto it = pdbs.lower_bound(ns + "/"); it != pdbs.end() && it->second->ns == ns; ++it) {
     const Json pdb = Json::parse(it->second->json);
     const Json selector = pdb["spec"].value("selector", Json::object());
-    if (!MatchesPdbSelector(selector, labels)) continue;
+    if (!MatchesLabelSelector(selector, labels)) continue;
     int64_t expected = 0, healthy = 0;
     const auto& pods = store_.Objects("/pods");
     for (auto p = pods.lower_bound(ns + "/"); p != pods.end() && p->second->ns == ns; ++p) {
       const Json other = Json::parse(p->second->json);
-      if (!MatchesPdbSelector(selector, other["metadata"].value("labels", Json::object()))) {
+      if (!MatchesLabelSelector(selector, other["metadata"].value("labels", Json::object()))) {
         continue;
       }
       ++expected;

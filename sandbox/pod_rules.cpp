@@ -15,29 +15,6 @@ const Json& Field(const Json& object, const char* key, const Json& fallback) {
   return object.is_object() && object.contains(key) ? object[key] : fallback;
 }
 
-api::FieldErrors ValidateContainers(const Json& spec) {
-  api::FieldErrors errors;
-  const Json& containers = Field(spec, "containers", kEmptyArray);
-  if (!containers.is_array() || containers.empty()) {
-    errors.push_back({"spec.containers", "Required value"});
-    return errors;
-  }
-  std::set<std::string> names;
-  for (size_t i = 0; i < containers.size(); ++i) {
-    const std::string path = api::Child("spec.containers", i);
-    const Json& container = containers[i];
-    const std::string name = container.is_object() ? container.value("name", "") : "";
-    if (name.empty()) errors.push_back({path + ".name", "Required value"});
-    if (!names.insert(name).second) {
-      errors.push_back({path + ".name", "Duplicate value: \"" + name + "\""});
-    }
-    if (!container.is_object() || container.value("image", "").empty()) {
-      errors.push_back({path + ".image", "Required value"});
-    }
-  }
-  return errors;
-}
-
 api::FieldErrors ValidateGateNames(const Json& spec) {
   api::FieldErrors errors;
   const Json& gates = Field(spec, "schedulingGates", kEmptyArray);
@@ -150,12 +127,51 @@ void SyncSchedulingGatedCondition(Json& pod) {
   if (!gated && has) EraseIf(conditions, is_gated_condition);
 }
 
+void DefaultPodSpec(Json& spec) {
+  if (!spec.is_object()) return;
+  if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
+  if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
+  if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
+  if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
+  if (!spec.contains("containers") || !spec["containers"].is_array()) return;
+  for (auto& container : spec["containers"]) {
+    if (!container.is_object()) continue;
+    if (!container.contains("terminationMessagePolicy")) {
+      container["terminationMessagePolicy"] = "File";
+    }
+    if (!container.contains("imagePullPolicy")) container["imagePullPolicy"] = "IfNotPresent";
+  }
+}
+
+api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path) {
+  api::FieldErrors errors;
+  const Json& containers = Field(spec, "containers", kEmptyArray);
+  if (!containers.is_array() || containers.empty()) {
+    errors.push_back({spec_path + ".containers", "Required value"});
+    return errors;
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const std::string path = api::Child(spec_path + ".containers", i);
+    const Json& container = containers[i];
+    const std::string name = container.is_object() ? container.value("name", "") : "";
+    if (name.empty()) errors.push_back({path + ".name", "Required value"});
+    if (!names.insert(name).second) {
+      errors.push_back({path + ".name", "Duplicate value: \"" + name + "\""});
+    }
+    if (!container.is_object() || container.value("image", "").empty()) {
+      errors.push_back({path + ".image", "Required value"});
+    }
+  }
+  return errors;
+}
+
 api::FieldErrors PreparePodCreate(Json& pod) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) {
     return {{"spec", "Required value"}};
   }
   auto& spec = pod["spec"];
-  api::FieldErrors errors = ValidateContainers(spec);
+  api::FieldErrors errors = ValidateContainers(spec, "spec");
   auto gate_errors = ValidateGateNames(spec);
   errors.insert(errors.end(), gate_errors.begin(), gate_errors.end());
   if (!spec.value("nodeName", "").empty() && !GateNames(spec).empty()) {
@@ -164,16 +180,7 @@ api::FieldErrors PreparePodCreate(Json& pod) {
                       "have been cleared"});
   }
   if (!errors.empty()) return errors;
-  if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
-  if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
-  if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
-  if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
-  for (auto& container : spec["containers"]) {
-    if (!container.contains("terminationMessagePolicy")) {
-      container["terminationMessagePolicy"] = "File";
-    }
-    if (!container.contains("imagePullPolicy")) container["imagePullPolicy"] = "IfNotPresent";
-  }
+  DefaultPodSpec(spec);
   pod["status"] = {{"phase", "Pending"}, {"conditions", Json::array()}};
   SyncSchedulingGatedCondition(pod);
   return errors;

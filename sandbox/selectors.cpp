@@ -193,4 +193,24 @@ const std::string* FieldSelector::RequiredValue(const std::string& field) const 
   return nullptr;
 }
 
+bool MatchesLabelSelector(const nlohmann::json& selector, const nlohmann::json& labels) {
+  using Json = nlohmann::json;
+  const Json match_labels = selector.value("matchLabels", Json::object());
+  for (const auto& [key, value] : match_labels.items()) {
+    if (!labels.contains(key) || labels[key] != value) return false;
+  }
+  for (const auto& expression : selector.value("matchExpressions", Json::array())) {
+    const std::string key = expression.value("key", "");
+    const std::string op = expression.value("operator", "");
+    const auto values = expression.value("values", Json::array());
+    const bool has = labels.contains(key);
+    const bool listed = has && std::find(values.begin(), values.end(), labels[key]) != values.end();
+    if ((op == "In" && !listed) || (op == "NotIn" && listed) || (op == "Exists" && !has) ||
+        (op == "DoesNotExist" && has)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace gpupool::sandbox

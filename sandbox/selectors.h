@@ -1,6 +1,7 @@
 // Label and field selectors of list and watch requests.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,5 +46,9 @@ class FieldSelector {
   };
   std::vector<Term> terms_;
 };
+
+// Whether `labels` (an object) match a structured selector: every matchLabels
+// pair, and each matchExpressions term (In, NotIn, Exists, DoesNotExist).
+bool MatchesLabelSelector(const nlohmann::json& selector, const nlohmann::json& labels);
 
 }  // namespace gpupool::sandbox

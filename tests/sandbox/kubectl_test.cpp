@@ -327,6 +327,13 @@ TEST(KubectlTest, ImperativeCreatesOfWorkloadsAndPoliciesSendingProtobuf) {
             "80");
   EXPECT_EQ(get("deployment web", ".spec.template.spec.containers[0].command"),
             R"(["sleep","100"])");
+  // apps/v1 defaults, as a real server stores them.
+  EXPECT_EQ(
+      get("deployment web", ".spec.strategy"),
+      R"({"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"})");
+  EXPECT_EQ(get("deployment web", ".spec.revisionHistoryLimit"), "10");
+  EXPECT_EQ(get("deployment web", ".spec.progressDeadlineSeconds"), "600");
+  EXPECT_EQ(get("deployment web", ".spec.template.spec.restartPolicy"), "Always");
   ASSERT_EQ(sandbox.Kubectl("create deployment idle --image=nginx --replicas=0").exit_code, 0);
   EXPECT_EQ(get("deployment idle", ".spec.replicas"), "0");
 
