@@ -117,8 +117,10 @@ void EvaluateRules(const Json& schema, const Json& value, const std::string& pat
     }
   }
   if (value.is_array() && schema.contains("items")) {
+    const api::ListCorrelation correlation(schema, old);
     for (size_t i = 0; i < value.size(); ++i) {
-      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors, nullptr);
+      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors,
+                    correlation.Find(value[i]));
     }
   }
 }

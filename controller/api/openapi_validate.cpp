@@ -81,7 +81,7 @@ class Validator {
     CheckEnum(schema, value, path);
     if (value.is_string()) CheckString(schema, value.get_ref<const std::string&>(), path);
     if (value.is_number()) CheckNumber(schema, value, path);
-    if (value.is_array()) CheckArray(schema, value, path);
+    if (value.is_array()) CheckArray(schema, value, path, old);
     if (value.is_object()) CheckObject(schema, value, path, old);
     CheckCombinators(schema, value, path, old);
   }
@@ -156,7 +156,7 @@ class Validator {
     }
   }
 
-  void CheckArray(const Json& schema, const Json& list, const std::string& path) {
+  void CheckArray(const Json& schema, const Json& list, const std::string& path, const Json* old) {
     if (schema.contains("minItems") && list.size() < schema["minItems"].get<size_t>()) {
       Add(path, "must have at least " + schema["minItems"].dump() + " items");
     }
@@ -165,7 +165,12 @@ class Validator {
     }
     CheckListType(schema, list, path);
     if (!schema.contains("items")) return;
-    for (size_t i = 0; i < list.size(); ++i) Check(schema["items"], list[i], Child(path, i));
+    const ListCorrelation correlation(schema, old);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Json* was = correlation.Find(list[i]);
+      if (was && *was == list[i]) continue;  // Unchanged: ratcheted.
+      Check(schema["items"], list[i], Child(path, i), was);
+    }
   }
 
   void CheckListType(const Json& schema, const Json& list, const std::string& path) {
@@ -239,7 +244,40 @@ class Validator {
   FieldErrors& errors_;
 };
 
+// The item's keys as one text, or "" when it lacks one (it correlates with nothing).
+std::string ListKey(const Json& keys, const Json& item) {
+  if (!item.is_object()) return "";
+  Json values = Json::array();
+  for (const auto& key : keys) {
+    const Json* value =
+        key.is_string() ? Member(&item, key.get_ref<const std::string&>()) : nullptr;
+    if (!value) return "";
+    values.push_back(*value);
+  }
+  return values.dump();
+}
+
 }  // namespace
+
+ListCorrelation::ListCorrelation(const Json& list_schema, const Json* old_list) {
+  if (!old_list || !old_list->is_array() || !list_schema.is_object()) return;
+  if (list_schema.value("x-kubernetes-list-type", Json()) != "map") return;
+  const auto keys = list_schema.find("x-kubernetes-list-map-keys");
+  if (keys == list_schema.end() || !keys->is_array() || keys->empty()) return;
+  keys_ = &*keys;
+  for (const auto& item : *old_list) {
+    const std::string key = ListKey(*keys_, item);
+    if (key.empty()) continue;
+    const auto [at, added] = by_key_.emplace(key, &item);
+    if (!added) at->second = nullptr;
+  }
+}
+
+const Json* ListCorrelation::Find(const Json& item) const {
+  if (!keys_) return nullptr;
+  const auto found = by_key_.find(ListKey(*keys_, item));
+  return found != by_key_.end() ? found->second : nullptr;
+}
 
 FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value, const std::string& path) {
   FieldErrors errors;

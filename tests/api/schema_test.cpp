@@ -99,12 +99,31 @@ TEST(Schema, AnUpdateIsRefusedOnlyForWhatItChanges) {
       << "removing a member is a change of its parent";
 }
 
-TEST(Schema, AnUpdateValidatesListsWhole) {
+TEST(Schema, AnUpdateChecksAChangedListForDuplicatesWhole) {
   const Json stored = {{"name", "abc"}, {"items", {{{"id", "x"}}, {{"id", "x"}}}}};
   EXPECT_EQ(UpdateErrors(stored, stored), "");
   Json grown = stored;
   grown["items"].push_back({{"id", "y"}});
   EXPECT_EQ(UpdateErrors(grown, stored), "spec.items[1]: Duplicate value: [\"x\"]");
+}
+
+TEST(Schema, AnUpdateRatchetsTheItemsOfAMapListByTheirKeys) {
+  // Stored under an older schema that let n be a string.
+  const Json stored = {{"name", "abc"}, {"items", {{{"id", "x"}, {"n", "seven"}}}}};
+  Json grown = stored;
+  grown["items"].insert(grown["items"].begin(), Json{{"id", "y"}, {"n", 1}});
+  EXPECT_EQ(UpdateErrors(grown, stored), "") << "x is unchanged wherever it moved: ratcheted";
+  Json changed = grown;
+  changed["items"][1]["n"] = "eight";
+  EXPECT_EQ(UpdateErrors(changed, stored), "spec.items[1].n: must be of type integer, got string")
+      << "a changed item is validated";
+  Json added = stored;
+  added["items"].push_back({{"id", "z"}, {"n", "nine"}});
+  EXPECT_EQ(UpdateErrors(added, stored), "spec.items[1].n: must be of type integer, got string")
+      << "a new item is validated";
+  Json keyless = stored;
+  keyless["items"].push_back({{"n", "ten"}});
+  EXPECT_EQ(UpdateErrors(keyless, stored), "spec.items[1].n: must be of type integer, got string");
 }
 
 }  // namespace

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "gpupool/api/field_error.h"
 
@@ -27,11 +30,26 @@ FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
 
 // As ValidateAgainstSchema for an update of `old` to `value`, with the API
 // server's validation ratcheting (on by default since Kubernetes 1.30): a member
-// of an object equal to its counterpart in the old object is not validated, so
-// an update is refused only for what it changes. Lists are not correlated, and
-// an unchanged member's allOf/anyOf/oneOf/not are skipped with the rest (the
-// server checks those without ratcheting).
+// of an object equal to its counterpart in the old object is not validated, nor
+// is an item of an x-kubernetes-list-type map list equal to the old item with
+// its keys, so an update is refused only for what it changes. Other lists are
+// not correlated, and an unchanged member's allOf/anyOf/oneOf/not are skipped
+// with the rest (the server checks those without ratcheting).
 FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old);
+
+// The items of an update's old list that its new items correlate with, for
+// ratcheting: in an x-kubernetes-list-type map list, the one old item with the
+// same keys; none in other lists, or when no single old item has those keys.
+class ListCorrelation {
+ public:
+  // `old_list` may be null (a create, or nothing to correlate with).
+  ListCorrelation(const Json& list_schema, const Json* old_list);
+  const Json* Find(const Json& item) const;
+
+ private:
+  const Json* keys_ = nullptr;  // x-kubernetes-list-map-keys; null when not a map list
+  std::unordered_map<std::string, const Json*> by_key_;  // nullptr: a key repeated
+};
 
 // Fills in `default` values of absent fields, recursively, as the API server
 // does before validation.
