@@ -39,6 +39,9 @@ constexpr char kUsage[] =
     "                             free anything per cycle, plus one per job it\n"
     "                             admits and an eighth of the others; the rest in\n"
     "                             the next (default 64; 0: no limit)\n"
+    "  --gated-pods-per-cycle N   at most N gated pods of waiting jobs created per\n"
+    "                             cycle; the rest in the next (default 256; 0: no\n"
+    "                             limit)\n"
     "  --reservation-namespace N  namespace of the pods that hold shared GPUs for\n"
     "                             fractions (default: the config's namespace)\n"
     "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
@@ -75,6 +78,7 @@ struct Flags {
   int full_cycle = 30;
   int concurrent_writes = 8;
   int status_writes_per_cycle = 64;
+  int gated_pods_per_cycle = 256;
   std::string gpu_metrics_url, gpu_metrics_ca_file;
   int gpu_metrics_interval = 15;
   int gpu_metrics_timeout = 5;
@@ -154,6 +158,8 @@ Flags ParseFlags(Args args) {
       flags.concurrent_writes = IntFlag(flag, value(), 1, 256);
     else if (flag == "--status-writes-per-cycle")
       flags.status_writes_per_cycle = IntFlag(flag, value(), 0, 1000000);
+    else if (flag == "--gated-pods-per-cycle")
+      flags.gated_pods_per_cycle = IntFlag(flag, value(), 0, 1000000);
     else if (flag == "--gpu-metrics-url")
       flags.gpu_metrics_url = UrlFlag(flag, value());
     else if (flag == "--gpu-metrics-interval-seconds")
@@ -225,6 +231,7 @@ int RunWith(const Flags& flags) {
   options.plan.reservation_service_account = flags.reservation_service_account;
   options.concurrent_writes = flags.concurrent_writes;
   options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);
+  options.gated_pods_per_cycle = static_cast<std::size_t>(flags.gated_pods_per_cycle);
   options.resync = std::chrono::seconds(flags.resync);
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
   if (flags.leader_elect) {

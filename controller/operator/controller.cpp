@@ -189,6 +189,7 @@ CycleReport Controller::RunCycle() {
   const auto rebuilds = engine_.stats().rebuilds;
   Plan plan = PlanCycle(view, options_.plan, engine_);
   report.deferred = DeferStatusWrites(plan, options_.status_writes_per_cycle, status_turn_);
+  report.deferred_pods = DeferGatedPodCreates(plan, options_.gated_pods_per_cycle);
   report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);
   report.jobs = view.jobs.size();
@@ -210,7 +211,8 @@ CycleReport Controller::RunCycle() {
     wake_at_ = plan.wake_at;
   }
   if (options_.observe_cycle) options_.observe_cycle(view, plan, stats, report);
-  if (report.deferred > 0) Notify();  // What was left waits one quiet period, not a resync.
+  // What was left waits one quiet period, not a resync.
+  if (report.deferred > 0 || report.deferred_pods > 0) Notify();
   return report;
 }
 
@@ -244,10 +246,11 @@ void Controller::Run(const std::atomic<bool>& stop) {
       if (report.writes > 0)
         spdlog::info(
             "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "
-            "{:.1f} ms{}, writes {:.1f} ms, {} statuses left to the next cycle",
+            "{:.1f} ms{}, writes {:.1f} ms, {} statuses and {} gated pods left to the next "
+            "cycle",
             report.jobs, report.admitted, report.preempted, report.writes, report.failed,
             report.plan_ms, report.engine_rebuilt ? " (engine rebuilt)" : "", report.write_ms,
-            report.deferred);
+            report.deferred, report.deferred_pods);
     } catch (const std::exception& error) {
       spdlog::error("cycle failed: {}", error.what());
     }

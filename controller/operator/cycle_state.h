@@ -99,6 +99,11 @@ void PlanPods(CycleState& state);
 void PlanJobStatuses(CycleState& state);
 void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions);
 
+// Whether a job waiting for `reason` waits for a person to act (fix its spec,
+// its namespace's Project, a limit, the cluster): its Event is a Warning, and it
+// gets no gated pods, since none could start before that.
+bool WaitsForAPerson(const std::string& reason);
+
 // A status patch from `old_status` to `new_status`; nullopt when they agree.
 std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& meta,
                                            const Json& old_status, const Json& new_status);

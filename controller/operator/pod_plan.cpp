@@ -1,6 +1,6 @@
 // Cycle step 5: each job's pods brought toward what its stage wants. Waiting
-// jobs keep one gated pod per replica; holding jobs get their pods released to
-// their nodes (or created released), all at once and only where the node has
+// jobs keep one gated pod per replica (none while they wait for a person to act); holding jobs get
+// their pods released to their nodes (or created released), all at once and only where the node has
 // physical room (the pods of a victim still stopping hold their devices until
 // they are gone); fractions once the reservation pod of their device holds it.
 #include "pod_template.h"
@@ -38,7 +38,14 @@ void EnsureService(CycleState& state, const JobRecord& job) {
     state.plan.services.push_back(BuildGangService(job));
 }
 
+// Whether the job waits for a person to act on it (WaitsForAPerson).
+bool IsWaitingForAPerson(const JobRecord& job) {
+  const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
+  return admitted && admitted->status == "False" && WaitsForAPerson(admitted->reason);
+}
+
 void PlanWaiting(CycleState& state, const JobRecord& job) {
+  if (IsWaitingForAPerson(job)) return StopAll(state, job, false);
   for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
   for (int replica = 0; replica < static_cast<int>(job.pods.size()); ++replica) {
     const PodView* pod = job.pods[static_cast<std::size_t>(replica)];

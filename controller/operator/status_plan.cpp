@@ -3,13 +3,14 @@
 #include "cycle_state.h"
 
 namespace gpupool::op::internal {
-namespace {
 
-bool IsProblem(const std::string& reason) {
+bool WaitsForAPerson(const std::string& reason) {
   return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
          reason == "PodForbidden" || reason == "UnknownQueue" || reason == "InvalidRequest" ||
          reason == "NoMatchingNodes" || reason == "ExceedsLimit";
 }
+
+namespace {
 
 void NoteWaitingChange(CycleState& state, JobRecord& job) {
   if (job.noted) return;
@@ -19,7 +20,7 @@ void NoteWaitingChange(CycleState& state, JobRecord& job) {
   if (before && before->status == now->status && before->reason == now->reason &&
       before->message == now->message)
     return;
-  state.Event(job, IsProblem(now->reason) ? "Warning" : "Normal", now->reason, "Wait",
+  state.Event(job, WaitsForAPerson(now->reason) ? "Warning" : "Normal", now->reason, "Wait",
               now->message);
 }
 

@@ -50,7 +50,8 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
         "--gpu-metrics-url file:///etc/passwd", "--gpu-metrics-interval-seconds 0",
         "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem",
         "--status-writes-per-cycle -1", "--status-writes-per-cycle 1000001",
-        "--status-writes-per-cycle some"}) {
+        "--status-writes-per-cycle some", "--gated-pods-per-cycle -1",
+        "--gated-pods-per-cycle 1000001", "--gated-pods-per-cycle 2.5"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

@@ -154,6 +154,14 @@ TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
       EXPECT_NE(object["status"].value("phase", ""), "Running") << flagged.name;
     }
   }
+  // A job that waits for a person to act has no pods: none could start.
+  for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bigger-than-nodes",
+                           "beyond-limit", "no-image"}) {
+    const auto pods =
+        cluster.Kubectl(std::string("get pods -A -o name -l gpupool.dev/job=") + name);
+    EXPECT_EQ(pods.exit_code, 0) << pods.output;
+    EXPECT_EQ(pods.output.find("pod/"), std::string::npos) << name << ": " << pods.output;
+  }
   const auto events = cluster.Kubectl("get events.events.k8s.io -A -o json");
   for (const char* reason :
        {"UnknownQueue", "NoProject", "InvalidSpec", "PodTemplateRejected", "PodForbidden",

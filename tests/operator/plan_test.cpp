@@ -254,6 +254,22 @@ TEST(PlanCycle, PodsGpupoolDoesNotManageCountAgainstTheirNode) {
   ASSERT_EQ(plan.decisions.waiting.size(), 1u);
 }
 
+// A job that cannot start before a person acts (here: its queue does not
+// exist) has no pods: gated pods it had are deleted, none are created.
+TEST(PlanCycle, AJobThatWaitsForAPersonHasNoPods) {
+  auto b = Cluster();
+  b.Job("susan", "lost", 2, 1, nullptr, "nosuch");
+  b.JobPod("susan", "lost", 0, "", "Pending", true);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_TRUE(plan.pod_creates.empty());
+  EXPECT_TRUE(plan.services.empty());
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "lost-0");
+  const StatusWrite* status = FindStatus(plan.other_statuses, "lost");
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ((*FindCondition(*status, "Admitted"))["reason"], "UnknownQueue");
+}
+
 TEST(PlanCycle, InvalidJobGetsAConditionAndAWarningAndNothingElse) {
   auto b = Cluster();
   b.Job("susan", "broken", 2, "0.5");  // A fraction needs replicas: 1.

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpupool/operator/plan.h"
+#include "gpupool/operator/pod_view.h"
 
 namespace gpupool::op {
 namespace {
@@ -102,6 +103,42 @@ TEST(DeferStatusWrites, KeepsEverythingWithinTheBudgetOrWithoutOne) {
     EXPECT_EQ(DeferStatusWrites(plan, per_cycle, turn), 0u) << per_cycle;
     EXPECT_EQ(plan.other_statuses.size(), 5u);
     EXPECT_EQ(plan.events.size(), 4u);
+  }
+}
+
+// A cycle's budget of gated pod creates: released pods are never left out.
+PodCreate Create(const std::string& job, const Json& gates) {
+  PodCreate create;
+  create.job_key = "team/" + job;
+  create.pod = {{"metadata", {{"name", job}}}, {"spec", {{"schedulingGates", gates}}}};
+  return create;
+}
+
+const Json kAdmissionGated = Json::array({{{"name", kAdmissionGate}}});
+
+std::vector<std::string> Created(const Plan& plan) {
+  std::vector<std::string> names;
+  for (const auto& create : plan.pod_creates) names.push_back(create.pod["metadata"]["name"]);
+  return names;
+}
+
+TEST(DeferGatedPodCreates, KeepsTheFirstGatedOnesAndEveryReleasedOne) {
+  Plan plan;
+  plan.pod_creates = {Create("w1", kAdmissionGated), Create("r1", Json::array()),
+                      Create("w2", kAdmissionGated), Create("w3", kAdmissionGated),
+                      Create("own-gate", Json::array({{{"name", "example.com/quota"}}}))};
+  EXPECT_EQ(DeferGatedPodCreates(plan, 2), 1u);
+  EXPECT_EQ(Created(plan), (std::vector<std::string>{"w1", "r1", "w2", "own-gate"}))
+      << "a template's own gate does not make a released pod gated";
+}
+
+TEST(DeferGatedPodCreates, KeepsEverythingWithinTheBudgetOrWithoutOne) {
+  for (std::size_t per_cycle : {0u, 2u, 100u}) {
+    Plan plan;
+    plan.pod_creates = {Create("w1", kAdmissionGated), Create("w2", kAdmissionGated),
+                        Create("r1", Json::array())};
+    EXPECT_EQ(DeferGatedPodCreates(plan, per_cycle), 0u) << per_cycle;
+    EXPECT_EQ(plan.pod_creates.size(), 3u);
   }
 }
 

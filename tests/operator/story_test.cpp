@@ -163,7 +163,30 @@ TEST(Story, StatusesLeftToLaterCyclesAreAllWrittenWithTheirEventsOnce) {
   started = EventsByJob(cluster, "susan", "Started");
   EXPECT_EQ(started.size(), 8u);
   for (const auto& [job, count] : started) EXPECT_EQ(count, 1) << job;
-  EXPECT_TRUE(std::regex_search(cluster.ControllerLog(), std::regex("[1-9][0-9]* statuses left")));
+  EXPECT_TRUE(std::regex_search(cluster.ControllerLog(),
+                                std::regex("[1-9][0-9]* statuses and [0-9]+ gated pods left")));
+}
+
+// With room for two gated pods per cycle, a waiting gang of six gets its pods
+// over the cycles that follow: none lost, and the cycles say what they left.
+TEST(Story, GatedPodsLeftToLaterCyclesAreAllCreated) {
+  ClusterHarness cluster(kStoryNodes, {}, {"--gated-pods-per-cycle", "2"});
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(SusanJobs(8, 900));
+  ASSERT_TRUE(cluster.WaitFor(20, [&](const Json& jobs) {
+    return CountPhase(jobs, "susan", "Running") == 8;
+  })) << cluster.ControllerLog();
+  cluster.Apply(TrainJobYaml("susan", "gang", 900, "train", "  replicas: 6\n"));
+  std::size_t gated = 0;
+  for (int attempt = 0; attempt < 100 && gated < 6; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gated = 0;
+    for (const Json& pod : cluster.Get("pods -n susan -l gpupool.dev/job=gang"))
+      gated += pod["spec"].value("schedulingGates", Json::array()).size() == 1;
+  }
+  EXPECT_EQ(gated, 6u) << cluster.ControllerLog();
+  EXPECT_TRUE(
+      std::regex_search(cluster.ControllerLog(), std::regex("and [1-9][0-9]* gated pods left")));
 }
 
 TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {

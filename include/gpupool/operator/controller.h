@@ -25,7 +25,8 @@ namespace gpupool::op {
 
 struct CycleReport {
   std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
-  std::size_t deferred = 0;  // Status writes left to the next cycle (DeferStatusWrites).
+  std::size_t deferred = 0;       // Status writes left to the next cycle (DeferStatusWrites).
+  std::size_t deferred_pods = 0;  // Gated pod creates left to the next (DeferGatedPodCreates).
   double plan_ms = 0, write_ms = 0;
   bool engine_rebuilt = false;  // The engine was built from the snapshot, not followed.
   // From the last informer event before the cycle to the end of its writes.
@@ -44,6 +45,9 @@ struct ControllerOptions {
   // cycle, plus one per job it admits and an eighth of the others (0: no
   // limit); the rest follow in the next cycles (DeferStatusWrites).
   std::size_t status_writes_per_cycle = 64;
+  // At most this many gated pods created per cycle (0: no limit); the rest
+  // follow in the next cycles (DeferGatedPodCreates).
+  std::size_t gated_pods_per_cycle = 256;
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
   // The last GPU utilization reading (a scraper's); empty: none configured.
   std::function<utilization::SharedReadings()> gpu_readings;

@@ -128,4 +128,10 @@ Plan PlanCycle(const ClusterView& view, const PlanOptions& options, engine::Live
 // same difference. Returns how many were dropped; `per_cycle` 0 keeps all.
 std::size_t DeferStatusWrites(Plan& plan, std::size_t per_cycle, std::size_t& turn);
 
+// Keeps the plan's first `per_cycle` creates of gated pods (a waiting job's, or
+// an admitted job's that cannot be released yet) and every create of a
+// released pod; the next cycles plan the others again. Returns how many were
+// dropped; `per_cycle` 0 keeps all.
+std::size_t DeferGatedPodCreates(Plan& plan, std::size_t per_cycle);
+
 }  // namespace gpupool::op
