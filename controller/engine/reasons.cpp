@@ -142,9 +142,16 @@ std::string ExceedsLimitReason(const EngineState& state, const JobState& job, in
                                        : "project " + job.project_name;
   const MilliGpu limit = department ? state.DepartmentQuotaOf(job.queue, job.project)->limit
                                     : QuotaOf(state, job).limit;
-  return Concat({"this job needs ", FormatGpus(job.shape.gpu_milli * replicas),
-                 ", more than the limit of ", whose, " in queue ", job.queue_name, " (",
-                 FormatGpus(limit),
+  const std::string need = FormatGpus(job.shape.gpu_milli * replicas);
+  // Without a limit of its own, a project's is its pool's capacity: say so.
+  const MilliGpu capacity = state.queues[static_cast<std::size_t>(job.queue)].capacity;
+  if (limit >= capacity) {
+    return Concat({"this job needs ", need, ", more than the pool of queue ", job.queue_name,
+                   " has (", FormatGpus(capacity),
+                   "): it cannot start until the pool grows or it asks for fewer"});
+  }
+  return Concat({"this job needs ", need, ", more than the limit of ", whose, " in queue ",
+                 job.queue_name, " (", FormatGpus(limit),
                  "): it cannot start until the limit is raised or it asks for fewer"});
 }
 

@@ -195,6 +195,22 @@ TEST(Departments, AJobLargerThanALimitWaitsWithItsOwnReason) {
   EXPECT_STREQ(ToString(WaitCode::kExceedsLimit), "ExceedsLimit");
 }
 
+// Without a limit of its own, a project's limit is its pool's capacity: a job
+// larger than the pool says that the pool, not a limit, is what stops it.
+TEST(Departments, AJobLargerThanThePoolSaysSo) {
+  ClusterBuilder cluster;
+  cluster.Nodes(2, 8).AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("a", "train", kGpu);
+  cluster.Submit("gang", "train", "a", 8 * kGpu, 3);
+  Decisions d = Decide(cluster.Build());
+  const Waiting* gang = FindWaiting(d, "gang");
+  ASSERT_NE(gang, nullptr);
+  EXPECT_EQ(gang->code, WaitCode::kExceedsLimit);
+  EXPECT_EQ(gang->message,
+            "this job needs 24 GPUs, more than the pool of queue train has (16 GPUs): it cannot "
+            "start until the pool grows or it asks for fewer");
+}
+
 // A department's limit caps what its projects borrow together; the reason names the
 // department.
 TEST(Departments, LimitCapsTheDepartmentsOverQuotaUse) {
