@@ -87,6 +87,10 @@ struct CycleState {
   }
 };
 
+// Whether `node` is in `queue`'s pool: it has GPUs and every label the
+// queue's node selector asks for.
+bool InPool(const api::Queue& queue, const NodeObject& node);
+
 // Steps of PlanCycle, in order.
 void IndexCluster(CycleState& state);
 void BuildJobRecords(CycleState& state);

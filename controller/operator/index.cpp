@@ -37,6 +37,14 @@ void IndexNodeUse(CycleState& state) {
 
 }  // namespace
 
+bool InPool(const api::Queue& queue, const NodeObject& node) {
+  for (const auto& [key, value] : queue.spec.node_selector) {
+    auto it = node.labels.find(key);
+    if (it == node.labels.end() || it->second != value) return false;
+  }
+  return node.gpus > 0;
+}
+
 void IndexCluster(CycleState& state) {
   for (const auto& queue : state.view.queues) {
     if (queue->errors.empty()) state.queues[queue->object.metadata.name] = queue.get();

@@ -128,10 +128,48 @@ void StartTimedOut(CycleState& state, JobRecord& job) {
   state.Event(job, "Warning", "StartTimeout", "Requeue", message);
 }
 
+// What of the job's spec changed since its admission that its placement no
+// longer fits: its GPUs per replica (other than the placement's), its class
+// (over quota, where only Train runs) or its queue (a placed node outside the
+// new queue's pool); "" when nothing did.
+std::string ShapeChange(const CycleState& state, const JobRecord& job) {
+  const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
+  if (!admitted || admitted->observed_generation == job.job().metadata.generation) return "";
+  const auto& spec = job.job().spec;
+  const auto placed = static_cast<std::int64_t>(job.status.placement.size());
+  if (job.status.allocated_gpu &&
+      job.status.allocated_gpu->milli != spec.gpus_per_replica.milli * placed)
+    return "gpusPerReplica is now " + api::FormatDecimal(spec.gpus_per_replica.milli) +
+           ", it was " +
+           api::FormatDecimal(job.status.allocated_gpu->milli / std::max<std::int64_t>(placed, 1));
+  if (job.status.over_quota && spec.workload_class != api::WorkloadClass::kTrain)
+    return std::string("workloadClass is now ") + api::WorkloadClassName(spec.workload_class) +
+           ", which never runs over quota";
+  const auto queue = state.queues.find(spec.queue);
+  if (queue == state.queues.end()) return "";  // A missing queue requeues it anyway.
+  for (const auto& replica : job.status.placement) {
+    const auto node = state.nodes.find(replica.node);
+    if (node != state.nodes.end() && !InPool(queue->second->object, *node->second))
+      return "queue is now " + spec.queue + ", whose pool does not hold node " + replica.node;
+  }
+  return "";
+}
+
 void AdvanceHolding(CycleState& state, JobRecord& job) {
   bool lost = false;
   NodesLost(state, job, lost);
   if (lost) return;
+  if (const std::string change = ShapeChange(state, job); !change.empty()) {
+    const std::string why = "its spec changed while it held GPUs (" + change +
+                            "): it waits to be admitted again with the new spec";
+    Requeue(state, job, JobPhase::kQueued, "SpecChanged", why);
+    job.evict = true;  // Stopped as a preemption stops it: it may checkpoint.
+    const auto queue = state.queues.find(job.job().spec.queue);
+    if (queue != state.queues.end())
+      job.grace_seconds = queue->second->object.spec.preemption.grace_period_seconds;
+    state.Event(job, "Normal", "SpecChanged", "Requeue", why);
+    return;
+  }
   if (const std::string why = LostReservation(state, job); !why.empty()) {
     Requeue(state, job, JobPhase::kQueued, "ReservationLost", why);
     state.Event(job, "Warning", "ReservationLost", "Requeue", why);

@@ -30,20 +30,12 @@ api::GpuUsage UsageOf(const Share& share) {
           Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)};
 }
 
-bool Matches(const api::Queue& queue, const NodeObject& node) {
-  for (const auto& [key, value] : queue.spec.node_selector) {
-    auto it = node.labels.find(key);
-    if (it == node.labels.end() || it->second != value) return false;
-  }
-  return node.gpus > 0;
-}
-
 // The GPU milli of each valid queue's ready, schedulable nodes, summed once a cycle.
 void SumQueueCapacities(CycleState& state) {
   for (const auto& [queue_name, queue] : state.queues) {
     std::int64_t milli = 0;
     for (const auto& [name, node] : state.nodes)
-      if (node->ready && !node->unschedulable && Matches(queue->object, *node))
+      if (node->ready && !node->unschedulable && InPool(queue->object, *node))
         milli += node->gpus * 1000;
     state.queue_capacity_milli[queue_name] = milli;
   }

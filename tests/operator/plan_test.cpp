@@ -5,6 +5,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "view_builder.h"
 
@@ -268,6 +269,78 @@ TEST(PlanCycle, AJobThatWaitsForAPersonHasNoPods) {
   const StatusWrite* status = FindStatus(plan.other_statuses, "lost");
   ASSERT_NE(status, nullptr);
   EXPECT_EQ((*FindCondition(*status, "Admitted"))["reason"], "UnknownQueue");
+}
+
+// A running job whose spec was edited after its admission (generation 2, the
+// admission's 1), in queue `queue` asking for `gpus` per replica.
+Json EditedRunningJob(const std::string& name, const Json& gpus, const std::string& queue,
+                      const std::string& workload_class = "Train") {
+  Json status = HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan");
+  status["overQuota"] = true;
+  status["conditions"] = {{{"type", "Admitted"},
+                           {"status", "True"},
+                           {"reason", "Admitted"},
+                           {"message", "admitted on node-0"},
+                           {"lastTransitionTime", FormatTime(kNow - 100)},
+                           {"observedGeneration", 1}}};
+  return {{"apiVersion", "gpupool.dev/v1alpha1"},
+          {"kind", "TrainingJob"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "susan"},
+            {"uid", ViewBuilder::UidOf("susan", name)},
+            {"generation", 2},
+            {"creationTimestamp", FormatTime(kNow - 200)}}},
+          {"spec",
+           {{"queue", queue},
+            {"gpusPerReplica", gpus},
+            {"priority", 5},
+            {"workloadClass", workload_class},
+            {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "x"}}}}}}}}}},
+          {"status", status}};
+}
+
+// An edit that its placement no longer fits (more GPUs, a class that never runs
+// over quota, another pool) sends the job back to its queue, saying so; its pods
+// stop as a preemption's do.
+TEST(PlanCycle, ARunningJobWhoseShapeWasEditedIsRequeuedSayingWhy) {
+  for (const auto& [gpus, queue, workload_class, change] :
+       std::vector<std::tuple<Json, std::string, std::string, std::string>>{
+           {2, "train", "Train", "gpusPerReplica is now 2, it was 1"},
+           {1, "train", "Inference", "workloadClass is now Inference, which never runs over quota"},
+           {1, "build", "Train", "queue is now build, whose pool does not hold node node-0"}}) {
+    auto b = Cluster();
+    b.Node("node-1", 2, "build").Queue("build", "build", "Fixed");
+    b.RawJob(EditedRunningJob("edited", gpus, queue, workload_class));
+    b.JobPod("susan", "edited", 0, "node-0", "Running", false);
+    const Plan plan = PlanCycle(b.view(), {});
+    ASSERT_EQ(plan.pod_deletes.size(), 1u) << change;
+    EXPECT_TRUE(plan.pod_deletes[0].evict);
+    ASSERT_FALSE(plan.events.empty());
+    EXPECT_EQ(plan.events[0].reason, "SpecChanged");
+    EXPECT_EQ(plan.events[0].type, "Normal");
+    EXPECT_EQ(plan.events[0].message, "its spec changed while it held GPUs (" + change +
+                                          "): it waits to be admitted again with the new spec");
+    // Admitted again at once where the new spec fits (a GPU more on node-0);
+    // waiting where it does not (no quota in build).
+    const StatusWrite* readmitted = FindStatus(plan.admission_statuses, "edited");
+    const StatusWrite* waiting = FindStatus(plan.releasing_statuses, "edited");
+    ASSERT_NE(queue == "train" ? readmitted : waiting, nullptr) << change;
+    if (waiting) {
+      EXPECT_EQ((*FindCondition(*waiting, "Admitted"))["status"], "False");
+      EXPECT_TRUE(waiting->patch["status"]["placement"].is_null());
+    }
+  }
+}
+
+// An edit its placement still fits (here its priority) changes nothing.
+TEST(PlanCycle, ARunningJobWhosePriorityWasEditedRunsOn) {
+  auto b = Cluster();
+  b.RawJob(EditedRunningJob("edited", 1, "train"));
+  b.JobPod("susan", "edited", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_TRUE(plan.pod_deletes.empty());
+  EXPECT_EQ(FindStatus(plan.releasing_statuses, "edited"), nullptr);
 }
 
 TEST(PlanCycle, InvalidJobGetsAConditionAndAWarningAndNothingElse) {
