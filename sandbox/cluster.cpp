@@ -98,6 +98,13 @@ void KeepAllButStatus(const Json& old, Json& object) {
   }
 }
 
+// Namespaces are named by DNS-1123 labels, services by DNS-1035 labels.
+NameSyntax NameSyntaxOf(const ResourceType& resource) {
+  if (!resource.group.empty()) return NameSyntax::kSubdomain;
+  if (resource.kind == "Namespace") return NameSyntax::kLabel;
+  return resource.kind == "Service" ? NameSyntax::kDns1035Label : NameSyntax::kSubdomain;
+}
+
 // Built-in kinds with a spec whose objects the real server gives no generation.
 bool SpecWithoutGeneration(const ResourceType& resource) {
   return resource.group.empty() &&
@@ -232,7 +239,7 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
     metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
   }
   const std::string name = metadata.value("name", "");
-  api::FieldErrors errors = ValidateObjectName(name, "metadata.name");
+  api::FieldErrors errors = ValidateObjectName(name, "metadata.name", NameSyntaxOf(resource));
   for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
     errors.insert(errors.end(), more.begin(), more.end());
   }

@@ -8,8 +8,8 @@ namespace {
 bool LowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool Alnum(char c) { return LowerAlnum(c) || (c >= 'A' && c <= 'Z'); }
 
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?
-bool IsDns1123Label(std::string_view label) {
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?, any length.
+bool IsLabelPattern(std::string_view label) {
   if (label.empty() || !LowerAlnum(label.front()) || !LowerAlnum(label.back())) return false;
   for (char c : label) {
     if (!LowerAlnum(c) && c != '-') return false;
@@ -33,10 +33,16 @@ bool IsDns1123Subdomain(const std::string& name) {
   std::string_view rest(name);
   while (true) {
     const auto dot = rest.find('.');
-    if (!IsDns1123Label(rest.substr(0, dot))) return false;
+    if (!IsLabelPattern(rest.substr(0, dot))) return false;
     if (dot == std::string_view::npos) return true;
     rest.remove_prefix(dot + 1);
   }
+}
+
+bool IsDns1123Label(const std::string& name) { return name.size() <= 63 && IsLabelPattern(name); }
+
+bool IsDns1035Label(const std::string& name) {
+  return IsDns1123Label(name) && name.front() >= 'a' && name.front() <= 'z';
 }
 
 bool IsQualifiedName(const std::string& key) {

@@ -87,8 +87,29 @@ std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
 
 std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
 
-api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path) {
+api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path) {
+  if (IsDns1123Label(value)) return {};
+  if (value.size() > 63) {
+    return {{path, "Invalid value: \"" + value + "\": must be no more than 63 characters"}};
+  }
+  return {{path, "Invalid value: \"" + value +
+                     "\": a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                     "characters or '-', and must start and end with an alphanumeric character"}};
+}
+
+api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
+                                    NameSyntax syntax) {
   if (name.empty()) return {{path, "Required value: name or generateName is required"}};
+  if (syntax == NameSyntax::kLabel) return ValidateDnsLabel(name, path);
+  if (syntax == NameSyntax::kDns1035Label && !IsDns1035Label(name)) {
+    if (name.size() > 63) {
+      return {{path, "Invalid value: \"" + name + "\": must be no more than 63 characters"}};
+    }
+    return {{path, "Invalid value: \"" + name +
+                       "\": a DNS-1035 label must consist of lower case alphanumeric characters "
+                       "or '-', start with an alphabetic character, and end with an alphanumeric "
+                       "character"}};
+  }
   if (IsDns1123Subdomain(name)) return {};
   return {{path, "Invalid value: \"" + name +
                      "\": a lowercase RFC 1123 subdomain must consist of lower case "

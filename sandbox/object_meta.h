@@ -25,8 +25,14 @@ std::string NowString();
 // RFC 3339 with six fractional digits, as metav1.MicroTime fields are written.
 std::string FormatMicroTime(std::chrono::system_clock::time_point time);
 
-// Errors when `name` is not a DNS-1123 subdomain (the rule for most kinds).
-api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path);
+// The syntax a kind's names follow: most kinds' are DNS-1123 subdomains,
+// namespaces' DNS-1123 labels, services' DNS-1035 labels.
+enum class NameSyntax { kSubdomain, kLabel, kDns1035Label };
+api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
+                                    NameSyntax syntax = NameSyntax::kSubdomain);
+// Errors of a DNS-1123 label field (a pod's hostname or subdomain), as the
+// server words them.
+api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path);
 // Errors in labels / annotations keys and values.
 api::FieldErrors ValidateMetadataMaps(const Json& metadata);
 // Errors in ownerReferences: apiVersion, kind, name and uid are required and

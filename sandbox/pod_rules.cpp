@@ -174,6 +174,11 @@ api::FieldErrors PreparePodCreate(Json& pod) {
   api::FieldErrors errors = ValidateContainers(spec, "spec");
   auto gate_errors = ValidateGateNames(spec);
   errors.insert(errors.end(), gate_errors.begin(), gate_errors.end());
+  for (const char* field : {"hostname", "subdomain"}) {
+    if (!spec.contains(field) || !spec[field].is_string() || spec[field] == "") continue;
+    auto label_errors = ValidateDnsLabel(spec[field], std::string("spec.") + field);
+    errors.insert(errors.end(), label_errors.begin(), label_errors.end());
+  }
   if (!spec.value("nodeName", "").empty() && !GateNames(spec).empty()) {
     errors.push_back({"spec.nodeName",
                       "Forbidden: cannot be set until all schedulingGates "

@@ -39,14 +39,24 @@ std::optional<Quantity> ReadNonNegativeQuantity(JsonReader& reader, std::string_
   return value;
 }
 
-bool IsDnsLabel(std::string_view text) {
-  if (text.empty() || text.size() > 63) return false;
+namespace {
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?, any length.
+bool IsLabelPattern(std::string_view text) {
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(text.front()) || !alnum(text.back())) return false;
+  if (text.empty() || !alnum(text.front()) || !alnum(text.back())) return false;
   for (char c : text) {
     if (!alnum(c) && c != '-') return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool IsDnsLabel(std::string_view text) { return text.size() <= 63 && IsLabelPattern(text); }
+
+bool IsDns1035Label(std::string_view text) {
+  return IsDnsLabel(text) && text.front() >= 'a' && text.front() <= 'z';
 }
 
 bool IsDnsSubdomain(std::string_view text) {
@@ -54,17 +64,18 @@ bool IsDnsSubdomain(std::string_view text) {
   size_t start = 0;
   while (true) {
     size_t dot = text.find('.', start);
-    if (!IsDnsLabel(text.substr(start, dot - start))) return false;
+    if (!IsLabelPattern(text.substr(start, dot - start))) return false;
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
   }
 }
 
 void CheckObjectName(JsonReader& root, const std::string& name) {
-  if (!name.empty() && !IsDnsSubdomain(name)) {
-    root.errors().push_back(
-        {"metadata.name",
-         "must be a lower-case RFC 1123 subdomain (a-z, 0-9, '-', '.'), got \"" + name + "\""});
+  if (!name.empty() && (!IsDnsSubdomain(name) || name.size() > 63)) {
+    root.errors().push_back({"metadata.name",
+                             "must be a lower-case RFC 1123 subdomain (a-z, 0-9, '-', '.') of at "
+                             "most 63 characters, as gpupool writes it into pod labels, got \"" +
+                                 name + "\""});
   }
 }
 

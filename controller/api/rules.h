@@ -27,10 +27,13 @@ std::optional<Quantity> ReadNonNegativeQuantity(JsonReader& reader, std::string_
 
 // RFC 1123 label: lower-case alphanumerics and '-', at most 63 characters.
 bool IsDnsLabel(std::string_view text);
+// RFC 1035 label: an RFC 1123 label that starts with a letter (service names).
+bool IsDns1035Label(std::string_view text);
 // RFC 1123 subdomain: dot-separated labels, at most 253 characters.
 bool IsDnsSubdomain(std::string_view text);
 
-// metadata.name must be a DNS subdomain.
+// metadata.name must be a DNS subdomain of at most 63 characters: our objects'
+// names are written into pod labels.
 void CheckObjectName(JsonReader& root, const std::string& name);
 
 // Reads one of our kinds: type meta, metadata, then spec and status through the

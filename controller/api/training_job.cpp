@@ -136,8 +136,17 @@ const char* WorkloadClassName(WorkloadClass workload_class) {
 bool IsPreemptible(WorkloadClass workload_class) { return workload_class == WorkloadClass::kTrain; }
 
 TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
-  return DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired, ReadSpec,
-                                 ReadTrainingJobStatus);
+  TrainingJob job = DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired,
+                                            ReadSpec, ReadTrainingJobStatus);
+  const std::string& name = job.metadata.name;
+  if (job.spec.replicas > 1 && name.size() <= 63 && IsDnsSubdomain(name) && !IsDns1035Label(name)) {
+    errors.push_back({"metadata.name",
+                      "a job of more than one replica names its headless Service and its pods' "
+                      "subdomain, so it must be an RFC 1035 label (a-z, 0-9, '-', starting with "
+                      "a letter, no '.'), got \"" +
+                          name + "\""});
+  }
+  return job;
 }
 
 Json ToJson(const TrainingJob& job) {

@@ -20,8 +20,9 @@ using testing::ValidQueue;
 using testing::ValidTrainingJob;
 
 // Who else rejects the input: the CRD's OpenAPI schema, or only the CRD's CEL
-// rules / the API server's metadata checks (which our schema validator skips).
-enum class AlsoRejectedBy { kSchema, kCelRule, kServerOnly };
+// rules / the API server's metadata checks (which our schema validator skips),
+// or no one: the server stores it, and the controller flags it InvalidSpec.
+enum class AlsoRejectedBy { kSchema, kCelRule, kServerOnly, kNoOne };
 
 struct BadInput {
   const char* name;
@@ -123,6 +124,15 @@ const BadInput kBadInputs[] = {
     {"BadName", ValidTrainingJob,
      R"([{"op":"replace","path":"/metadata/name","value":"Bad_Name"}])", "metadata.name",
      "RFC 1123", AlsoRejectedBy::kServerOnly},
+    {"NameBeyondALabelValue", ValidTrainingJob,
+     R"([{"op":"replace","path":"/metadata/name","value":"a-training-job-name-of-sixty-four-characters-that-labels-refusex"}])",
+     "metadata.name", "at most 63 characters", AlsoRejectedBy::kNoOne},
+    {"GangNamedWithADot", ValidTrainingJob,
+     R"([{"op":"replace","path":"/metadata/name","value":"bert.large"}])", "metadata.name",
+     "RFC 1035 label", AlsoRejectedBy::kNoOne},
+    {"GangNamedWithADigitFirst", ValidTrainingJob,
+     R"([{"op":"replace","path":"/metadata/name","value":"1st-run"}])", "metadata.name",
+     "starting with a letter", AlsoRejectedBy::kNoOne},
     {"WrongApiVersion", ValidTrainingJob,
      R"([{"op":"replace","path":"/apiVersion","value":"gpupool.dev/v1"}])", "apiVersion",
      "must be gpupool.dev/v1alpha1", AlsoRejectedBy::kServerOnly},

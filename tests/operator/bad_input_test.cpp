@@ -78,6 +78,10 @@ const std::vector<Flagged>& FlaggedByController() {
        "tj", "orphan", "NoProject"},
       {Job("too-many-gpus", "  queue: train\n  gpusPerReplica: 65\n"), "tj", "too-many-gpus",
        "InvalidSpec"},
+      // Its Service and pod subdomain need an RFC 1035 label: a real server
+      // would refuse both.
+      {Job("bert.large", "  queue: train\n  replicas: 2\n  gpusPerReplica: 1\n"), "tj",
+       "bert.large", "InvalidSpec"},
       {Job("bigger-than-nodes", "  queue: train\n  gpusPerReplica: 16\n"), "tj",
        "bigger-than-nodes", "NoMatchingNodes"},
       {Job("gang-beyond-pool", "  queue: train\n  replicas: 3\n  gpusPerReplica: 8\n"), "tj",
@@ -155,8 +159,8 @@ TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
     }
   }
   // A job that waits for a person to act has no pods: none could start.
-  for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bigger-than-nodes",
-                           "beyond-limit", "no-image"}) {
+  for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bert.large",
+                           "bigger-than-nodes", "beyond-limit", "no-image"}) {
     const auto pods =
         cluster.Kubectl(std::string("get pods -A -o name -l gpupool.dev/job=") + name);
     EXPECT_EQ(pods.exit_code, 0) << pods.output;

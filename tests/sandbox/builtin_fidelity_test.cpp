@@ -120,6 +120,43 @@ TEST(BuiltinFidelityTest, HostileBodiesGetClearErrorsAndChangeNothing) {
   EXPECT_EQ(reply.json["items"].size(), 1u) << "only x was created";
 }
 
+// Names by kind, as the real server checks them: a service's is a DNS-1035
+// label, a namespace's a DNS-1123 label; a pod's hostname and subdomain are
+// DNS-1123 labels. Nothing refused is stored.
+TEST(BuiltinFidelityTest, ServiceAndNamespaceNamesAndPodHostnamesAreLabels) {
+  SandboxProcess sandbox({"--plain-http"});
+  auto client = sandbox.Http();
+  const std::string services = "/api/v1/namespaces/default/services";
+  const auto service = [](const std::string& name) {
+    return Json{{"apiVersion", "v1"},
+                {"kind", "Service"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"clusterIP", "None"}}}};
+  };
+  for (const std::string& name :
+       std::vector<std::string>{"1digit", "dotted.name", std::string(64, 'a')}) {
+    const Reply reply = Send(*client, "POST", services, service(name));
+    EXPECT_EQ(reply.status, 422) << name << ": " << reply.body;
+    EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"metadata.name"}) << name;
+  }
+  EXPECT_EQ(Send(*client, "POST", services, service("web-1")).status, 201);
+  Reply reply =
+      Send(*client, "POST", "/api/v1/namespaces",
+           Json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team.a"}}}});
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  Json pod = GpuPod("gang-0");
+  pod["spec"]["hostname"] = "gang-0";
+  pod["spec"]["subdomain"] = "dotted.gang";
+  reply = Send(*client, "POST", kPods, pod);
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(CauseFields(reply.json), std::vector<std::string>{"spec.subdomain"});
+  pod["spec"]["subdomain"] = "gang";
+  EXPECT_EQ(Send(*client, "POST", kPods, pod).status, 201);
+  reply = Send(*client, "GET", services);
+  ASSERT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.json["items"].size(), 1u) << "only web-1 was stored";
+}
+
 TEST(BuiltinFidelityTest, QueryParametersAreRangeChecked) {
   SandboxProcess sandbox({"--plain-http"});
   auto client = sandbox.Http();

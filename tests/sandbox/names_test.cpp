@@ -23,6 +23,16 @@ bool QualifiedNameByRegex(const std::string& key) {
   return !name.empty() && name.size() <= 63 && std::regex_match(name, kName);
 }
 
+bool Dns1123LabelByRegex(const std::string& name) {
+  static const std::regex kLabel(R"([a-z0-9]([-a-z0-9]*[a-z0-9])?)");
+  return name.size() <= 63 && std::regex_match(name, kLabel);
+}
+
+bool Dns1035LabelByRegex(const std::string& name) {
+  static const std::regex kLabel(R"([a-z]([-a-z0-9]*[a-z0-9])?)");
+  return name.size() <= 63 && std::regex_match(name, kLabel);
+}
+
 bool LabelValueByRegex(const std::string& value) {
   static const std::regex kValue(R"((([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?)");
   return value.size() <= 63 && std::regex_match(value, kValue);
@@ -45,6 +55,12 @@ TEST(Names, KnownCases) {
   EXPECT_TRUE(IsLabelValue("v1.2_x"));
   EXPECT_FALSE(IsLabelValue("v1."));
   EXPECT_FALSE(IsLabelValue(std::string(64, 'a')));
+  EXPECT_TRUE(IsDns1123Label("1digit"));
+  EXPECT_FALSE(IsDns1123Label("dotted.name"));
+  EXPECT_FALSE(IsDns1123Label(std::string(64, 'a')));
+  EXPECT_TRUE(IsDns1035Label("web-1"));
+  EXPECT_FALSE(IsDns1035Label("1digit"));
+  EXPECT_FALSE(IsDns1035Label("web-"));
 }
 
 TEST(Names, AgreeWithTheRegularExpressions) {
@@ -57,6 +73,8 @@ TEST(Names, AgreeWithTheRegularExpressions) {
     ASSERT_EQ(IsDns1123Subdomain(text), SubdomainByRegex(text)) << text;
     ASSERT_EQ(IsQualifiedName(text), QualifiedNameByRegex(text)) << text;
     ASSERT_EQ(IsLabelValue(text), LabelValueByRegex(text)) << text;
+    ASSERT_EQ(IsDns1123Label(text), Dns1123LabelByRegex(text)) << text;
+    ASSERT_EQ(IsDns1035Label(text), Dns1035LabelByRegex(text)) << text;
   }
 }
 
