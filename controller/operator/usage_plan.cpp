@@ -6,6 +6,11 @@
 namespace gpupool::op::internal {
 namespace {
 
+// "1 GPU", "0.5 GPUs", "8 GPUs".
+std::string Gpus(std::int64_t milli) {
+  return api::FormatDecimal(milli) + (milli == 1000 ? " GPU" : " GPUs");
+}
+
 using api::Quantity;
 
 struct JobCounts {
@@ -124,9 +129,9 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
       return {"UnknownQueue", field + ".queue: queue \"" + quota.queue + "\" does not exist"};
     const std::int64_t capacity = CapacityMilli(state, queue->second->object);
     if (quota.gpu.milli > capacity)
-      return {"QuotaExceedsCapacity", field + ".gpu: " + api::FormatDecimal(quota.gpu.milli) +
-                                          " GPUs exceed queue " + quota.queue + "'s capacity of " +
-                                          api::FormatDecimal(capacity)};
+      return {"QuotaExceedsCapacity", field + ".gpu: a quota of " + Gpus(quota.gpu.milli) +
+                                          " is more than queue " + quota.queue + "'s capacity of " +
+                                          Gpus(capacity)};
   }
   return {"Valid", "quotas are in force"};
 }

@@ -81,6 +81,22 @@ TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {
 }
 
 // The pod contract, on a job that must wait: the node is full of work within quota.
+// A quota larger than its pool says by how much, in GPUs.
+TEST(PlanCycle, AQuotaBeyondThePoolSaysSo) {
+  auto b = Cluster();
+  b.Project("greedy", "greedy", 5).Project("modest", "modest", 1, "build");
+  b.Node("node-9", 0, "build").Queue("build", "build", "Fixed");
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* greedy = FindStatus(plan.other_statuses, "greedy");
+  ASSERT_NE(greedy, nullptr);
+  EXPECT_EQ((*FindCondition(*greedy, "Ready"))["message"],
+            "spec.quotas[0].gpu: a quota of 5 GPUs is more than queue train's capacity of 4 GPUs");
+  const StatusWrite* modest = FindStatus(plan.other_statuses, "modest");
+  ASSERT_NE(modest, nullptr);
+  EXPECT_EQ((*FindCondition(*modest, "Ready"))["message"],
+            "spec.quotas[0].gpu: a quota of 1 GPU is more than queue build's capacity of 0 GPUs");
+}
+
 TEST(PlanCycle, WaitingJobGetsGatedPodsOfThePodContract) {
   auto b = Cluster();
   for (int i = 0; i < 4; ++i) {
