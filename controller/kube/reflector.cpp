@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "failure_log.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/observer.h"
 #include "gpupool/kube/watch.h"
@@ -49,16 +50,20 @@ void Reflector::Pause(const std::atomic<bool>& stop, Millis duration) {
 
 void Reflector::Run(const std::atomic<bool>& stop) {
   Backoff backoff(options_.backoff);
+  internal::FailureLog failures;
   bool need_list = true;
   while (!stop.load()) {
     bool listing = need_list;
+    const auto began = Clock::now();
     try {
       if (need_list) {
         ListAndReplace();
         need_list = false;
+        failures.Healed();
       }
       auto started = Clock::now();
       bool progressed = WatchOnce(stop);
+      if (progressed) failures.Healed();
       // A watch that ends at once with nothing to say is backed off like a
       // failure, so a misbehaving server is not hammered.
       if (progressed || Clock::now() - started > Millis(1'000)) {
@@ -80,10 +85,13 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       ++stats_.errors;
       // Drops and overload heal by themselves; anything else (RBAC, a missing
       // resource) needs a person, so say it loudly.
-      if (error.IsRetryable() || error.reason() == Reason::kTimeout)
-        spdlog::debug("watch {}: {}", resource_.resource, error.what());
-      else
+      if (!error.IsRetryable() && error.reason() != Reason::kTimeout)
         spdlog::warn("watch {}: {}", resource_.resource, error.what());
+      else if (const auto seconds = failures.Failed(began, Clock::now()); seconds > 0)
+        spdlog::warn("watch {}: {} (failing for {} s; retrying)", resource_.resource, error.what(),
+                     seconds);
+      else
+        spdlog::debug("watch {}: {}", resource_.resource, error.what());
     } catch (const std::exception& error) {
       // A decode or handler failure mid-stream: the cache may have missed an
       // event, so start again from a list.
