@@ -156,8 +156,8 @@ Json ToJson(const TrainingJob& job) {
       json, "status",
       Overlay(json.value("status", Json::object()), TrainingJobStatusToJson(job.status),
               {"phase", "project", "conditions", "queuedTime", "admittedTime", "startTime",
-               "completionTime", "preemptionCount", "restartCount", "allocatedGpu", "overQuota",
-               "placement", "observedGeneration"}));
+               "completionTime", "preemptionCount", "restartCount", "allocatedGpu", "admittedQueue",
+               "overQuota", "placement", "observedGeneration"}));
   return json;
 }
 

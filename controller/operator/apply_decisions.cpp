@@ -50,6 +50,7 @@ void Admit(CycleState& state, const engine::Admission& admission) {
                                      replica.node,
                                      {replica.devices.begin(), replica.devices.end()}});
   }
+  job->status.admitted_queue = spec.queue;
   job->status.allocated_gpu = api::Quantity::FromMilli(
       spec.gpus_per_replica.milli * static_cast<std::int64_t>(admission.replicas.size()));
   job->status.over_quota = admission.over_quota;

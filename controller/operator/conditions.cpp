@@ -23,6 +23,7 @@ namespace {
 void ReleasePlacement(JobRecord& job) {
   job.status.placement.clear();
   job.status.allocated_gpu.reset();
+  job.status.admitted_queue.clear();
   job.status.over_quota = false;
   job.status.gpu_utilization_percent.reset();
   job.frees_devices = true;

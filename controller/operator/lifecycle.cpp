@@ -130,8 +130,8 @@ void StartTimedOut(CycleState& state, JobRecord& job) {
 
 // What of the job's spec changed since its admission that its placement no
 // longer fits: its GPUs per replica (other than the placement's), its class
-// (over quota, where only Train runs) or its queue (a placed node outside the
-// new queue's pool); "" when nothing did.
+// (over quota, where only Train runs) or its queue (another than it was
+// admitted into); "" when nothing did.
 std::string ShapeChange(const CycleState& state, const JobRecord& job) {
   const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
   if (!admitted || admitted->observed_generation == job.job().metadata.generation) return "";
@@ -145,6 +145,9 @@ std::string ShapeChange(const CycleState& state, const JobRecord& job) {
   if (job.status.over_quota && spec.workload_class != api::WorkloadClass::kTrain)
     return std::string("workloadClass is now ") + api::WorkloadClassName(spec.workload_class) +
            ", which never runs over quota";
+  if (!job.status.admitted_queue.empty() && job.status.admitted_queue != spec.queue)
+    return "queue is now " + spec.queue + ", it was admitted into " + job.status.admitted_queue;
+  // A status written before admittedQueue was: a placed node outside the new pool.
   const auto queue = state.queues.find(spec.queue);
   if (queue == state.queues.end()) return "";  // A missing queue requeues it anyway.
   for (const auto& replica : job.status.placement) {

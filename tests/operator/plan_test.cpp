@@ -290,9 +290,11 @@ TEST(PlanCycle, AJobThatWaitsForAPersonHasNoPods) {
 // A running job whose spec was edited after its admission (generation 2, the
 // admission's 1), in queue `queue` asking for `gpus` per replica.
 Json EditedRunningJob(const std::string& name, const Json& gpus, const std::string& queue,
-                      const std::string& workload_class = "Train") {
+                      const std::string& workload_class = "Train",
+                      const std::string& admitted_queue = "") {
   Json status = HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan");
   status["overQuota"] = true;
+  if (!admitted_queue.empty()) status["admittedQueue"] = admitted_queue;
   status["conditions"] = {{{"type", "Admitted"},
                            {"status", "True"},
                            {"reason", "Admitted"},
@@ -320,14 +322,17 @@ Json EditedRunningJob(const std::string& name, const Json& gpus, const std::stri
 // over quota, another pool) sends the job back to its queue, saying so; its pods
 // stop as a preemption's do.
 TEST(PlanCycle, ARunningJobWhoseShapeWasEditedIsRequeuedSayingWhy) {
-  for (const auto& [gpus, queue, workload_class, change] :
-       std::vector<std::tuple<Json, std::string, std::string, std::string>>{
-           {2, "train", "Train", "gpusPerReplica is now 2, it was 1"},
-           {1, "train", "Inference", "workloadClass is now Inference, which never runs over quota"},
-           {1, "build", "Train", "queue is now build, whose pool does not hold node node-0"}}) {
+  for (const auto& [gpus, queue, workload_class, admitted_queue, change] :
+       std::vector<std::tuple<Json, std::string, std::string, std::string, std::string>>{
+           {2, "train", "Train", "train", "gpusPerReplica is now 2, it was 1"},
+           {1, "train", "Inference", "train",
+            "workloadClass is now Inference, which never runs over quota"},
+           {1, "spare", "Train", "train", "queue is now spare, it was admitted into train"},
+           // A status from before admittedQueue: the new queue's pool tells.
+           {1, "build", "Train", "", "queue is now build, whose pool does not hold node node-0"}}) {
     auto b = Cluster();
-    b.Node("node-1", 2, "build").Queue("build", "build", "Fixed");
-    b.RawJob(EditedRunningJob("edited", gpus, queue, workload_class));
+    b.Node("node-1", 2, "build").Queue("build", "build", "Fixed").Queue("spare", "train", "Fixed");
+    b.RawJob(EditedRunningJob("edited", gpus, queue, workload_class, admitted_queue));
     b.JobPod("susan", "edited", 0, "node-0", "Running", false);
     const Plan plan = PlanCycle(b.view(), {});
     ASSERT_EQ(plan.pod_deletes.size(), 1u) << change;
@@ -342,9 +347,13 @@ TEST(PlanCycle, ARunningJobWhoseShapeWasEditedIsRequeuedSayingWhy) {
     const StatusWrite* readmitted = FindStatus(plan.admission_statuses, "edited");
     const StatusWrite* waiting = FindStatus(plan.releasing_statuses, "edited");
     ASSERT_NE(queue == "train" ? readmitted : waiting, nullptr) << change;
+    if (readmitted) {
+      EXPECT_EQ(readmitted->patch["status"].value("admittedQueue", ""), "train");
+    }
     if (waiting) {
       EXPECT_EQ((*FindCondition(*waiting, "Admitted"))["status"], "False");
       EXPECT_TRUE(waiting->patch["status"]["placement"].is_null());
+      EXPECT_TRUE(waiting->patch["status"].value("admittedQueue", Json()).is_null());
     }
   }
 }

@@ -56,6 +56,8 @@ struct TrainingJobStatus {
   int32_t preemption_count = 0;
   int32_t restart_count = 0;
   std::optional<Quantity> allocated_gpu;
+  // The queue it was admitted into, while it holds devices.
+  std::string admitted_queue;
   bool over_quota = false;
   std::vector<ReplicaPlacement> placement;
   // Mean utilization of its running pods' GPUs, as the DCGM exporter last read it.
