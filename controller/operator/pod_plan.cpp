@@ -1,8 +1,9 @@
 // Cycle step 5: each job's pods brought toward what its stage wants. Waiting
-// jobs keep one gated pod per replica (none while they wait for a person to act); holding jobs get
-// their pods released to their nodes (or created released), all at once and only where the node has
-// physical room (the pods of a victim still stopping hold their devices until
-// they are gone); fractions once the reservation pod of their device holds it.
+// jobs keep one gated pod per replica (none while they wait for a person to
+// act); holding jobs get their pods released to their nodes (or created
+// released), all at once and only where the node has physical room (the pods
+// of a victim still stopping hold their devices until they are gone);
+// fractions once the reservation pod of their device holds it.
 #include "pod_template.h"
 #include "reservations.h"
 
