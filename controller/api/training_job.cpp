@@ -120,6 +120,30 @@ Json SpecToJson(const TrainingJobSpec& spec, Json json) {
   return json;
 }
 
+// A gang's name names its headless Service and its pods' subdomain (an RFC
+// 1035 label), and with "-<replica>" each pod's hostname (at most 63 characters).
+void CheckGangName(const TrainingJob& job, FieldErrors& errors) {
+  const std::string& name = job.metadata.name;
+  if (job.spec.replicas <= 1 || name.size() > 63 || !IsDnsSubdomain(name)) return;
+  if (!IsDns1035Label(name)) {
+    errors.push_back({"metadata.name",
+                      "a job of more than one replica names its headless Service and its pods' "
+                      "subdomain, so it must be an RFC 1035 label (a-z, 0-9, '-', starting with "
+                      "a letter, no '.'), got \"" +
+                          name + "\""});
+    return;
+  }
+  const std::size_t longest = std::to_string(job.spec.replicas - 1).size() + 1;
+  if (name.size() + longest > 63) {
+    errors.push_back({"metadata.name",
+                      "a gang's pods' hostnames are its name and \"-<replica>\", "
+                      "at most 63 characters: with " +
+                          std::to_string(job.spec.replicas) +
+                          " replicas the name may have at most " + std::to_string(63 - longest) +
+                          " characters, it has " + std::to_string(name.size())});
+  }
+}
+
 }  // namespace
 
 const char* WorkloadClassName(WorkloadClass workload_class) {
@@ -138,14 +162,7 @@ bool IsPreemptible(WorkloadClass workload_class) { return workload_class == Work
 TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
   TrainingJob job = DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired,
                                             ReadSpec, ReadTrainingJobStatus);
-  const std::string& name = job.metadata.name;
-  if (job.spec.replicas > 1 && name.size() <= 63 && IsDnsSubdomain(name) && !IsDns1035Label(name)) {
-    errors.push_back({"metadata.name",
-                      "a job of more than one replica names its headless Service and its pods' "
-                      "subdomain, so it must be an RFC 1035 label (a-z, 0-9, '-', starting with "
-                      "a letter, no '.'), got \"" +
-                          name + "\""});
-  }
+  CheckGangName(job, errors);
   return job;
 }
 

@@ -124,7 +124,7 @@ Json BuildPod(const CycleState& state, const JobRecord& job, int replica) {
   // gpupool restarts and requeues jobs itself; a pod that restarts in place would
   // never let its job see the failure.
   pod_spec["restartPolicy"] = "Never";
-  if (spec.replicas > 1 && job.name().size() <= 50) {
+  if (spec.replicas > 1 && PodName(job, spec.replicas - 1).size() <= 63) {
     pod_spec["hostname"] = PodName(job, replica);
     pod_spec["subdomain"] = job.name();
   }

@@ -129,6 +129,19 @@ TEST(PlanCycle, WaitingJobGetsGatedPodsOfThePodContract) {
   EXPECT_TRUE(plan.admission_statuses.empty());
 }
 
+// A gang's name may take all the room its pods' hostnames leave: 61 characters
+// with 2 replicas ("-0", "-1"), and its replicas still find each other by name.
+TEST(PlanCycle, AGangWithALongNameStillGetsHostnames) {
+  auto b = Cluster();
+  const std::string name(61, 'g');
+  b.Job("susan", name, 2, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_creates.size(), 2u);
+  const Json& spec = plan.pod_creates[1].pod["spec"];
+  EXPECT_EQ(spec["hostname"], name + "-1");
+  EXPECT_EQ(spec["subdomain"], name);
+}
+
 // A job admitted in the cycle that first sees it: the admission is recorded
 // (written before any pod), and its pods are created already released.
 TEST(PlanCycle, NewJobAdmittedAtOnceGetsItsPodsCreatedReleased) {
