@@ -17,6 +17,13 @@ const Json* ReadPodTemplate(JsonReader& spec) {
   const Json* pod_spec = reader.Object("spec", Presence::kRequired);
   if (!pod_spec) return pod_template;
   JsonReader pod(*pod_spec, reader, "spec");
+  // gpupool places each replica; a pod bound by its template would run where
+  // gpupool did not count it.
+  if (pod.Has("nodeName")) {
+    pod.Error("nodeName",
+              "must not be set: gpupool chooses each replica's node (use the "
+              "queue's nodeSelector, or the template's nodeSelector or affinity)");
+  }
   const Json* containers = pod.Array("containers", Presence::kRequired);
   if (!containers) return pod_template;
   if (containers->empty()) pod.Error("containers", "must have at least 1 item");

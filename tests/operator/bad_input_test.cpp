@@ -82,6 +82,11 @@ const std::vector<Flagged>& FlaggedByController() {
       // would refuse both.
       {Job("bert.large", "  queue: train\n  replicas: 2\n  gpusPerReplica: 1\n"), "tj",
        "bert.large", "InvalidSpec"},
+      // A pod bound by its template would run where gpupool did not count it.
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: pinned, "
+       "namespace: team}\nspec:\n  queue: train\n  gpusPerReplica: 1\n  template: {spec: "
+       "{nodeName: node-0, containers: [{name: main, image: trainer}]}}\n",
+       "tj", "pinned", "InvalidSpec"},
       {Job("bigger-than-nodes", "  queue: train\n  gpusPerReplica: 16\n"), "tj",
        "bigger-than-nodes", "NoMatchingNodes"},
       {Job("gang-beyond-pool", "  queue: train\n  replicas: 3\n  gpusPerReplica: 8\n"), "tj",
@@ -159,7 +164,7 @@ TEST(BadInput, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
     }
   }
   // A job that waits for a person to act has no pods: none could start.
-  for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bert.large",
+  for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bert.large", "pinned",
                            "bigger-than-nodes", "beyond-limit", "no-image"}) {
     const auto pods =
         cluster.Kubectl(std::string("get pods -A -o name -l gpupool.dev/job=") + name);
