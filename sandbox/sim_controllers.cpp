@@ -261,6 +261,25 @@ void MarkFinished(Json& pod, int exit_code) {
   SetCondition(pod, "Ready", "False", "PodCompleted", "");
 }
 
+// The kubelet's own admission of a pod bound to its node: a pod whose node
+// selector or required node affinity the node does not match (one created with
+// spec.nodeName, which no scheduler checked) is rejected, as a real kubelet does.
+bool NodeAdmits(const PodFacts& pod, const NodeFacts& node) {
+  const Json selector = pod.spec.value("nodeSelector", Json::object());
+  for (const auto& [key, value] : selector.items()) {
+    if (!node.labels.contains(key) || node.labels[key] != value) return false;
+  }
+  return MatchesAffinity(node.labels, pod.spec);
+}
+
+void MarkRejected(Json& pod, const std::string& predicate) {
+  auto& status = pod["status"];
+  status["phase"] = "Failed";
+  status["reason"] = predicate;
+  status["message"] = "Pod was rejected: Predicate " + predicate + " failed";
+  status["startTime"] = NowString();
+}
+
 // A bound, running pod with no run time and no deletion: neither the
 // scheduler nor its kubelet has anything to do until the pod changes.
 bool RunsUntilDeleted(const PodFacts& pod) {
@@ -298,6 +317,18 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     } catch (const ApiError&) {
     }
     return true;
+  }
+  const auto node = nodes_.find(pod.node);
+  if (pod.phase == "Pending" && node != nodes_.end() && !NodeAdmits(pod, node->second)) {
+    const bool written = cluster_.Mutate(
+        pods, pod.ns, pod.name,
+        [&](Json& object) {
+          MarkRejected(object, "NodeAffinity");
+          return true;
+        },
+        "status", "kubelet");
+    if (written) pod.phase = "Failed";
+    return written;
   }
   const bool waits_for_devices = pod.requests.gpu_milli >= 1000 && pod.devices.empty();
   if (pod.phase == "Pending" && !waits_for_devices &&

@@ -111,6 +111,19 @@ TEST_F(SimulationTest, HonoursResourcesTaintsAndAffinity) {
   EXPECT_EQ(WaitFor(sandbox_, "pod tol", "{.spec.nodeName}", "node-1"), "node-1");
 }
 
+// A pod created bound to a node (spec.nodeName: no scheduler checks it) that its
+// node selector does not match is rejected by the kubelet, as on a real node.
+TEST_F(SimulationTest, TheKubeletRejectsABoundPodItsNodeDoesNotMatch) {
+  Apply("misplaced", Pod("misplaced", "", "  nodeName: node-0\n  nodeSelector: {pool: build}\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod misplaced", "{.status.phase}", "Failed"), "Failed");
+  EXPECT_EQ(sandbox_.Kubectl("get pod misplaced -o jsonpath={.status.reason}").output,
+            "NodeAffinity");
+  EXPECT_THAT(sandbox_.Kubectl("get pod misplaced -o jsonpath={.status.message}").output,
+              HasSubstr("Predicate NodeAffinity failed"));
+  Apply("placed", Pod("placed", "", "  nodeName: node-1\n  nodeSelector: {pool: build}\n"));
+  EXPECT_EQ(WaitFor(sandbox_, "pod placed", "{.status.phase}", "Running"), "Running");
+}
+
 TEST_F(SimulationTest, AnUnschedulablePodGetsOneFailedSchedulingEventPerReason) {
   Apply("big", Pod("big", "", "  nodeSelector: {pool: build}\n", "3"));
   const std::string query =
