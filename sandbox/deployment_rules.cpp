@@ -58,7 +58,8 @@ const std::vector<TypedField>& TypedFields() {
   return fields;
 }
 
-const char* JsonTypeName(const Json& value) {
+// A JSON value's type in the words of Go's decoder ("bool", not "boolean").
+const char* GoJsonTypeName(const Json& value) {
   if (value.is_string()) return "string";
   if (value.is_boolean()) return "bool";
   if (value.is_number()) return "number";
@@ -201,7 +202,7 @@ void CheckDeploymentTypes(const Json& deployment) {
     throw BadRequest(
         "Deployment in version \"v1\" cannot be handled as a Deployment: json: "
         "cannot unmarshal " +
-        std::string(JsonTypeName(*value)) + " into Go struct field " + path + " of type " +
+        std::string(GoJsonTypeName(*value)) + " into Go struct field " + path + " of type " +
         field.go_type);
   }
 }

@@ -87,11 +87,17 @@ std::string FormatMicroTime(std::chrono::system_clock::time_point time) {
 
 std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
 
+namespace {
+
+api::FieldErrors TooLong(const std::string& value, const std::string& path) {
+  return {{path, "Invalid value: \"" + value + "\": must be no more than 63 characters"}};
+}
+
+}  // namespace
+
 api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path) {
   if (IsDns1123Label(value)) return {};
-  if (value.size() > 63) {
-    return {{path, "Invalid value: \"" + value + "\": must be no more than 63 characters"}};
-  }
+  if (value.size() > 63) return TooLong(value, path);
   return {{path, "Invalid value: \"" + value +
                      "\": a lowercase RFC 1123 label must consist of lower case alphanumeric "
                      "characters or '-', and must start and end with an alphanumeric character"}};
@@ -102,9 +108,7 @@ api::FieldErrors ValidateObjectName(const std::string& name, const std::string& 
   if (name.empty()) return {{path, "Required value: name or generateName is required"}};
   if (syntax == NameSyntax::kLabel) return ValidateDnsLabel(name, path);
   if (syntax == NameSyntax::kDns1035Label && !IsDns1035Label(name)) {
-    if (name.size() > 63) {
-      return {{path, "Invalid value: \"" + name + "\": must be no more than 63 characters"}};
-    }
+    if (name.size() > 63) return TooLong(name, path);
     return {{path, "Invalid value: \"" + name +
                        "\": a DNS-1035 label must consist of lower case alphanumeric characters "
                        "or '-', start with an alphabetic character, and end with an alphanumeric "

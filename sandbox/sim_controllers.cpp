@@ -45,6 +45,15 @@ bool MatchesAffinity(const Json& labels, const Json& spec) {
   return false;
 }
 
+// The node selector and the required node affinity of a pod spec, both.
+bool MatchesNodeSelection(const Json& labels, const Json& spec) {
+  const Json& selector = spec["nodeSelector"];
+  for (const auto& [key, value] : selector.items()) {
+    if (!labels.contains(key) || labels[key] != value) return false;
+  }
+  return MatchesAffinity(labels, spec);
+}
+
 bool Tolerates(const Json& tolerations, const Json& taint) {
   for (const auto& toleration : tolerations) {
     const std::string key = toleration.value("key", "");
@@ -78,12 +87,7 @@ bool Simulator::Fits(const PodFacts& pod, const NodeFacts& node, const Resources
                      std::string* why) const {
   if (!node.ready || node.unschedulable)
     return *why = "node(s) were unschedulable or not ready", false;
-  for (const auto& [key, value] : pod.spec["nodeSelector"].items()) {
-    if (!node.labels.contains(key) || node.labels[key] != value) {
-      return *why = "node(s) didn't match Pod's node affinity/selector", false;
-    }
-  }
-  if (!MatchesAffinity(node.labels, pod.spec)) {
+  if (!MatchesNodeSelection(node.labels, pod.spec)) {
     return *why = "node(s) didn't match Pod's node affinity/selector", false;
   }
   for (const auto& taint : node.taints) {
@@ -261,17 +265,6 @@ void MarkFinished(Json& pod, int exit_code) {
   SetCondition(pod, "Ready", "False", "PodCompleted", "");
 }
 
-// The kubelet's own admission of a pod bound to its node: a pod whose node
-// selector or required node affinity the node does not match (one created with
-// spec.nodeName, which no scheduler checked) is rejected, as a real kubelet does.
-bool NodeAdmits(const PodFacts& pod, const NodeFacts& node) {
-  const Json selector = pod.spec.value("nodeSelector", Json::object());
-  for (const auto& [key, value] : selector.items()) {
-    if (!node.labels.contains(key) || node.labels[key] != value) return false;
-  }
-  return MatchesAffinity(node.labels, pod.spec);
-}
-
 void MarkRejected(Json& pod, const std::string& predicate) {
   auto& status = pod["status"];
   status["phase"] = "Failed";
@@ -318,8 +311,11 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     }
     return true;
   }
+  // The kubelet's own admission: a pod created bound to the node (spec.nodeName,
+  // which no scheduler checked) that the node does not match is rejected.
   const auto node = nodes_.find(pod.node);
-  if (pod.phase == "Pending" && node != nodes_.end() && !NodeAdmits(pod, node->second)) {
+  if (pod.phase == "Pending" && node != nodes_.end() &&
+      !MatchesNodeSelection(node->second.labels, pod.spec)) {
     const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {

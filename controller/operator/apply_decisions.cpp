@@ -16,10 +16,7 @@ void Preempt(CycleState& state, const engine::Preemption& preemption) {
   ++job->status.preemption_count;
   SetCondition(job->status.conditions, "Preempted", "True", reason, message, state.now,
                job->job().metadata.generation);
-  job->evict = true;
-  auto queue = state.queues.find(job->job().spec.queue);
-  if (queue != state.queues.end())
-    job->grace_seconds = queue->second->object.spec.preemption.grace_period_seconds;
+  StopAsPreempted(state, *job);
   state.Event(*job, "Normal", "Preempted", "Preempt", message);
 }
 

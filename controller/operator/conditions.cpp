@@ -43,6 +43,13 @@ void Requeue(CycleState& state, JobRecord& job, api::JobPhase phase, const std::
     SetCondition(job.status.conditions, "Running", "False", reason, message, state.now, generation);
 }
 
+void StopAsPreempted(const CycleState& state, JobRecord& job) {
+  job.evict = true;
+  const auto queue = state.queues.find(job.job().spec.queue);
+  if (queue != state.queues.end())
+    job.grace_seconds = queue->second->object.spec.preemption.grace_period_seconds;
+}
+
 void Finish(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,
             const std::string& message) {
   const std::int64_t generation = job.job().metadata.generation;

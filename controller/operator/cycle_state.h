@@ -120,6 +120,9 @@ void SetCondition(std::vector<api::Condition>& conditions, const std::string& ty
 // A job back in its queue: placement released, pods stopped, its place in line kept.
 void Requeue(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,
              const std::string& message);
+// A requeued job's pods stop as a preemption stops them: evicted, with its
+// queue's grace period to checkpoint.
+void StopAsPreempted(const CycleState& state, JobRecord& job);
 // A job done: devices released, pods that still run stopped.
 void Finish(CycleState& state, JobRecord& job, api::JobPhase phase, const std::string& reason,
             const std::string& message);

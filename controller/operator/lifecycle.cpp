@@ -166,10 +166,7 @@ void AdvanceHolding(CycleState& state, JobRecord& job) {
     const std::string why = "its spec changed while it held GPUs (" + change +
                             "): it waits to be admitted again with the new spec";
     Requeue(state, job, JobPhase::kQueued, "SpecChanged", why);
-    job.evict = true;  // Stopped as a preemption stops it: it may checkpoint.
-    const auto queue = state.queues.find(job.job().spec.queue);
-    if (queue != state.queues.end())
-      job.grace_seconds = queue->second->object.spec.preemption.grace_period_seconds;
+    StopAsPreempted(state, job);  // It may checkpoint.
     state.Event(job, "Normal", "SpecChanged", "Requeue", why);
     return;
   }
