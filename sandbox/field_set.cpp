@@ -75,6 +75,18 @@ void FieldSet::Add(const FieldSet& other) {
   for (const auto& [step, child] : other.children_) children_[step].Add(child);
 }
 
+void FieldSet::Add(FieldSet&& other) {
+  member_ = member_ || other.member_;
+  if (children_.empty()) {
+    children_ = std::move(other.children_);
+    return;
+  }
+  for (auto& [step, child] : other.children_) {
+    auto [mine, added] = children_.try_emplace(step, std::move(child));
+    if (!added) mine->second.Add(std::move(child));
+  }
+}
+
 void FieldSet::Remove(const FieldSet& other) {
   if (other.member_) member_ = false;
   for (const auto& [step, child] : other.children_) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpupool::sandbox {
@@ -24,10 +25,14 @@ class FieldSet {
   FieldSet& Child(const std::string& step) { return children_[step]; }
   // The node one step below, or null.
   const FieldSet* Find(const std::string& step) const;
+  FieldSet* Find(const std::string& step) {
+    return const_cast<FieldSet*>(std::as_const(*this).Find(step));
+  }
   const std::map<std::string, FieldSet>& children() const { return children_; }
   void Erase(const std::string& step) { children_.erase(step); }
 
   void Add(const FieldSet& other);               // this ∪= other
+  void Add(FieldSet&& other);                    // this ∪= other, taking its nodes
   void Remove(const FieldSet& other);            // this −= other
   FieldSet Common(const FieldSet& other) const;  // this ∩ other
   // Removes nodes that hold no member.

@@ -1,6 +1,7 @@
 #include "sandbox/field_shapes.h"
 
 #include <set>
+#include <string_view>
 
 #include "gpupool/api/json_reader.h"
 #include "sandbox/field_set.h"
@@ -27,18 +28,24 @@ ListShape SchemaListShape(const Json* schema) {
   return shape;
 }
 
-bool Fits(const ListShape& shape, const Json& items) {
-  if (shape.kind == ListShape::Kind::kAtomic) return true;
-  std::set<std::string> seen;
+// Whether `items` fit `shape`: each has the key, or is a scalar in a set, and
+// no two share a step. Their steps fill `shape.steps`.
+bool Fits(ListShape& shape, const Json& items) {
+  shape.steps.reserve(items.size());
   for (const auto& item : items) {
     if (shape.kind == ListShape::Kind::kSet && !IsScalar(item)) return false;
     if (shape.kind == ListShape::Kind::kMap) {
       if (!item.is_object()) return false;
       for (const auto& key : shape.keys) {
-        if (!item.contains(key) || !IsScalar(item[key])) return false;
+        const auto found = item.find(key);
+        if (found == item.end() || !IsScalar(*found)) return false;
       }
     }
-    if (!seen.insert(ItemStep(shape, item)).second) return false;
+    shape.steps.push_back(ItemStep(shape, item));
+  }
+  std::set<std::string_view> seen;
+  for (const auto& step : shape.steps) {
+    if (!seen.insert(step).second) return false;
   }
   return true;
 }
@@ -88,8 +95,9 @@ ListShape FieldShapes::Declared(const Json& sample) const {
 
 ListShape FieldShapes::List(const Json& items) const {
   if (!items.is_array()) return {};
-  const ListShape shape = Declared(items.empty() ? Json() : items.front());
-  return Fits(shape, items) ? shape : ListShape{};
+  ListShape shape = Declared(items.empty() ? Json() : items.front());
+  if (shape.kind == ListShape::Kind::kAtomic || Fits(shape, items)) return shape;
+  return {};
 }
 
 std::string ItemStep(const ListShape& shape, const Json& item) {

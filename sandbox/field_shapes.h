@@ -20,6 +20,9 @@ struct ListShape {
   enum class Kind { kAtomic, kMap, kSet };
   Kind kind = Kind::kAtomic;
   std::vector<std::string> keys;  // kMap only
+  // The step of each item of the list the shape was read from (FieldShapes::List),
+  // in order; none for an atomic list.
+  std::vector<std::string> steps;
 };
 
 class FieldShapes {
@@ -29,7 +32,7 @@ class FieldShapes {
 
   FieldShapes Field(const std::string& name) const;
   FieldShapes Item() const;
-  // The shape of the list `items` found at this node.
+  // The shape of the list `items` found at this node, with its items' steps.
   ListShape List(const Json& items) const;
   // A struct every object of the kind has, even an empty one (metadata; spec
   // and status of built-in kinds): never a field in itself.

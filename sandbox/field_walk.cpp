@@ -1,6 +1,7 @@
 #include "sandbox/field_walk.h"
 
 #include <map>
+#include <string_view>
 
 namespace gpupool::sandbox {
 namespace {
@@ -22,11 +23,17 @@ void AddObject(const Json& object, const FieldShapes& shapes, FieldSet& node, bo
   }
 }
 
-void AddItem(const Json& item, const ListShape& shape, const FieldShapes& shapes, FieldSet& node,
-             bool whole) {
-  FieldSet& child = node.Child(ItemStep(shape, item));
+// Item `index` of `items`, a list of `shape`.
+void AddItem(const Json& items, std::size_t index, const ListShape& shape,
+             const FieldShapes& shapes, FieldSet& node, bool whole) {
+  FieldSet& child = node.Child(shape.steps[index]);
   child.Mark();
-  if (shape.kind == ListShape::Kind::kMap) AddObject(item, shapes.Item(), child, whole);
+  if (shape.kind == ListShape::Kind::kMap) AddObject(items[index], shapes.Item(), child, whole);
+}
+
+void AddItems(const Json& items, const ListShape& shape, const FieldShapes& shapes, FieldSet& node,
+              bool whole) {
+  for (std::size_t i = 0; i < items.size(); ++i) AddItem(items, i, shape, shapes, node, whole);
 }
 
 void AddValue(const Json& value, const FieldShapes& shapes, FieldSet& node, bool whole) {
@@ -39,8 +46,7 @@ void AddValue(const Json& value, const FieldShapes& shapes, FieldSet& node, bool
     const ListShape shape = shapes.List(value);
     if (IsKeyed(shape) && !value.empty()) {
       if (mark_container) node.Mark();
-      for (const auto& item : value) AddItem(item, shape, shapes, node, whole);
-      return;
+      return AddItems(value, shape, shapes, node, whole);
     }
     if (IsKeyed(shape)) return;  // an empty keyed list sets nothing
   }
@@ -56,8 +62,7 @@ bool IsContainer(const Json& value, const FieldShapes& shapes) {
 // The parts of a container, without the container itself.
 void AddObjectOrItems(const Json& value, const FieldShapes& shapes, FieldSet& node) {
   if (value.is_object()) return AddObject(value, shapes, node, true);
-  const ListShape shape = shapes.List(value);
-  for (const auto& item : value) AddItem(item, shape, shapes, node, true);
+  AddItems(value, shapes.List(value), shapes, node, true);
 }
 
 // The three sets at one path.
@@ -90,26 +95,28 @@ void CompareObjects(const Json& before, const Json& after, const FieldShapes& sh
   }
 }
 
-std::map<std::string, const Json*> ItemsByStep(const Json& items, const ListShape& shape) {
-  std::map<std::string, const Json*> by_step;
-  for (const auto& item : items) by_step[ItemStep(shape, item)] = &item;
+// The index of each item of a list by its step.
+std::map<std::string_view, std::size_t> ItemsByStep(const ListShape& shape) {
+  std::map<std::string_view, std::size_t> by_step;
+  for (std::size_t i = 0; i < shape.steps.size(); ++i) by_step[shape.steps[i]] = i;
   return by_step;
 }
 
-void CompareItems(const Json& before, const Json& after, const ListShape& shape,
-                  const FieldShapes& shapes, ChangeNodes at) {
-  const auto old_items = ItemsByStep(before, shape);
-  const auto new_items = ItemsByStep(after, shape);
-  for (const auto& [step, item] : old_items) {
+void CompareItems(const Json& before, const ListShape& old_shape, const Json& after,
+                  const ListShape& new_shape, const FieldShapes& shapes, ChangeNodes at) {
+  const auto old_items = ItemsByStep(old_shape);
+  const auto new_items = ItemsByStep(new_shape);
+  for (const auto& [step, index] : old_items) {
     const auto found = new_items.find(step);
     if (found == new_items.end()) {
-      AddItem(*item, shape, shapes, at.removed, true);
-    } else if (shape.kind == ListShape::Kind::kMap) {
-      CompareObjects(*item, *found->second, shapes.Item(), at.Child(step));
+      AddItem(before, index, old_shape, shapes, at.removed, true);
+    } else if (new_shape.kind == ListShape::Kind::kMap) {
+      CompareObjects(before[index], after[found->second], shapes.Item(),
+                     at.Child(std::string(step)));
     }
   }
-  for (const auto& [step, item] : new_items) {
-    if (!old_items.count(step)) AddItem(*item, shape, shapes, at.added, true);
+  for (const auto& [step, index] : new_items) {
+    if (!old_items.count(step)) AddItem(after, index, new_shape, shapes, at.added, true);
   }
 }
 
@@ -128,7 +135,7 @@ void CompareValues(const Json* before, const Json* after, const FieldShapes& sha
     const ListShape old_shape = shapes.List(*before);
     const ListShape new_shape = shapes.List(*after);
     if (IsKeyed(old_shape) && SameShape(old_shape, new_shape)) {
-      return CompareItems(*before, *after, new_shape, shapes, at);
+      return CompareItems(*before, old_shape, *after, new_shape, shapes, at);
     }
   }
   // A changed leaf, or a value that changed its type: the old parts are gone.
@@ -145,8 +152,9 @@ void RemoveFromList(Json& items, const FieldSet& fields, const FieldSet* kept,
   const ListShape shape = shapes.List(items);
   if (!IsKeyed(shape)) return;  // atomic: its items are not fields
   Json remaining = Json::array();
-  for (auto& item : items) {
-    const std::string step = ItemStep(shape, item);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Json& item = items[i];
+    const std::string& step = shape.steps[i];
     const FieldSet* gone = fields.Find(step);
     if (gone && gone->member()) continue;
     if (gone && shape.kind == ListShape::Kind::kMap) {

@@ -229,7 +229,7 @@ size_t EntryIndex(ManagedEntries& entries, const std::string& manager, const std
 void KeepTracked(FieldSet& fields, const ResourceType& resource, const std::string& subresource) {
   if (subresource == "status") {
     FieldSet status;
-    if (const FieldSet* found = fields.Find("f:status")) status.Child("f:status") = *found;
+    if (FieldSet* found = fields.Find("f:status")) status.Child("f:status") = std::move(*found);
     fields = std::move(status);
     return;
   }
@@ -260,8 +260,8 @@ void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
   for (FieldSet* set : {&changes.added, &changes.modified, &changes.removed}) {
     KeepTracked(*set, resource, subresource);
   }
-  FieldSet changed = changes.added;
-  changed.Add(changes.modified);
+  FieldSet changed = std::move(changes.added);
+  changed.Add(std::move(changes.modified));
   EntriesOfWrite entries;
   if (auto stored = TakeStoredEntries(old, metadata, subresource)) {
     entries = SplitStoredEntries(std::move(*stored), changed, changes.removed, manager,
@@ -277,7 +277,7 @@ void TrackUpdate(const ResourceType& resource, const Json* old, Json& object,
   if (!changed.Empty() && !entries.writer_timed) {
     auto& mine = entries.changed[EntryIndex(entries.changed, manager, "Update",
                                             resource.ApiVersion(), subresource)];
-    mine.fields.Add(changed);
+    mine.fields.Add(std::move(changed));
     mine.time = NowString();
   }
   StoreSorted(std::move(entries.untouched), entries.changed, metadata);

@@ -70,6 +70,18 @@ void TimeWrite(benchmark::State& state, const std::function<void(Json&)>& change
   }
 }
 
+// The controller's create of the pod: every field it sets becomes its own.
+void BM_TrackPodCreate(benchmark::State& state) {
+  const ResourceType& pods = Pods();
+  const Json created = CreatedPod();
+  for (auto _ : state) {
+    Json object = created;
+    TrackUpdate(pods, nullptr, object, "gpupool-controller", "");
+    benchmark::DoNotOptimize(object);
+  }
+}
+BENCHMARK(BM_TrackPodCreate);
+
 // One more kubelet status write: the container restarted.
 void BM_TrackKubeletStatusWrite(benchmark::State& state) {
   TimeWrite(
@@ -95,6 +107,16 @@ void BM_CopyPod(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CopyPod);
+
+// The copy BM_TrackPodCreate makes, to subtract from it.
+void BM_CopyCreatedPod(benchmark::State& state) {
+  const Json created = CreatedPod();
+  for (auto _ : state) {
+    Json object = created;
+    benchmark::DoNotOptimize(object);
+  }
+}
+BENCHMARK(BM_CopyCreatedPod);
 
 }  // namespace
 }  // namespace gpupool::sandbox

@@ -42,6 +42,16 @@ TEST(FieldSetTest, UnionDifferenceAndIntersection) {
   EXPECT_EQ(a.ToFieldsV1(), Json::parse(R"({"f:x": {}})"));
 }
 
+TEST(FieldSetTest, UnionTakingTheOthersNodesMergesSharedSteps) {
+  auto a = *FieldSet::FromFieldsV1(Json::parse(R"({"f:x": {}, "f:y": {"f:z": {}}})"));
+  auto b = *FieldSet::FromFieldsV1(Json::parse(R"({"f:y": {".": {}, "f:v": {}}, "f:w": {}})"));
+  a.Add(std::move(b));
+  EXPECT_EQ(a.Paths(), (std::vector<std::string>{".w", ".x", ".y", ".y.v", ".y.z"}));
+  FieldSet empty;
+  empty.Add(std::move(a));
+  EXPECT_EQ(empty.Paths(), (std::vector<std::string>{".w", ".x", ".y", ".y.v", ".y.z"}));
+}
+
 TEST(FieldWalkTest, ComparesKeyedListsByKeyAndOthersAsAWhole) {
   ResourceType pods;
   pods.kind = "Pod";
