@@ -12,6 +12,7 @@ RUN apt-get update \
       build-essential cmake pkg-config make \
       nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev \
       libspdlog-dev libfmt-dev libcpp-httplib-dev prometheus-cpp-dev libmimalloc-dev \
+      libsimdjson-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -24,7 +25,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libcurl4 libyaml-cpp0.7 libssl3 libspdlog1.10 libfmt9 libcpp-httplib0.11 \
-      libprometheus-cpp-core1.0 libmimalloc2.0 \
+      libprometheus-cpp-core1.0 libmimalloc2.0 libsimdjson14 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/gpupool /usr/local/bin/gpupool
 USER 65532:65532

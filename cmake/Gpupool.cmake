@@ -14,6 +14,7 @@ function(gpupool_find_dependencies)
   find_package(prometheus-cpp CONFIG REQUIRED)
   # The binary's allocator (docs/development.md, "Dependencies").
   find_package(mimalloc 2.0 CONFIG REQUIRED)
+  find_package(simdjson 3.0 CONFIG REQUIRED)
   if(GPUPOOL_BUILD_TESTS)
     find_package(GTest REQUIRED)
   endif()

@@ -42,7 +42,7 @@ std::vector<Json> ListAll(Cluster& cluster, const std::string& plural, const std
   const auto resource = cluster.Resource(kRbacGroup, "v1", plural);
   std::vector<Json> objects;
   for (const auto& item : cluster.List(*resource, ns, ListOptions{}).items) {
-    objects.push_back(Json::parse(item->json));
+    objects.push_back(item->Parsed());
   }
   return objects;
 }

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "gpupool/api/json_parse.h"
 #include "sandbox/api_error.h"
 
 namespace gpupool::sandbox {
@@ -71,8 +72,10 @@ void CheckRequestBody(const std::string& body) {
 }
 
 Json ParseJsonBody(const std::string& body, const std::string& what) {
+  Json parsed = api::ParseJson(body);
+  if (!parsed.is_discarded()) return parsed;
   try {
-    return Json::parse(body);
+    return Json::parse(body);  // refused: nlohmann's parser says where and why
   } catch (const Json::exception& error) {
     throw BadRequest(what + " is not valid JSON: " + ParserMessage(error));
   }

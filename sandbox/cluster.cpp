@@ -306,7 +306,7 @@ ObjectPtr Cluster::StoredOrNotFound(const ResourceType& resource, const std::str
 
 Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
                           const std::string& name) {
-  return Json::parse(StoredOrNotFound(resource, ns, name)->json);
+  return StoredOrNotFound(resource, ns, name)->Parsed();
 }
 
 // The ServiceAccount admission plugin: a pod runs as the ServiceAccount it
@@ -367,7 +367,7 @@ void Cluster::ResolvePriority(Json& pod, const CreateInputs& inputs) {
 
 const Json& Cluster::ParsedClass(const ObjectPtr& stored) {
   if (stored != parsed_class_) {
-    parsed_class_json_ = Json::parse(stored->json);
+    parsed_class_json_ = stored->Parsed();
     parsed_class_ = stored;
   }
   return parsed_class_json_;
@@ -378,7 +378,7 @@ const Json& Cluster::ParsedClass(const ObjectPtr& stored) {
 ObjectPtr Cluster::DefaultPriorityClass() const {
   for (const auto& [key, stored] : store_.Objects("scheduling.k8s.io/priorityclasses")) {
     if (stored->json.find("\"globalDefault\":true") == std::string::npos) continue;
-    if (Json::parse(stored->json).value("globalDefault", false)) return stored;
+    if (stored->Parsed().value("globalDefault", false)) return stored;
   }
   return nullptr;
 }
@@ -392,7 +392,7 @@ ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns
 }
 
 Json Cluster::Get(const ResourceType& resource, const std::string& ns, const std::string& name) {
-  return PresentObject(resource, Json::parse(GetStored(resource, ns, name)->json));
+  return PresentObject(resource, GetStored(resource, ns, name)->Parsed());
 }
 
 ResourcePtr Cluster::CoreEvents() const { return Resource("", "v1", "events"); }
@@ -461,7 +461,7 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
                      "the object has been modified; please apply your changes to the latest "
                      "version and try again");
     }
-    return PrepareUpdate(resource, Json::parse(stored->json), object, subresource, options);
+    return PrepareUpdate(resource, stored->Parsed(), object, subresource, options);
   };
   return WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
     return FinishUpdate(resource, update, options);
@@ -479,7 +479,7 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   const ResourcePtr target = events_api ? CoreEvents() : nullptr;
   auto prepare = [&](const ObjectPtr& stored) {
     WriteOptions tried = options;
-    Json old = Json::parse(stored->json);
+    Json old = stored->Parsed();
     // The patch applies to the object as the request's API presents it.
     Json patched = ApplyPatch(type, PresentObject(resource, old), body);
     CheckTypeMeta(resource, patched);
@@ -569,7 +569,7 @@ bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const 
   WriteOptions options;
   options.field_manager = manager;
   auto prepare = [&](const ObjectPtr& current) -> std::optional<PreparedUpdate> {
-    Json old = Json::parse(current->json);
+    Json old = current->Parsed();
     Json object = old;
     if (!change(object)) return std::nullopt;
     return PrepareUpdate(resource, std::move(old), std::move(object), subresource, options);

@@ -56,7 +56,7 @@ Cluster::Applied Cluster::ApplyConfig(const ResourceType& resource, const std::s
     Json object = ServerSideApply(resource, Json::object(), config, request);
     return {CreateLocked(resource, ns, std::move(object), options), true};
   }
-  Json old = Json::parse(stored->json);
+  Json old = stored->Parsed();
   Json object = ServerSideApply(resource, old, config, request);
   return {UpdateLocked(resource, std::move(old), std::move(object), subresource, options), false};
 }

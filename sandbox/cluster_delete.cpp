@@ -125,7 +125,7 @@ Json Cluster::Bind(const std::string& ns, const std::string& name, const Json& b
   if (node.empty()) throw Invalid("Binding", name, {{"target.name", "Required value"}});
   const Json* annotations = BindingAnnotations(binding, name);
   auto bind = [&](const ObjectPtr& current) {
-    Json pod = Json::parse(current->json);
+    Json pod = current->Parsed();
     BindPod(pod, name, node, annotations);
     return pod;
   };
@@ -165,13 +165,13 @@ bool Cluster::PdbForbidsEviction(const Json& pod) {
   const Json labels = pod["metadata"].value("labels", Json::object());
   const auto& pdbs = store_.Objects("policy/poddisruptionbudgets");
   for (auto it = pdbs.lower_bound(ns + "/"); it != pdbs.end() && it->second->ns == ns; ++it) {
-    const Json pdb = Json::parse(it->second->json);
+    const Json pdb = it->second->Parsed();
     const Json selector = pdb["spec"].value("selector", Json::object());
     if (!MatchesLabelSelector(selector, labels)) continue;
     int64_t expected = 0, healthy = 0;
     const auto& pods = store_.Objects("/pods");
     for (auto p = pods.lower_bound(ns + "/"); p != pods.end() && p->second->ns == ns; ++p) {
-      const Json other = Json::parse(p->second->json);
+      const Json other = p->second->Parsed();
       if (!MatchesLabelSelector(selector, other["metadata"].value("labels", Json::object()))) {
         continue;
       }

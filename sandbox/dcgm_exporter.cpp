@@ -197,7 +197,7 @@ std::string DcgmExposition(Cluster& cluster) {
   auto parse_all = [&](const char* plural) {
     std::vector<Json> objects;
     for (const auto& item : cluster.List(*cluster.Resource("", "v1", plural), "", {}).items)
-      objects.push_back(Json::parse(item->json));
+      objects.push_back(item->Parsed());
     return objects;
   };
   return DcgmExposition(parse_all("nodes"), parse_all("pods"));

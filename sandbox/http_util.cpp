@@ -227,8 +227,7 @@ std::string TableBody(const ResourceType& resource, const ListResult& result,
   if (!result.continue_token.empty()) metadata["continue"] = result.continue_token;
   Json rows = Json::array();
   for (const auto& item : result.items) {
-    rows.push_back(
-        TableRow(resource, PresentObject(resource, Json::parse(item->json)), include_object));
+    rows.push_back(TableRow(resource, PresentObject(resource, item->Parsed()), include_object));
   }
   return Json{{"kind", "Table"},
               {"apiVersion", "meta.k8s.io/v1"},

@@ -195,7 +195,7 @@ void Simulator::ObserveNode(const ChangeEvent& event) {
     nodes_.erase(object.name);
     return;
   }
-  const Json node = Json::parse(object.json);
+  const Json node = object.Parsed();
   auto& facts = nodes_[object.name];
   facts.labels = node["metadata"].value("labels", Json::object());
   facts.taints = node.value("spec", Json::object()).value("taints", Json::array());

@@ -1,8 +1,17 @@
 #include "sandbox/store.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "gpupool/api/json_parse.h"
 
 namespace gpupool::sandbox {
+
+Json StoredObject::Parsed() const {
+  Json object = api::ParseJson(json);
+  if (object.is_discarded()) throw std::logic_error("a stored object is not JSON: " + name);
+  return object;
+}
 
 const char* EventTypeName(EventType type) {
   switch (type) {

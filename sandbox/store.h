@@ -21,7 +21,8 @@ namespace gpupool::sandbox {
 
 // One version of one object. Immutable once stored: readers share it.
 struct StoredObject {
-  std::string json;  // the object, with metadata.resourceVersion set
+  std::string json;     // the object, with metadata.resourceVersion set
+  Json Parsed() const;  // `json` parsed
   std::string ns;
   std::string name;
   std::string uid;

@@ -46,7 +46,7 @@ std::string EventLine(const WatchState& state, const char* type, const ObjectPtr
     return std::string("{\"type\":\"") + type +
            "\",\"object\":" + PresentStored(*state.resource, object->json) + "}\n";
   }
-  const Json parsed = PresentObject(*state.resource, Json::parse(object->json));
+  const Json parsed = PresentObject(*state.resource, object->Parsed());
   Json table = {{"kind", "Table"},
                 {"apiVersion", "meta.k8s.io/v1"},
                 {"metadata", {{"resourceVersion", std::to_string(object->rv)}}},

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "gpupool/api/json_parse.h"
+
 namespace gpupool::api {
 namespace {
 
@@ -138,6 +140,7 @@ void EraseMember(Json& value, const MemberPath& path) { EraseFrom(value, path, 0
 
 Json ParseWithout(std::string_view text, const std::vector<MemberPath>& skipped) {
   Json root;
+  if (ParseFast(text, skipped, root)) return root;
   BuilderWithout builder(root, skipped);
   if (!Json::sax_parse(text.begin(), text.end(), &builder)) return Json(Json::value_t::discarded);
   return root;

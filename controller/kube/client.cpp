@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "gpupool/api/json_dump.h"
+#include "gpupool/api/json_parse.h"
 #include "gpupool/kube/errors.h"
 
 namespace gpupool::kube {
@@ -37,7 +38,7 @@ std::string WriteQuery(const WriteOptions& options) {
 
 Json ParseBody(const HttpResponse& response, const std::string& context) {
   if (response.body.empty()) return Json::object();
-  Json parsed = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  Json parsed = api::ParseJson(response.body);
   if (parsed.is_discarded())
     throw ApiError(Reason::kDecode, response.status, context + ": response is not JSON");
   return parsed;

@@ -1,5 +1,6 @@
 #include <cstring>
 
+#include "gpupool/api/json_parse.h"
 #include "gpupool/api/json_without.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/watch.h"
@@ -31,9 +32,7 @@ std::size_t StringStop(const std::string& text, std::size_t from) {
 }  // namespace
 
 WatchEvent DecodeWatchEvent(std::string_view frame, const std::vector<api::MemberPath>& unread) {
-  Json parsed = unread.empty()
-                    ? Json::parse(frame.begin(), frame.end(), nullptr, /*allow_exceptions=*/false)
-                    : api::ParseWithout(frame, unread);
+  Json parsed = unread.empty() ? api::ParseJson(frame) : api::ParseWithout(frame, unread);
   if (!parsed.is_object())
     throw ApiError(Reason::kDecode, 0,
                    "watch frame is not a JSON object: " + std::string(frame.substr(0, 100)));

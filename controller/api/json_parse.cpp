@@ -1,0 +1,131 @@
+#include "gpupool/api/json_parse.h"
+
+#include <simdjson.h>
+
+#include <memory>
+#include <string>
+
+namespace gpupool::api {
+namespace {
+
+using Json = nlohmann::json;
+namespace dom = simdjson::dom;
+
+// A thread's parser keeps its buffers for the next document; one larger than
+// this gets a parser of its own, freed with it, so a big list does not leave
+// its buffers behind in every thread that ever read one.
+constexpr std::size_t kKeptParserBytes = 1 << 20;
+
+dom::parser& ThreadParser() {
+  thread_local dom::parser parser;
+  return parser;
+}
+
+// Builds nlohmann values from simdjson elements, skipping the members on
+// `skipped` paths (compared only when there are any).
+class Builder {
+ public:
+  explicit Builder(const std::vector<MemberPath>& skipped) : skipped_(skipped) {}
+
+  void Build(dom::element element, Json& out) {
+    switch (element.type()) {
+      case dom::element_type::OBJECT:
+        return BuildObject(element.get_object().value_unsafe(), out);
+      case dom::element_type::ARRAY:
+        return BuildArray(element.get_array().value_unsafe(), out);
+      case dom::element_type::STRING:
+        out = std::string(element.get_string().value_unsafe());
+        return;
+      case dom::element_type::INT64: {
+        const std::int64_t value = element.get_int64().value_unsafe();
+        // nlohmann's parser keeps non-negative integers unsigned.
+        if (value >= 0) {
+          out = static_cast<std::uint64_t>(value);
+        } else {
+          out = value;
+        }
+        return;
+      }
+      case dom::element_type::UINT64:
+        out = element.get_uint64().value_unsafe();
+        return;
+      case dom::element_type::DOUBLE:
+        out = element.get_double().value_unsafe();
+        return;
+      case dom::element_type::BOOL:
+        out = element.get_bool().value_unsafe();
+        return;
+      case dom::element_type::NULL_VALUE:
+        out = nullptr;
+        return;
+    }
+  }
+
+ private:
+  void BuildObject(dom::object object, Json& out) {
+    out = Json::object();
+    auto& members = out.get_ref<Json::object_t&>();
+    for (const dom::key_value_pair field : object) {
+      if (!skipped_.empty() && Skipped(field.key)) continue;
+      Json& slot = members[std::string(field.key)];
+      if (skipped_.empty()) {
+        Build(field.value, slot);
+        continue;
+      }
+      names_.push_back(field.key);
+      Build(field.value, slot);
+      names_.pop_back();
+    }
+  }
+
+  void BuildArray(dom::array array, Json& out) {
+    out = Json::array();
+    auto& items = out.get_ref<Json::array_t&>();
+    items.reserve(array.size());
+    // An array's items have no name: no skipped path passes through them.
+    if (!skipped_.empty()) names_.push_back(kInArray);
+    for (const dom::element item : array) Build(item, items.emplace_back());
+    if (!skipped_.empty()) names_.pop_back();
+  }
+
+  // Whether member `name` of the innermost object is on a skipped path;
+  // names_ holds the names of the members above it.
+  bool Skipped(std::string_view name) const {
+    for (const auto& path : skipped_) {
+      if (path.size() != names_.size() + 1) continue;
+      bool match = path.back() == "*" || path.back() == name;
+      for (std::size_t i = 0; match && i < names_.size(); ++i) {
+        match = names_[i].data() != kInArray.data() && (path[i] == "*" || path[i] == names_[i]);
+      }
+      if (match) return true;
+    }
+    return false;
+  }
+
+  static constexpr std::string_view kInArray{"\0[]", 3};
+  const std::vector<MemberPath>& skipped_;
+  std::vector<std::string_view> names_;
+};
+
+}  // namespace
+
+bool ParseFast(std::string_view text, const std::vector<MemberPath>& skipped, Json& out) {
+  std::unique_ptr<dom::parser> own;
+  dom::parser* parser = &ThreadParser();
+  if (text.size() > kKeptParserBytes) {
+    own = std::make_unique<dom::parser>();
+    parser = own.get();
+  }
+  dom::element root;
+  if (parser->parse(text.data(), text.size()).get(root) != simdjson::SUCCESS) return false;
+  Builder(skipped).Build(root, out);
+  return true;
+}
+
+Json ParseJson(std::string_view text) {
+  Json value;
+  if (ParseFast(text, {}, value)) return value;
+  return Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+}
+
+}  // namespace gpupool::api
