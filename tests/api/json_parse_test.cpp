@@ -180,12 +180,12 @@ TEST(ParseJsonTest, AgreesWithNlohmannOnDamagedObjects) {
 
 TEST(ParseJsonTest, ParsesADocumentLargerThanAThreadKeepsBuffersFor) {
   std::string list = "{\"items\":[";
-  for (int i = 0; i < 1500; ++i) list += std::string(i ? "," : "") + kPod;
+  for (int i = 0; i < 200; ++i) list += std::string(i ? "," : "") + kPod;
   list += "]}";
-  ASSERT_GT(list.size(), std::size_t{1} << 20);
+  ASSERT_GT(list.size(), std::size_t{64} << 10);
   const Json parsed = ParseJson(list);
   ASSERT_FALSE(parsed.is_discarded());
-  EXPECT_EQ(parsed["items"].size(), 1500u);
+  EXPECT_EQ(parsed["items"].size(), 200u);
   EXPECT_TRUE(SameValue(parsed, Reference(list)));
   EXPECT_TRUE(SameValue(ParseJson(kPod), Reference(kPod)));  // the thread's parser still serves
 }
