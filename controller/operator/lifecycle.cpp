@@ -49,12 +49,34 @@ struct PodCounts {
   int failed_replica = -1;
 };
 
+// The pod of a placed replica, or null when it is gone or going (deleted,
+// evicted).
+const PodView* PodOf(const JobRecord& job, const api::ReplicaPlacement& placed) {
+  const auto index = static_cast<std::size_t>(placed.replica);
+  const PodView* pod = index < job.pods.size() ? job.pods[index] : nullptr;
+  return pod && pod->terminating && !pod->Finished() ? nullptr : pod;
+}
+
+// Which replica's pod went, from which node; a drain (the node cordoned, its
+// pods evicted) says so.
+std::string LostReplicaMessage(const CycleState& state, const JobRecord& job) {
+  for (const auto& placed : job.status.placement) {
+    if (PodOf(job, placed)) continue;
+    std::string message = "the pod of replica " + std::to_string(placed.replica) + " on node " +
+                          placed.node + " was deleted";
+    const auto node = state.nodes.find(placed.node);
+    if (node != state.nodes.end() && node->second->unschedulable)
+      message += " (the node is cordoned: drained)";
+    return message;
+  }
+  return "a replica's pod was deleted";
+}
+
 PodCounts CountPods(const JobRecord& job) {
   PodCounts counts;
   for (const auto& placed : job.status.placement) {
-    const auto index = static_cast<std::size_t>(placed.replica);
-    const PodView* pod = index < job.pods.size() ? job.pods[index] : nullptr;
-    if (!pod || (pod->terminating && !pod->Finished())) {
+    const PodView* pod = PodOf(job, placed);
+    if (!pod) {
       ++counts.missing;
     } else if (pod->phase == PodPhase::kFailed) {
       counts.failed_replica = placed.replica;
@@ -184,8 +206,9 @@ void AdvanceHolding(CycleState& state, JobRecord& job) {
   if (DeadlinePassed(state, job)) return;
   const bool running = job.status.phase == JobPhase::kRunning;
   if (running && pods.missing > 0) {
-    Requeue(state, job, JobPhase::kQueued, "ReplicaLost", "a replica's pod was deleted");
-    state.Event(job, "Warning", "ReplicaLost", "Requeue", "a replica's pod was deleted");
+    const std::string message = LostReplicaMessage(state, job);
+    Requeue(state, job, JobPhase::kQueued, "ReplicaLost", message);
+    state.Event(job, "Warning", "ReplicaLost", "Requeue", message);
     return;
   }
   if (!running && pods.running + pods.succeeded == job.status.placement.size()) {

@@ -465,6 +465,27 @@ TEST(PlanCycle, JobOnANodeThatIsNotReadyGoesBackToTheQueueAndBacksOff) {
   EXPECT_GT(plan.wake_at, kNow);
 }
 
+TEST(PlanCycle, RunningJobWhosePodWasDeletedSaysWhichAndWhetherItsNodeWasDrained) {
+  for (const bool drained : {false, true}) {
+    ViewBuilder b(kNow);
+    b.Node("node-0", 4, "train").Node("node-1", 4, "train").Queue("train", "train");
+    if (drained) b.Cordon("node-1");
+    b.Project("susan", "susan", 2);
+    // Its only pod was evicted: gone from the API.
+    b.Job("susan", "a", 1, 1, HoldingStatus("Running", "node-1", {0}, kNow - 100, "susan"));
+    const Plan plan = PlanCycle(b.view(), {});
+    const StatusWrite* write = FindStatus(plan.releasing_statuses, "a");
+    ASSERT_NE(write, nullptr) << drained;
+    const Json& admitted = *FindCondition(*write, "Admitted");
+    EXPECT_EQ(admitted["reason"], "ReplicaLost");
+    const std::string expected = std::string("the pod of replica 0 on node node-1 was deleted") +
+                                 (drained ? " (the node is cordoned: drained)" : "");
+    EXPECT_EQ(admitted["message"], expected);
+    ASSERT_EQ(plan.events.size(), 1u);
+    EXPECT_EQ(plan.events[0].message, expected);
+  }
+}
+
 TEST(PlanCycle, AdmittedPodsThatDoNotStartInTimeSendTheJobBack) {
   auto b = Cluster();
   b.Job("susan", "slow", 1, 1, HoldingStatus("Admitted", "node-0", {0}, kNow - 400, "susan"));

@@ -15,6 +15,16 @@ ViewBuilder& ViewBuilder::Node(const std::string& name, int gpus, const std::str
   return *this;
 }
 
+ViewBuilder& ViewBuilder::Cordon(const std::string& name) {
+  for (auto& node : view_.nodes) {
+    if (node->name != name) continue;
+    auto cordoned = std::make_shared<NodeObject>(*node);
+    cordoned->unschedulable = true;
+    node = cordoned;
+  }
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::GpuReadings(utilization::SharedReadings readings) {
   view_.gpu_readings = std::move(readings);
   return *this;

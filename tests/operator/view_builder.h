@@ -13,6 +13,8 @@ class ViewBuilder {
   explicit ViewBuilder(EpochSeconds now = 1'800'000'000) { view_.now = now; }
 
   ViewBuilder& Node(const std::string& name, int gpus, const std::string& pool, bool ready = true);
+  // Marks a node added before unschedulable, as `kubectl cordon` (and drain) leaves it.
+  ViewBuilder& Cordon(const std::string& name);
   ViewBuilder& Queue(const std::string& name, const std::string& pool,
                      const std::string& sharing = "Guaranteed", const Json& idle = nullptr);
   ViewBuilder& GpuReadings(utilization::SharedReadings readings);
