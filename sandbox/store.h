@@ -21,8 +21,7 @@ namespace gpupool::sandbox {
 
 // One version of one object. Immutable once stored: readers share it.
 struct StoredObject {
-  std::string json;     // the object, with metadata.resourceVersion set
-  Json Parsed() const;  // `json` parsed
+  std::string json;  // the object, with metadata.resourceVersion set
   std::string ns;
   std::string name;
   std::string uid;
@@ -32,6 +31,8 @@ struct StoredObject {
   // by every object of the resource, and this object's values, aligned.
   std::shared_ptr<const SelectableFieldNames> field_names;
   std::vector<std::string> field_values;
+
+  Json Parsed() const;  // `json` parsed
 
   bool MatchesFields(const FieldSelector& selector) const {
     static const std::vector<std::string> kNone;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "member_paths.h"
+
 namespace gpupool::api {
 namespace {
 
@@ -23,7 +25,7 @@ dom::parser& ThreadParser() {
 }
 
 // Builds nlohmann values from simdjson elements, skipping the members on
-// `skipped` paths (compared only when there are any).
+// `skipped` paths.
 class Builder {
  public:
   explicit Builder(const std::vector<MemberPath>& skipped) : skipped_(skipped) {}
@@ -67,12 +69,8 @@ class Builder {
     out = Json::object();
     auto& members = out.get_ref<Json::object_t&>();
     for (const dom::key_value_pair field : object) {
-      if (!skipped_.empty() && Skipped(field.key)) continue;
+      if (!skipped_.empty() && internal::OnSkippedPath(skipped_, names_, field.key)) continue;
       Json& slot = members[std::string(field.key)];
-      if (skipped_.empty()) {
-        Build(field.value, slot);
-        continue;
-      }
       names_.push_back(field.key);
       Build(field.value, slot);
       names_.pop_back();
@@ -83,29 +81,13 @@ class Builder {
     out = Json::array();
     auto& items = out.get_ref<Json::array_t&>();
     items.reserve(array.size());
-    // An array's items have no name: no skipped path passes through them.
-    if (!skipped_.empty()) names_.push_back(kInArray);
+    names_.push_back(internal::kNoName);
     for (const dom::element item : array) Build(item, items.emplace_back());
-    if (!skipped_.empty()) names_.pop_back();
+    names_.pop_back();
   }
 
-  // Whether member `name` of the innermost object is on a skipped path;
-  // names_ holds the names of the members above it.
-  bool Skipped(std::string_view name) const {
-    for (const auto& path : skipped_) {
-      if (path.size() != names_.size() + 1) continue;
-      bool match = path.back() == "*" || path.back() == name;
-      for (std::size_t i = 0; match && i < names_.size(); ++i) {
-        match = names_[i].data() != kInArray.data() && (path[i] == "*" || path[i] == names_[i]);
-      }
-      if (match) return true;
-    }
-    return false;
-  }
-
-  static constexpr std::string_view kInArray{"\0[]", 3};
   const std::vector<MemberPath>& skipped_;
-  std::vector<std::string_view> names_;
+  std::vector<std::string_view> names_;  // of the members above the one being built
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "gpupool/api/json_parse.h"
+#include "member_paths.h"
 
 namespace gpupool::api {
 namespace {
@@ -32,7 +33,7 @@ class BuilderWithout {
 
   bool key(std::string& name) {
     if (skip_depth_ > 0) return true;
-    if (Skipped(name)) {
+    if (internal::OnSkippedPath(skipped_, names_, name)) {
       skip_depth_ = 1;  // the member's value is yet to come
       return true;
     }
@@ -48,20 +49,6 @@ class BuilderWithout {
   }
 
  private:
-  // Whether the member `name` of the innermost open object is on a skipped
-  // path. names_[0] is the top-level value's (none).
-  bool Skipped(const std::string& name) const {
-    for (const auto& path : skipped_) {
-      if (path.size() != names_.size()) continue;
-      bool match = path.back() == "*" || path.back() == name;
-      for (std::size_t i = 1; match && i < names_.size(); ++i) {
-        match = names_[i] != nullptr && (path[i - 1] == "*" || path[i - 1] == *names_[i]);
-      }
-      if (match) return true;
-    }
-    return false;
-  }
-
   template <typename T>
   bool Value(T&& value) {
     if (skip_depth_ > 0) {
@@ -91,9 +78,9 @@ class BuilderWithout {
       ++skip_depth_;
       return true;
     }
-    // An array's items have no name: they are on no path.
-    const bool in_object = !open_.empty() && open_.back()->is_object();
-    names_.push_back(in_object ? key_ : nullptr);
+    // The top-level value has no name; an array's items have none either.
+    if (!open_.empty())
+      names_.push_back(open_.back()->is_object() ? std::string_view(*key_) : internal::kNoName);
     open_.push_back(Place(Json(type)));
     return true;
   }
@@ -105,16 +92,16 @@ class BuilderWithout {
       return true;
     }
     open_.pop_back();
-    names_.pop_back();
+    if (!open_.empty()) names_.pop_back();
     return true;
   }
 
   Json& root_;
   const std::vector<MemberPath>& skipped_;
-  std::vector<Json*> open_;                // the containers being filled, outermost first
-  std::vector<const std::string*> names_;  // their member names (none: top level, array item)
-  const std::string* key_ = nullptr;       // the name of the member being read
-  Json* member_ = nullptr;                 // where the member's value goes
+  std::vector<Json*> open_;              // the containers being filled, outermost first
+  std::vector<std::string_view> names_;  // the names of those below the top-level value
+  const std::string* key_ = nullptr;     // the name of the member being read
+  Json* member_ = nullptr;               // where the member's value goes
   int skip_depth_ = 0;  // 0: building; 1: a skipped member's value is next; n > 1: inside it
 };
 
