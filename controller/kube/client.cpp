@@ -149,6 +149,11 @@ Json Client::Create(const Resource& resource, const std::string& ns, const Json&
   }
 }
 
+void Client::CreateEncoded(const Resource& resource, const std::string& ns, std::string body) {
+  transport_->Send(
+      {"POST", resource.Path(ns), std::move(body), "application/json", RepeatSafety::kSafe});
+}
+
 Json Client::Update(const Resource& resource, const std::string& ns, const Json& object,
                     const WriteOptions& options) {
   return Request("PUT", resource.Path(ns, RequireName(object, resource)) + WriteQuery(options),

@@ -164,9 +164,7 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
   for (const auto& remove : plan.pod_deletes) add(Kind::kPod, remove.ns, remove.name);
   for (const auto& patch : plan.pod_patches) add(Kind::kPod, patch.ns, patch.name);
   for (const auto& release : plan.pod_releases) add(Kind::kPod, release.ns, release.name);
-  for (const auto& create : plan.pod_creates)
-    add(Kind::kPod, create.pod["metadata"].value("namespace", ""),
-        create.pod["metadata"].value("name", ""));
+  for (const auto& create : plan.pod_creates) add(Kind::kPod, create.ns, create.name);
   for (const auto& pod : plan.reservation_pods)
     add(Kind::kPod, pod["metadata"].value("namespace", ""), pod["metadata"].value("name", ""));
   return versions;
@@ -187,8 +185,12 @@ CycleReport Controller::RunCycle() {
   }
   const ClusterView view = View();
   const auto rebuilds = engine_.stats().rebuilds;
-  Plan plan = PlanCycle(view, options_.plan, engine_);
-  report.deferred = DeferStatusWrites(plan, options_.status_writes_per_cycle, status_turn_);
+  PlanOptions plan_options = options_.plan;
+  plan_options.status_writes_per_cycle = options_.status_writes_per_cycle;
+  plan_options.status_turn = status_turn_;
+  Plan plan = PlanCycle(view, plan_options, engine_);
+  status_turn_ = plan.next_status_turn;
+  report.deferred = plan.deferred_statuses;
   report.deferred_pods = DeferGatedPodCreates(plan, options_.gated_pods_per_cycle);
   report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -107,6 +108,11 @@ void PlanUsageStatuses(CycleState& state, const engine::Decisions& decisions);
 // its namespace's Project, a limit, the cluster): its Event is a Warning, and it
 // gets no gated pods, since none could start before that.
 bool WaitsForAPerson(const std::string& reason);
+
+// Of the jobs whose status writes neither admit nor free anything, in the
+// cycle's order, those PlanOptions::status_writes_per_cycle lets this cycle
+// write; the others' Events are dropped with them (PlanJobStatuses).
+std::span<JobRecord* const> WithinStatusBudget(CycleState& state, std::vector<JobRecord*>& jobs);
 
 // A status patch from `old_status` to `new_status`; nullopt when they agree.
 std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& meta,

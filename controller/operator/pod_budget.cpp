@@ -6,31 +6,14 @@
 #include <algorithm>
 
 #include "gpupool/operator/plan.h"
-#include "gpupool/operator/pod_view.h"
 
 namespace gpupool::op {
-namespace {
-
-// Whether the pod is created with gpupool's admission gate (a template's own
-// gates do not count: a released pod keeps those).
-bool IsGated(const PodCreate& create) {
-  const auto spec = create.pod.find("spec");
-  if (spec == create.pod.end()) return false;
-  const auto gates = spec->find("schedulingGates");
-  if (gates == spec->end() || !gates->is_array()) return false;
-  return std::any_of(gates->begin(), gates->end(), [](const Json& gate) {
-    return gate.is_object() && gate.value("name", "") == kAdmissionGate;
-  });
-}
-
-}  // namespace
-
 std::size_t DeferGatedPodCreates(Plan& plan, std::size_t per_cycle) {
   if (per_cycle == 0) return 0;
   std::size_t gated = 0;
-  const auto dropped = std::remove_if(
-      plan.pod_creates.begin(), plan.pod_creates.end(),
-      [&](const PodCreate& create) { return IsGated(create) && ++gated > per_cycle; });
+  const auto dropped =
+      std::remove_if(plan.pod_creates.begin(), plan.pod_creates.end(),
+                     [&](const PodCreate& create) { return create.gated && ++gated > per_cycle; });
   const auto count = static_cast<std::size_t>(plan.pod_creates.end() - dropped);
   plan.pod_creates.erase(dropped, plan.pod_creates.end());
   return count;

@@ -51,24 +51,39 @@ std::optional<StatusWrite> MakeStatusWrite(Kind kind, const api::ObjectMeta& met
   return write;
 }
 
+namespace {
+
+std::optional<StatusWrite> StatusWriteOf(const JobRecord& job) {
+  return MakeStatusWrite(Kind::kTrainingJob, job.job().metadata,
+                         api::TrainingJobStatusToJson(job.job().status),
+                         api::TrainingJobStatusToJson(job.status));
+}
+
+// The write list of a job whose status admits, frees devices or ends it;
+// null for the others, which the cycle's budget limits.
+std::vector<StatusWrite>* UnbudgetedList(CycleState& state, const JobRecord& job) {
+  if (job.stage == Stage::kFinished && !PodsStillHold(job)) return &state.plan.finished_statuses;
+  if (job.frees_devices && !job.admitted_now) return &state.plan.releasing_statuses;
+  if (job.admitted_now) return &state.plan.admission_statuses;
+  return nullptr;
+}
+
+}  // namespace
+
 void PlanJobStatuses(CycleState& state) {
+  std::vector<JobRecord*> others;
   for (JobRecord& job : state.jobs) {
     NoteWaitingChange(state, job);
     if (job.status == job.job().status) continue;  // Most jobs, most cycles: no JSON needed.
-    auto write = MakeStatusWrite(Kind::kTrainingJob, job.job().metadata,
-                                 api::TrainingJobStatusToJson(job.job().status),
-                                 api::TrainingJobStatusToJson(job.status));
-    if (!write) continue;
-    if (job.stage == Stage::kFinished && !PodsStillHold(job)) {
-      state.plan.finished_statuses.push_back(std::move(*write));
-    } else if (job.frees_devices && !job.admitted_now) {
-      state.plan.releasing_statuses.push_back(std::move(*write));
-    } else if (job.admitted_now) {
-      state.plan.admission_statuses.push_back(std::move(*write));
-    } else {
-      state.plan.other_statuses.push_back(std::move(*write));
+    std::vector<StatusWrite>* list = UnbudgetedList(state, job);
+    if (!list) {
+      others.push_back(&job);
+    } else if (auto write = StatusWriteOf(job)) {
+      list->push_back(std::move(*write));
     }
   }
+  for (const JobRecord* job : WithinStatusBudget(state, others))
+    if (auto write = StatusWriteOf(*job)) state.plan.other_statuses.push_back(std::move(*write));
 }
 
 }  // namespace gpupool::op::internal

@@ -211,10 +211,10 @@ void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
 
 void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
   if (tally.Held(create.job_key) || !Allowed(tally)) return;
-  const Json& meta = create.pod["metadata"];
-  const std::string ns = meta.value("namespace", ""), name = meta.value("name", "");
+  const std::string& ns = create.ns;
+  const std::string& name = create.name;
   try {
-    client_.Create(kube::resources::kPods, ns, create.pod, {.ignore_answer = true});
+    client_.CreateEncoded(kube::resources::kPods, ns, create.body);
     tally.Changed(Kind::kPod, kube::ObjectKey(ns, name));
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.

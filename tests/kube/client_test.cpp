@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "gpupool/api/json_dump.h"
 #include "gpupool/kube/errors.h"
 #include "test_util.h"
 
@@ -48,6 +49,30 @@ TEST_F(ClientTest, CreateGetUpdateAndConflict) {
   auto request = server_.Requests().back();
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.path, "/api/v1/namespaces/team-a/pods");
+}
+
+// An object the caller encoded itself is posted as it is; the server's
+// refusals come back typed, as a Create's do.
+TEST_F(ClientTest, CreateEncodedPostsTheTextAndReportsRefusals) {
+  const std::string body = api::Dump(Pod("p2", "web"));
+  client_.CreateEncoded(resources::kPods, "team-a", body);
+  const auto request = server_.Requests().back();
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.path, "/api/v1/namespaces/team-a/pods");
+  EXPECT_EQ(request.body, body);
+  EXPECT_EQ(client_.Get(resources::kPods, "team-a", "p2")["metadata"]["labels"]["app"], "web");
+  try {
+    client_.CreateEncoded(resources::kPods, "team-a", body);
+    ADD_FAILURE();
+  } catch (const ApiError& e) {
+    EXPECT_TRUE(IsAlreadyExists(e)) << e.what();
+  }
+  try {
+    client_.CreateEncoded(resources::kPods, "team-a", "{\"kind\": ");
+    ADD_FAILURE();
+  } catch (const ApiError& e) {
+    EXPECT_FALSE(IsAlreadyExists(e)) << e.what();
+  }
 }
 
 TEST_F(ClientTest, NotFoundAndInvalidAreTyped) {

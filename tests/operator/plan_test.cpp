@@ -107,7 +107,7 @@ TEST(PlanCycle, WaitingJobGetsGatedPodsOfThePodContract) {
   b.Job("susan", "train-a", 2, 1);
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_EQ(plan.pod_creates.size(), 2u);
-  const Json& pod = plan.pod_creates[0].pod;
+  const Json pod = plan.pod_creates[0].Pod();
   EXPECT_EQ(pod["metadata"]["name"], "train-a-0");
   EXPECT_EQ(pod["metadata"]["labels"][kJobLabel], "train-a");
   EXPECT_EQ(pod["metadata"]["labels"][kProjectLabel], "susan");
@@ -137,7 +137,7 @@ TEST(PlanCycle, AGangWithALongNameStillGetsHostnames) {
   b.Job("susan", name, 2, 1);
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_EQ(plan.pod_creates.size(), 2u);
-  const Json& spec = plan.pod_creates[1].pod["spec"];
+  const Json spec = plan.pod_creates[1].Pod()["spec"];
   EXPECT_EQ(spec["hostname"], name + "-1");
   EXPECT_EQ(spec["subdomain"], name);
 }
@@ -156,13 +156,45 @@ TEST(PlanCycle, NewJobAdmittedAtOnceGetsItsPodsCreatedReleased) {
   ASSERT_EQ(plan.pod_creates.size(), 2u);
   for (const auto& create : plan.pod_creates) {
     EXPECT_EQ(create.job_key, "susan/train-a");
-    const Json& pod = create.pod;
+    const Json pod = create.Pod();
+    EXPECT_EQ(create.ns, "susan");
+    EXPECT_EQ(create.name, pod["metadata"]["name"]);
+    EXPECT_FALSE(create.gated);
     EXPECT_FALSE(pod["spec"].contains("schedulingGates")) << pod.dump();
     EXPECT_EQ(pod["spec"]["nodeSelector"]["kubernetes.io/hostname"], "node-0");
     EXPECT_EQ(pod["metadata"]["annotations"]["gpupool.dev/world-size"], "2");
     EXPECT_EQ(pod["metadata"]["labels"][kJobLabel], "train-a");
   }
   EXPECT_TRUE(plan.pod_releases.empty());
+}
+
+// A template's own scheduling gate stays on the released pod (whoever set it
+// removes it), and does not make the create one of the gated ones a cycle's
+// budget limits.
+TEST(PlanCycle, AReleasedPodKeepsItsTemplatesOwnGateAndIsNotCountedGated) {
+  auto b = Cluster();
+  const Json object = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                       {"kind", "TrainingJob"},
+                       {"metadata",
+                        {{"name", "gated"},
+                         {"namespace", "susan"},
+                         {"uid", "uid-gated"},
+                         {"generation", 1},
+                         {"resourceVersion", "7"}}},
+                       {"spec",
+                        {{"queue", "train"},
+                         {"gpusPerReplica", 1},
+                         {"template",
+                          {{"spec",
+                            {{"schedulingGates", {{{"name", "example.com/quota"}}}},
+                             {"containers", {{{"name", "main"}, {"image", "x"}}}}}}}}}}};
+  b.RawJob(object);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.pod_creates.size(), 1u);
+  const Json pod = plan.pod_creates[0].Pod();
+  EXPECT_FALSE(plan.pod_creates[0].gated);
+  EXPECT_EQ(pod["spec"]["schedulingGates"], Json::array({{{"name", "example.com/quota"}}}));
+  EXPECT_EQ(pod["spec"]["nodeSelector"]["kubernetes.io/hostname"], "node-0");
 }
 
 // Room a victim still holds is not room yet: the beneficiary's new pods are
@@ -173,8 +205,10 @@ TEST(PlanCycle, JobAdmittedIntoAStoppingVictimsRoomGetsGatedPods) {
   const Plan plan = PlanCycle(b.view(), {});
   ASSERT_NE(FindStatus(plan.admission_statuses, "j0"), nullptr);
   ASSERT_EQ(plan.pod_creates.size(), 1u);
-  EXPECT_EQ(plan.pod_creates[0].pod["spec"]["schedulingGates"][0]["name"], kAdmissionGate);
-  EXPECT_FALSE(plan.pod_creates[0].pod["spec"].contains("nodeSelector"));
+  const Json pod = plan.pod_creates[0].Pod();
+  EXPECT_TRUE(plan.pod_creates[0].gated);
+  EXPECT_EQ(pod["spec"]["schedulingGates"][0]["name"], kAdmissionGate);
+  EXPECT_FALSE(pod["spec"].contains("nodeSelector"));
 }
 
 // The status a write leaves on the API server (keys it removes are null in the patch).
@@ -535,7 +569,7 @@ TEST(PlanCycle, PlacementOfAReplicaTheJobDoesNotHaveIsSkipped) {
   status["placement"].push_back({{"replica", -1}, {"node", "node-0"}, {"devices", {2}}});
   b.Job("susan", "edited", 1, 1, status);
   const Plan plan = PlanCycle(b.view(), {});
-  for (const auto& create : plan.pod_creates) EXPECT_EQ(create.pod["metadata"]["name"], "edited-0");
+  for (const auto& create : plan.pod_creates) EXPECT_EQ(create.name, "edited-0");
 }
 
 PlanOptions SharingOptions() {

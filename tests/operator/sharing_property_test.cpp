@@ -168,7 +168,7 @@ class SharingWorld {
           jobs_[write.name]["status"].merge_patch(write.patch["status"]);
     for (const PodDelete& remove : plan.pod_deletes) pods_.erase(remove.ns + "/" + remove.name);
     for (const Json& pod : plan.reservation_pods) AddPod(pod);
-    for (const PodCreate& create : plan.pod_creates) AddPod(create.pod);
+    for (const PodCreate& create : plan.pod_creates) AddPod(create.Pod());
     for (const PodRelease& release : plan.pod_releases) {
       auto it = pods_.find(release.ns + "/" + release.name);
       if (it != pods_.end()) it->second = it->second.patch(release.patch);

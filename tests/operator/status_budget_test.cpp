@@ -1,142 +1,134 @@
-// A cycle's budget of status writes that neither admit nor free anything.
+// A cycle's budget of status writes that neither admit nor free anything, and
+// of gated pod creates.
 #include <gtest/gtest.h>
 
 #include "gpupool/operator/plan.h"
 #include "gpupool/operator/pod_view.h"
+#include "view_builder.h"
 
 namespace gpupool::op {
 namespace {
 
-StatusWrite Status(Kind kind, const std::string& name) {
-  return {kind, kind == Kind::kTrainingJob ? "team" : "", name, Json::object()};
+// Three jobs in a namespace no Project owns: each cycle's first look gives
+// each a NoProject status (a write that neither admits nor frees anything) and
+// a Warning Event; with `admit`, one job the cycle admits besides.
+ClusterView Busy(bool admit = true) {
+  testing::ViewBuilder b;
+  b.Node("node-0", 8, "train").Queue("train", "train").Project("ml", "team", 8);
+  for (const char* name : {"a", "b", "c"}) b.Job("nowhere", name, 1, 1);
+  if (admit) b.Job("team", "admitted", 1, 1);
+  return b.view();
 }
 
-EventNote Note(Kind kind, const std::string& name) {
-  EventNote note;
-  note.kind = kind;
-  note.ns = kind == Kind::kTrainingJob ? "team" : "";
-  note.name = name;
-  note.reason = "Capacity";
-  return note;
+Plan PlanWithin(const ClusterView& view, std::size_t per_cycle, std::size_t turn) {
+  PlanOptions options;
+  options.status_writes_per_cycle = per_cycle;
+  options.status_turn = turn;
+  return PlanCycle(view, options);
 }
 
-std::vector<std::string> Names(const std::vector<StatusWrite>& writes) {
+// The jobs among the other statuses, in order; Project and Queue statuses as
+// their kind.
+std::vector<std::string> Others(const Plan& plan) {
   std::vector<std::string> names;
-  for (const auto& write : writes) names.push_back(write.name);
+  for (const auto& write : plan.other_statuses)
+    names.push_back(write.kind == Kind::kTrainingJob ? write.name
+                    : write.kind == Kind::kProject   ? "project"
+                                                     : "queue");
   return names;
-}
-
-Plan Busy() {
-  Plan plan;
-  plan.other_statuses = {Status(Kind::kTrainingJob, "a"), Status(Kind::kTrainingJob, "b"),
-                         Status(Kind::kTrainingJob, "c"), Status(Kind::kProject, "ml"),
-                         Status(Kind::kQueue, "train")};
-  plan.admission_statuses = {Status(Kind::kTrainingJob, "admitted")};
-  plan.events = {Note(Kind::kTrainingJob, "a"), Note(Kind::kTrainingJob, "c"),
-                 Note(Kind::kTrainingJob, "admitted"), Note(Kind::kTrainingJob, "c")};
-  return plan;
-}
-
-Plan BusyAdmittingNone() {
-  Plan plan = Busy();
-  plan.admission_statuses.clear();
-  return plan;
 }
 
 std::vector<std::string> Noted(const Plan& plan) {
   std::vector<std::string> names;
-  for (const auto& note : plan.events) names.push_back(note.name);
+  for (const auto& note : plan.events)
+    if (note.kind == Kind::kTrainingJob) names.push_back(note.name);
   return names;
 }
 
-TEST(DeferStatusWrites, KeepsEveryUsageStatusAndAWindowOfJobsAndDropsTheRestsEvents) {
-  Plan plan = BusyAdmittingNone();
-  std::size_t turn = 0;
-  EXPECT_EQ(DeferStatusWrites(plan, 1, turn), 2u);
-  EXPECT_EQ(turn, 1u);
-  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "a"}));
-  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "admitted"}));
+TEST(StatusBudget, KeepsEveryUsageStatusAndAWindowOfJobsAndDropsTheRestsEvents) {
+  const Plan plan = PlanWithin(Busy(false), 1, 0);
+  EXPECT_EQ(plan.deferred_statuses, 2u);
+  EXPECT_EQ(plan.next_status_turn, 1u);
+  EXPECT_EQ(Others(plan), (std::vector<std::string>{"a", "queue", "project"}));
+  EXPECT_EQ(Noted(plan), std::vector<std::string>{"a"});
 }
 
 // A cycle that admits jobs may write as many more: their Running statuses
 // follow in a later cycle, and must keep pace under a steady load.
-TEST(DeferStatusWrites, EveryJobAdmittedAddsOneToTheBudget) {
-  Plan plan = Busy();
-  std::size_t turn = 0;
-  EXPECT_EQ(DeferStatusWrites(plan, 1, turn), 1u);
-  EXPECT_EQ(turn, 2u);
-  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "a", "b"}));
-  EXPECT_EQ(Names(plan.admission_statuses), std::vector<std::string>{"admitted"});
+TEST(StatusBudget, EveryJobAdmittedAddsOneToTheBudget) {
+  const Plan plan = PlanWithin(Busy(), 1, 0);
+  EXPECT_EQ(plan.deferred_statuses, 1u);
+  EXPECT_EQ(plan.next_status_turn, 2u);
+  EXPECT_EQ(Others(plan), (std::vector<std::string>{"a", "b", "queue", "project"}));
+  ASSERT_EQ(plan.admission_statuses.size(), 1u);
+  EXPECT_EQ(plan.admission_statuses[0].name, "admitted");
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"admitted", "a", "b"}));
 }
 
 // Each turn starts further in and wraps around: over the cycles every job's
 // status is written, however long the backlog.
-TEST(DeferStatusWrites, TheWindowMovesWithTheTurnAndWrapsAround) {
-  Plan plan = BusyAdmittingNone();
-  std::size_t turn = 2;
-  EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 1u);
-  EXPECT_EQ(turn, 4u);
-  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "c", "a"}));
-  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "c", "admitted", "c"}));
-  plan = BusyAdmittingNone();
-  EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 1u);
-  EXPECT_EQ(Names(plan.other_statuses), (std::vector<std::string>{"ml", "train", "b", "c"}));
-  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"c", "admitted", "c"}));
+TEST(StatusBudget, TheWindowMovesWithTheTurnAndWrapsAround) {
+  const ClusterView view = Busy(false);
+  Plan plan = PlanWithin(view, 2, 2);
+  EXPECT_EQ(plan.deferred_statuses, 1u);
+  EXPECT_EQ(plan.next_status_turn, 4u);
+  EXPECT_EQ(Others(plan), (std::vector<std::string>{"c", "a", "queue", "project"}));
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"a", "c"}));
+  plan = PlanWithin(view, 2, plan.next_status_turn);
+  EXPECT_EQ(plan.deferred_statuses, 1u);
+  EXPECT_EQ(Others(plan), (std::vector<std::string>{"b", "c", "queue", "project"}));
+  EXPECT_EQ(Noted(plan), (std::vector<std::string>{"b", "c"}));
 }
 
 // A backlog (a burst's Running statuses, once the admissions have stopped)
 // drains: each cycle writes an eighth of it on top of the budget.
-TEST(DeferStatusWrites, AnEighthOfABacklogGoesOnTopOfTheBudget) {
-  Plan plan;
-  for (int i = 0; i < 80; ++i)
-    plan.other_statuses.push_back(Status(Kind::kTrainingJob, "job-" + std::to_string(i)));
-  std::size_t turn = 0;
-  EXPECT_EQ(DeferStatusWrites(plan, 2, turn), 68u);
+TEST(StatusBudget, AnEighthOfABacklogGoesOnTopOfTheBudget) {
+  testing::ViewBuilder b;
+  for (int i = 0; i < 80; ++i) b.Job("nowhere", "job-" + std::to_string(i), 1, 1);
+  const Plan plan = PlanWithin(b.view(), 2, 0);
+  EXPECT_EQ(plan.deferred_statuses, 68u);
   EXPECT_EQ(plan.other_statuses.size(), 12u);
-  EXPECT_EQ(turn, 12u);
+  EXPECT_EQ(plan.next_status_turn, 12u);
+  EXPECT_EQ(plan.events.size(), 12u);
 }
 
-TEST(DeferStatusWrites, KeepsEverythingWithinTheBudgetOrWithoutOne) {
+TEST(StatusBudget, KeepsEverythingWithinTheBudgetOrWithoutOne) {
   for (std::size_t per_cycle : {0u, 2u, 100u}) {
-    Plan plan = Busy();
-    std::size_t turn = 7;
-    EXPECT_EQ(DeferStatusWrites(plan, per_cycle, turn), 0u) << per_cycle;
-    EXPECT_EQ(plan.other_statuses.size(), 5u);
-    EXPECT_EQ(plan.events.size(), 4u);
+    const Plan plan = PlanWithin(Busy(), per_cycle, 7);
+    EXPECT_EQ(plan.deferred_statuses, 0u) << per_cycle;
+    EXPECT_EQ(plan.next_status_turn, per_cycle == 0 ? 7u : 7u + per_cycle + 1) << per_cycle;
+    EXPECT_EQ(plan.other_statuses.size(), 5u) << per_cycle;
+    EXPECT_EQ(Noted(plan).size(), 4u) << per_cycle;
   }
 }
 
 // A cycle's budget of gated pod creates: released pods are never left out.
-PodCreate Create(const std::string& job, const Json& gates) {
+PodCreate Create(const std::string& job, bool gated) {
   PodCreate create;
   create.job_key = "team/" + job;
-  create.pod = {{"metadata", {{"name", job}}}, {"spec", {{"schedulingGates", gates}}}};
+  create.name = job;
+  create.gated = gated;
   return create;
 }
 
-const Json kAdmissionGated = Json::array({{{"name", kAdmissionGate}}});
-
 std::vector<std::string> Created(const Plan& plan) {
   std::vector<std::string> names;
-  for (const auto& create : plan.pod_creates) names.push_back(create.pod["metadata"]["name"]);
+  for (const auto& create : plan.pod_creates) names.push_back(create.name);
   return names;
 }
 
 TEST(DeferGatedPodCreates, KeepsTheFirstGatedOnesAndEveryReleasedOne) {
   Plan plan;
-  plan.pod_creates = {Create("w1", kAdmissionGated), Create("r1", Json::array()),
-                      Create("w2", kAdmissionGated), Create("w3", kAdmissionGated),
-                      Create("own-gate", Json::array({{{"name", "example.com/quota"}}}))};
+  plan.pod_creates = {Create("w1", true), Create("r1", false), Create("w2", true),
+                      Create("w3", true), Create("r2", false)};
   EXPECT_EQ(DeferGatedPodCreates(plan, 2), 1u);
-  EXPECT_EQ(Created(plan), (std::vector<std::string>{"w1", "r1", "w2", "own-gate"}))
-      << "a template's own gate does not make a released pod gated";
+  EXPECT_EQ(Created(plan), (std::vector<std::string>{"w1", "r1", "w2", "r2"}));
 }
 
 TEST(DeferGatedPodCreates, KeepsEverythingWithinTheBudgetOrWithoutOne) {
   for (std::size_t per_cycle : {0u, 2u, 100u}) {
     Plan plan;
-    plan.pod_creates = {Create("w1", kAdmissionGated), Create("w2", kAdmissionGated),
-                        Create("r1", Json::array())};
+    plan.pod_creates = {Create("w1", true), Create("w2", true), Create("r1", false)};
     EXPECT_EQ(DeferGatedPodCreates(plan, per_cycle), 0u) << per_cycle;
     EXPECT_EQ(plan.pod_creates.size(), 3u);
   }

@@ -98,6 +98,9 @@ class Client {
   // AlreadyExists that may follow is resolved). A generateName create is not.
   Json Create(const Resource& resource, const std::string& ns, const Json& object,
               const WriteOptions& options = {});
+  // The create of a named object already encoded as JSON text (`body`), repeated
+  // as Create repeats it; its answer is not read (WriteOptions::ignore_answer).
+  void CreateEncoded(const Resource& resource, const std::string& ns, std::string body);
   // PUT of the whole object; its metadata.resourceVersion makes it a
   // compare-and-swap (Conflict when someone else wrote in between).
   Json Update(const Resource& resource, const std::string& ns, const Json& object,

@@ -25,7 +25,7 @@ namespace gpupool::op {
 
 struct CycleReport {
   std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
-  std::size_t deferred = 0;       // Status writes left to the next cycle (DeferStatusWrites).
+  std::size_t deferred = 0;       // Job statuses left to the next cycle (not built).
   std::size_t deferred_pods = 0;  // Gated pod creates left to the next (DeferGatedPodCreates).
   double plan_ms = 0, write_ms = 0;
   bool engine_rebuilt = false;  // The engine was built from the snapshot, not followed.
@@ -43,7 +43,7 @@ struct ControllerOptions {
   int concurrent_writes = 8;                    // Requests in flight at once within a step.
   // At most this many job statuses that neither admit nor free anything per
   // cycle, plus one per job it admits and an eighth of the others (0: no
-  // limit); the rest follow in the next cycles (DeferStatusWrites).
+  // limit); the rest follow in the next cycles (PlanOptions::status_writes_per_cycle).
   std::size_t status_writes_per_cycle = 64;
   // At most this many gated pods created per cycle (0: no limit); the rest
   // follow in the next cycles (DeferGatedPodCreates).
@@ -86,7 +86,7 @@ class Controller {
   ControllerOptions options_;
   PlanWriter writer_;
   engine::LiveEngine engine_;
-  std::size_t status_turn_ = 0;  // Where the next cycle's status budget starts (DeferStatusWrites).
+  std::size_t status_turn_ = 0;  // Where the next cycle's status budget starts.
   std::unique_ptr<kube::Informer<QueueObject>> queues_;
   std::unique_ptr<kube::Informer<ProjectObject>> projects_;
   std::unique_ptr<kube::Informer<DepartmentObject>> departments_;

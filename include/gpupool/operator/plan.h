@@ -35,6 +35,15 @@ struct PlanOptions {
   // Allowed to patch pods in reservation_namespace (the report); "": the default one.
   std::string reservation_service_account;
   engine::Options engine;
+  // At most this many job statuses that neither admit nor free anything
+  // (waiting reasons, Running) are written per cycle, plus one for every job
+  // the cycle admits and an eighth of those statuses: a window of them starting
+  // `status_turn` in, wrapping around. The others are not built (a burst's
+  // thousands of patches would be held only to be dropped), and neither are
+  // their jobs' Events: the next cycle plans them again from the same
+  // difference. Queue, Project and Department statuses are all written. 0: no limit.
+  std::size_t status_writes_per_cycle = 0;
+  std::size_t status_turn = 0;
 };
 
 enum class Kind { kQueue, kProject, kTrainingJob, kPod, kDepartment };
@@ -49,11 +58,17 @@ struct StatusWrite {
   Json patch;  // {"metadata": {"resourceVersion": ...}, "status": {...}}
 };
 
+// A pod to create, held as JSON text: a cycle that admits thousands of jobs
+// holds thousands of pods, and the text is a sixth of the parsed form's size.
 struct PodCreate {
   std::string job_key;  // "namespace/name" of the owning TrainingJob.
   std::int64_t job_generation = 0;
-  Json pod;
+  std::string ns, name;  // The pod's.
+  std::string body;
+  bool gated = false;             // Created with gpupool's admission gate.
   std::int32_t job_restarts = 0;  // The job's status.restartCount.
+
+  Json Pod() const;  // The body parsed.
 };
 
 // Pins a gated pod to its node and opens its admission gate (a JSON patch whose
@@ -105,6 +120,10 @@ struct Plan {
   // timeout, a deadline, a backoff ending); 0: no such moment.
   EpochSeconds wake_at = 0;
   engine::Decisions decisions;  // What the engine decided, for logs and tests.
+  // Job statuses left to later cycles (PlanOptions::status_writes_per_cycle),
+  // and where the next cycle's window starts.
+  std::size_t deferred_statuses = 0;
+  std::size_t next_status_turn = 0;
 
   // Every status write, in the writer's order.
   std::array<const std::vector<StatusWrite>*, 4> StatusWrites() const {
@@ -118,15 +137,6 @@ Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
 // the snapshot's differences from the last cycle are applied to it, not rebuilt.
 // `live` must have been made with `options.engine`.
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options, engine::LiveEngine& live);
-
-// Keeps at most `per_cycle` of the plan's job statuses that neither admit nor
-// free anything (waiting reasons, Running), plus one for every job the plan
-// admits and an eighth of those statuses: a window of them starting `turn`
-// writes in, wrapping around; `turn` moves on by that budget. Queue, Project
-// and Department statuses are all kept, first. The other job statuses are
-// dropped with their jobs' Events; the next cycle plans them again from the
-// same difference. Returns how many were dropped; `per_cycle` 0 keeps all.
-std::size_t DeferStatusWrites(Plan& plan, std::size_t per_cycle, std::size_t& turn);
 
 // Keeps the plan's first `per_cycle` creates of gated pods (a waiting job's, or
 // an admitted job's that cannot be released yet) and every create of a
