@@ -45,6 +45,7 @@ ProcessUse UseOf(pid_t pid) {
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind("VmRSS:", 0) == 0) use.rss_mb = std::stod(line.substr(6)) / 1024.0;
+    if (line.rfind("VmHWM:", 0) == 0) use.peak_rss_mb = std::stod(line.substr(6)) / 1024.0;
   }
   return use;
 }

@@ -21,6 +21,7 @@ using kube::Json;
 struct ProcessUse {
   double cpu_seconds = 0;
   double rss_mb = 0;
+  double peak_rss_mb = 0;  // The kernel's high-water mark (VmHWM) since the process started.
 };
 ProcessUse UseOf(pid_t pid);
 
