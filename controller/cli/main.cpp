@@ -1,3 +1,5 @@
+#include <mimalloc.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ void PrintUsage(std::ostream& out) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // The controller gives freed pages back to the system at once: a delayed
+  // decommit runs only when a later allocation looks, so a controller that went
+  // quiet after a burst kept the burst's memory (docs/development.md).
+  if (!args.empty() && args[0] == "controller") mi_option_set(mi_option_decommit_delay, 0);
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     PrintUsage(std::cout);
     return args.empty() ? 2 : 0;
