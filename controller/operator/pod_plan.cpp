@@ -4,8 +4,6 @@
 // released), all at once and only where the node has physical room (the pods
 // of a victim still stopping hold their devices until they are gone);
 // fractions once the reservation pod of their device holds it.
-#include <algorithm>
-
 #include "gpupool/api/json_dump.h"
 #include "pod_template.h"
 #include "reservations.h"
@@ -31,33 +29,23 @@ bool NameTaken(const JobRecord& job, const std::string& name) {
   return false;
 }
 
-// Whether the pod is created with gpupool's admission gate (a template's own
-// gates do not count: a released pod keeps those).
-bool IsGated(const Json& pod) {
-  const auto spec = pod.find("spec");
-  if (spec == pod.end()) return false;
-  const auto gates = spec->find("schedulingGates");
-  if (gates == spec->end() || !gates->is_array()) return false;
-  return std::any_of(gates->begin(), gates->end(), [](const Json& gate) {
-    return gate.is_object() && gate.value("name", "") == kAdmissionGate;
-  });
-}
-
-void AddCreate(CycleState& state, const JobRecord& job, const Json& pod) {
+// `gated`: the pod carries gpupool's admission gate (BuildPod's do, released
+// ones keep only their template's own gates).
+void AddCreate(CycleState& state, const JobRecord& job, const Json& pod, bool gated) {
   PodCreate create;
   create.job_key = job.key;
   create.job_generation = job.job().metadata.generation;
   create.ns = job.ns();
   create.name = pod["metadata"].value("name", "");
   create.body = api::Dump(pod);
-  create.gated = IsGated(pod);
+  create.gated = gated;
   create.job_restarts = job.status.restart_count;
   state.plan.pod_creates.push_back(std::move(create));
 }
 
 void CreateMissing(CycleState& state, const JobRecord& job, int replica) {
   if (job.pods[static_cast<std::size_t>(replica)] || NameTaken(job, PodName(job, replica))) return;
-  AddCreate(state, job, BuildPod(state, job, replica));
+  AddCreate(state, job, BuildPod(state, job, replica), true);
 }
 
 void EnsureService(CycleState& state, const JobRecord& job) {
@@ -141,7 +129,8 @@ void PlanHolding(CycleState& state, const JobRecord& job) {
     if (!pod && !release) {
       CreateMissing(state, job, placed.replica);
     } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
-      AddCreate(state, job, BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed)));
+      AddCreate(state, job, BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed)),
+                false);
     } else if (pod && release && pod->gate_index >= 0) {
       state.plan.pod_releases.push_back(
           {job.key, pod->ns, pod->name,
