@@ -39,6 +39,23 @@ const Json& SchemaOf(const Json& version) {
   return version["schema"]["openAPIV3Schema"];
 }
 
+// A resource's compiled schema; compiled here for a resource made by hand
+// rather than by ServedResources.
+class SchemaOfResource {
+ public:
+  explicit SchemaOfResource(const ResourceType& resource) : compiled_(resource.schema.get()) {
+    if (!compiled_) {
+      own_ = api::CompileSchema(SchemaOf(resource.crd_version));
+      compiled_ = &own_;
+    }
+  }
+  const api::SchemaNode& schema() const { return *compiled_; }
+
+ private:
+  const api::SchemaNode* compiled_;
+  api::SchemaNode own_;
+};
+
 // Compiled rules are cached by their text: each is compiled once per process.
 const cel::Program& CompiledRule(const std::string& rule) {
   static std::mutex mutex;
@@ -90,12 +107,11 @@ const Json kNoRules = Json::array();
 // A member equal to its counterpart in `old` (an update's stored object) is
 // skipped with everything below it: no rule here reads oldSelf, and the server
 // ratchets the errors of the others on unchanged values.
-void EvaluateRules(const Json& schema, const Json& value, const std::string& path,
+void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::SchemaPath& path,
                    api::FieldErrors& errors, const Json* old) {
-  if (!schema.is_object() || value.is_null()) return;
+  if (!schema.is_schema || value.is_null()) return;
   if (old && *old == value) return;
-  const auto rules = schema.find("x-kubernetes-validations");
-  for (const auto& rule : rules == schema.end() ? kNoRules : *rules) {
+  for (const auto& rule : schema.rules) {
     const std::string text = rule.value("rule", "");
     std::string message;
     try {
@@ -105,21 +121,20 @@ void EvaluateRules(const Json& schema, const Json& value, const std::string& pat
       message = std::string("failed rule: ") + text + ": " + error.what();
     }
     const std::string field =
-        rule.contains("fieldPath") ? path + rule["fieldPath"].get<std::string>() : path;
+        rule.contains("fieldPath") ? path.str() + rule["fieldPath"].get<std::string>() : path.str();
     errors.push_back({field, "Invalid value: \"object\": " + message});
   }
-  if (value.is_object() && schema.contains("properties")) {
-    for (const auto& [name, child] : schema["properties"].items()) {
+  if (value.is_object() && schema.has_properties) {
+    for (const auto& [name, child] : schema.properties) {
       const Json* member = api::Member(&value, name);
       if (!member) continue;
-      EvaluateRules(child, *member, path.empty() ? name : path + "." + name, errors,
-                    api::Member(old, name));
+      EvaluateRules(child, *member, api::SchemaPath(path, name), errors, api::Member(old, name));
     }
   }
-  if (value.is_array() && schema.contains("items")) {
+  if (value.is_array() && schema.items) {
     const api::ListCorrelation correlation(schema, old);
     for (size_t i = 0; i < value.size(); ++i) {
-      EvaluateRules(schema["items"], value[i], api::Child(path, i), errors,
+      EvaluateRules(*schema.items, value[i], api::SchemaPath(path, i), errors,
                     correlation.Find(value[i]));
     }
   }
@@ -137,19 +152,13 @@ bool BlocksRules(const api::FieldError& error) {
   });
 }
 
-bool HasRules(const Json& schema) {
-  if (schema.is_object() && schema.contains("x-kubernetes-validations")) return true;
-  if (!schema.is_object() && !schema.is_array()) return false;
-  return std::any_of(schema.begin(), schema.end(),
-                     [](const Json& child) { return HasRules(child); });
-}
-
 // The rules, unless a schema error blocks them; then the one error the server
 // adds in their place (where the schema has rules at all).
-void CheckRules(const Json& schema, const Json& object, const Json* old, api::FieldErrors& errors) {
+void CheckRules(const api::SchemaNode& schema, const Json& object, const Json* old,
+                api::FieldErrors& errors) {
   if (std::none_of(errors.begin(), errors.end(), BlocksRules)) {
-    EvaluateRules(schema, object, "", errors, old);
-  } else if (HasRules(schema)) {
+    EvaluateRules(schema, object, api::SchemaPath(""), errors, old);
+  } else if (schema.HasRules()) {
     errors.push_back(
         {"<nil>",
          "Invalid value: \"null\": some validation rules were not checked because "
@@ -263,6 +272,8 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
     }
     resource->crd_version = version;
     resource->crd_name = crd["metadata"]["name"];
+    resource->schema =
+        std::make_shared<const api::SchemaNode>(api::CompileSchema(SchemaOf(version)));
     served.push_back(WithFieldNames(std::move(resource)));
   }
   return served;
@@ -271,7 +282,8 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
 CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
                                         const Json* old) {
   CustomResourceCheck check;
-  const Json& schema = SchemaOf(resource.crd_version);
+  const SchemaOfResource compiled(resource);
+  const api::SchemaNode& schema = compiled.schema();
   Json kept = TakeTypeAndMetadata(object);
   api::ApplyDefaults(schema, object);
   check.pruned = api::Prune(schema, object);
@@ -284,18 +296,18 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
 
 CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
                                               const Json& old) {
-  const Json& schema = SchemaOf(resource.crd_version);
-  const Json* status_schema = api::Member(api::Member(&schema, "properties"), "status");
+  const SchemaOfResource compiled(resource);
+  const api::SchemaNode& schema = compiled.schema();
+  const api::SchemaNode* status_schema = schema.Property("status");
   if (!status_schema || !object.is_object()) return CheckCustomResource(resource, object, &old);
   CustomResourceCheck check;
-  if (object.contains("status")) {
-    Json& status = object["status"];
-    api::ApplyDefaults(*status_schema, status);
-    check.pruned = api::Prune(*status_schema, status, "status");
+  if (auto status = object.find("status"); status != object.end()) {
+    api::ApplyDefaults(*status_schema, *status);
+    check.pruned = api::Prune(*status_schema, *status, "status");
     const Json* old_status = api::Member(&old, "status");
     check.errors = old_status
-                       ? api::ValidateUpdateAgainstSchema(*status_schema, status, *old_status)
-                       : api::ValidateAgainstSchema(*status_schema, status);
+                       ? api::ValidateUpdateAgainstSchema(*status_schema, *status, *old_status)
+                       : api::ValidateAgainstSchema(*status_schema, *status);
     for (auto& error : check.errors) error.path = StatusPath(error.path);
   }
   Json kept = TakeTypeAndMetadata(object);

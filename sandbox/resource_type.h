@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "gpupool/api/schema_node.h"
+
 namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
@@ -41,6 +43,8 @@ struct ResourceType {
   // and the CRD's name.
   Json crd_version;
   std::string crd_name;
+  // The version's openAPIV3Schema, compiled once (ServedResources).
+  std::shared_ptr<const api::SchemaNode> schema;
 
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
   // "pods" or "queues.gpupool.dev": how errors name the resource.

@@ -1,6 +1,9 @@
 // Validation of values against CRD schemas, as the API server applies it.
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "gpupool/api/json_reader.h"
@@ -8,30 +11,6 @@
 
 namespace gpupool::api {
 namespace {
-
-// A schema's properties, read in place: schemas are large and walked once per
-// object level of every value checked.
-const Json& PropertiesOf(const Json& schema) {
-  static const Json kNone = Json::object();
-  const auto properties = schema.find("properties");
-  return properties != schema.end() && properties->is_object() ? *properties : kNone;
-}
-
-const Json& EmptyArray() {
-  static const Json kEmpty = Json::array();
-  return kEmpty;
-}
-
-bool Flag(const Json& schema, const char* key) {
-  const auto found = schema.find(key);
-  return found != schema.end() && found->is_boolean() && found->get<bool>();
-}
-
-// An array member read in place; empty when absent.
-const Json& ArrayMember(const Json& schema, const char* key) {
-  const auto found = schema.find(key);
-  return found != schema.end() && found->is_array() ? *found : EmptyArray();
-}
 
 std::string Short(const Json& value) {
   std::string text = value.dump();
@@ -48,10 +27,33 @@ bool MatchesPattern(const std::string& pattern, const std::string& text) {
   return std::regex_search(text, it->second);
 }
 
-bool IsDateTime(const std::string& text) {
-  static const std::regex kRfc3339(
-      R"(^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$)");
-  return std::regex_match(text, kRfc3339);
+// Digits at `at`, `count` of them; `at` moves past them.
+bool Digits(std::string_view text, std::size_t& at, std::size_t count) {
+  for (std::size_t end = at + count; at < end; ++at)
+    if (at >= text.size() || !std::isdigit(static_cast<unsigned char>(text[at]))) return false;
+  return true;
+}
+
+bool Char(std::string_view text, std::size_t& at, std::string_view options) {
+  if (at >= text.size() || options.find(text[at]) == std::string_view::npos) return false;
+  ++at;
+  return true;
+}
+
+// RFC 3339: 2006-01-02T15:04:05, an optional fraction, then Z or an offset.
+bool IsDateTime(std::string_view text) {
+  std::size_t at = 0;
+  if (!(Digits(text, at, 4) && Char(text, at, "-") && Digits(text, at, 2) && Char(text, at, "-") &&
+        Digits(text, at, 2) && Char(text, at, "Tt ") && Digits(text, at, 2) &&
+        Char(text, at, ":") && Digits(text, at, 2) && Char(text, at, ":") && Digits(text, at, 2)))
+    return false;
+  if (Char(text, at, ".")) {
+    if (!Digits(text, at, 1)) return false;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+  }
+  if (Char(text, at, "Zz")) return at == text.size();
+  return Char(text, at, "+-") && Digits(text, at, 2) && Char(text, at, ":") &&
+         Digits(text, at, 2) && at == text.size();
 }
 
 bool TypeMatches(const std::string& type, const Json& value) {
@@ -70,11 +72,11 @@ class Validator {
 
   // `old`: the value's stored counterpart on an update (nullptr on a create, or
   // where nothing correlates), for ratcheting.
-  void Check(const Json& schema, const Json& value, const std::string& path,
+  void Check(const SchemaNode& schema, const Json& value, const SchemaPath& path,
              const Json* old = nullptr) {
-    if (!schema.is_object()) return;
+    if (!schema.is_schema) return;
     if (value.is_null()) {
-      if (!Flag(schema, "nullable") && schema.contains("type")) Add(path, "must not be null");
+      if (!schema.nullable && schema.type) Add(path, "must not be null");
       return;
     }
     if (!CheckType(schema, value, path)) return;
@@ -87,170 +89,158 @@ class Validator {
   }
 
  private:
-  void Add(const std::string& path, std::string message) {
-    errors_.push_back({path, std::move(message)});
+  void Add(const SchemaPath& path, std::string message) {
+    errors_.push_back({path.str(), std::move(message)});
   }
 
-  bool CheckType(const Json& schema, const Json& value, const std::string& path) {
-    if (Flag(schema, "x-kubernetes-int-or-string")) {
+  bool CheckType(const SchemaNode& schema, const Json& value, const SchemaPath& path) {
+    if (schema.int_or_string) {
       if (value.is_number_integer() || value.is_string()) return true;
       Add(path, "must be an integer or a string, got " + JsonTypeName(value));
       return false;
     }
-    const auto found = schema.find("type");
-    if (found == schema.end()) return true;
-    const auto& type = found->get_ref<const std::string&>();
-    if (type.empty() || TypeMatches(type, value)) return true;
-    Add(path, "must be of type " + type + ", got " + JsonTypeName(value));
+    if (!schema.type || schema.type->empty() || TypeMatches(*schema.type, value)) return true;
+    Add(path, "must be of type " + *schema.type + ", got " + JsonTypeName(value));
     return false;
   }
 
-  void CheckEnum(const Json& schema, const Json& value, const std::string& path) {
-    if (!schema.contains("enum") || !schema["enum"].is_array()) return;
-    for (const auto& option : schema["enum"]) {
+  void CheckEnum(const SchemaNode& schema, const Json& value, const SchemaPath& path) {
+    if (!schema.enum_values) return;
+    for (const auto& option : *schema.enum_values) {
       if (option == value) return;
     }
     std::string options;
-    for (const auto& option : schema["enum"]) {
+    for (const auto& option : *schema.enum_values) {
       options += (options.empty() ? "" : ", ") + option.dump();
     }
     Add(path, "Unsupported value: " + Short(value) + ": supported values: " + options);
   }
 
-  void CheckString(const Json& schema, const std::string& text, const std::string& path) {
-    if (schema.contains("minLength") && text.size() < schema["minLength"].get<size_t>()) {
-      Add(path, "must be at least " + schema["minLength"].dump() + " characters long");
+  void CheckString(const SchemaNode& schema, const std::string& text, const SchemaPath& path) {
+    if (schema.min_length && text.size() < *schema.min_length) {
+      Add(path, "must be at least " + std::to_string(*schema.min_length) + " characters long");
     }
-    if (schema.contains("maxLength") && text.size() > schema["maxLength"].get<size_t>()) {
-      Add(path, "must be at most " + schema["maxLength"].dump() + " characters long");
+    if (schema.max_length && text.size() > *schema.max_length) {
+      Add(path, "must be at most " + std::to_string(*schema.max_length) + " characters long");
     }
-    if (schema.contains("pattern") && !MatchesPattern(schema["pattern"], text)) {
-      Add(path, "\"" + text + "\" must match the pattern " + schema["pattern"].get<std::string>());
+    if (schema.pattern && !MatchesPattern(*schema.pattern, text)) {
+      Add(path, "\"" + text + "\" must match the pattern " + *schema.pattern);
     }
-    if (schema.contains("format") && schema.value("format", "") == "date-time" &&
-        !IsDateTime(text)) {
+    if (schema.format == "date-time" && !IsDateTime(text)) {
       Add(path, "\"" + text + "\" must be an RFC 3339 date-time");
     }
   }
 
-  void CheckNumber(const Json& schema, const Json& value, const std::string& path) {
+  void CheckNumber(const SchemaNode& schema, const Json& value, const SchemaPath& path) {
     const double number = value.get<double>();
-    if (schema.contains("minimum")) {
-      const double minimum = schema["minimum"].get<double>();
-      const bool exclusive = Flag(schema, "exclusiveMinimum");
-      if (exclusive ? number <= minimum : number < minimum) {
-        Add(path, std::string("must be ") + (exclusive ? "> " : ">= ") + schema["minimum"].dump());
+    if (schema.minimum) {
+      const bool exclusive = schema.exclusive_minimum;
+      if (exclusive ? number <= *schema.minimum : number < *schema.minimum) {
+        Add(path, std::string("must be ") + (exclusive ? "> " : ">= ") + schema.minimum_text);
       }
     }
-    if (schema.contains("maximum")) {
-      const double maximum = schema["maximum"].get<double>();
-      const bool exclusive = Flag(schema, "exclusiveMaximum");
-      if (exclusive ? number >= maximum : number > maximum) {
-        Add(path, std::string("must be ") + (exclusive ? "< " : "<= ") + schema["maximum"].dump());
+    if (schema.maximum) {
+      const bool exclusive = schema.exclusive_maximum;
+      if (exclusive ? number >= *schema.maximum : number > *schema.maximum) {
+        Add(path, std::string("must be ") + (exclusive ? "< " : "<= ") + schema.maximum_text);
       }
     }
-    if (value.is_number_integer() && schema.contains("format") &&
-        schema.value("format", "") == "int32" &&
+    if (value.is_number_integer() && schema.format == "int32" &&
         (value.get<int64_t>() < INT32_MIN || value.get<int64_t>() > INT32_MAX)) {
       Add(path, "must fit in a 32-bit integer");
     }
   }
 
-  void CheckArray(const Json& schema, const Json& list, const std::string& path, const Json* old) {
-    if (schema.contains("minItems") && list.size() < schema["minItems"].get<size_t>()) {
-      Add(path, "must have at least " + schema["minItems"].dump() + " items");
+  void CheckArray(const SchemaNode& schema, const Json& list, const SchemaPath& path,
+                  const Json* old) {
+    if (schema.min_items && list.size() < *schema.min_items) {
+      Add(path, "must have at least " + std::to_string(*schema.min_items) + " items");
     }
-    if (schema.contains("maxItems") && list.size() > schema["maxItems"].get<size_t>()) {
-      Add(path, "must have at most " + schema["maxItems"].dump() + " items");
+    if (schema.max_items && list.size() > *schema.max_items) {
+      Add(path, "must have at most " + std::to_string(*schema.max_items) + " items");
     }
     CheckListType(schema, list, path);
-    if (!schema.contains("items")) return;
+    if (!schema.items) return;
     const ListCorrelation correlation(schema, old);
     for (size_t i = 0; i < list.size(); ++i) {
       const Json* was = correlation.Find(list[i]);
       if (was && *was == list[i]) continue;  // Unchanged: ratcheted.
-      Check(schema["items"], list[i], Child(path, i), was);
+      Check(*schema.items, list[i], SchemaPath(path, i), was);
     }
   }
 
-  void CheckListType(const Json& schema, const Json& list, const std::string& path) {
-    if (!schema.contains("x-kubernetes-list-type")) return;
-    const std::string list_type = schema.value("x-kubernetes-list-type", "");
-    if (list_type != "set" && list_type != "map") return;
+  void CheckListType(const SchemaNode& schema, const Json& list, const SchemaPath& path) {
+    if (schema.list_type != "set" && schema.list_type != "map") return;
     std::set<std::string> seen;
     for (size_t i = 0; i < list.size(); ++i) {
       Json key = list[i];
-      if (list_type == "map") {
+      if (schema.list_type == "map") {
         key = Json::array();
-        for (const auto& name : schema.value("x-kubernetes-list-map-keys", Json::array())) {
-          key.push_back(list[i].is_object() ? list[i].value(name.get<std::string>(), Json())
-                                            : Json());
+        for (const auto& name : schema.list_map_keys) {
+          const Json* value = Member(&list[i], name);
+          key.push_back(value ? *value : Json());
         }
       }
-      if (!seen.insert(key.dump()).second) Add(Child(path, i), "Duplicate value: " + Short(key));
+      if (!seen.insert(key.dump()).second)
+        Add(SchemaPath(path, i), "Duplicate value: " + Short(key));
     }
   }
 
-  void CheckObject(const Json& schema, const Json& object, const std::string& path,
+  void CheckObject(const SchemaNode& schema, const Json& object, const SchemaPath& path,
                    const Json* old) {
-    const auto required = schema.find("required");
-    for (const auto& name : required != schema.end() ? *required : EmptyArray()) {
-      const std::string key = name.get<std::string>();
-      if (!object.contains(key)) Add(Child(path, key), "Required value");
+    for (const auto& key : schema.required) {
+      if (!object.contains(key)) Add(SchemaPath(path, key), "Required value");
     }
-    const Json& properties = PropertiesOf(schema);
     for (const auto& [key, value] : object.items()) {
       const Json* was = Member(old, key);
       if (was && *was == value) continue;  // Unchanged: ratcheted.
-      const auto property = properties.find(key);
-      if (property != properties.end()) {
-        Check(*property, value, Child(path, key), was);
-      } else if (schema.contains("additionalProperties") &&
-                 schema["additionalProperties"].is_object()) {
-        Check(schema["additionalProperties"], value, Child(path, key), was);
-      }
+      const SchemaNode* property = schema.Property(key);
+      if (!property) property = schema.Additional();
+      if (property) Check(*property, value, SchemaPath(path, key), was);
     }
-    if (schema.contains("maxProperties") && object.size() > schema["maxProperties"].get<size_t>()) {
-      Add(path, "must have at most " + schema["maxProperties"].dump() + " properties");
+    if (schema.max_properties && object.size() > *schema.max_properties) {
+      Add(path, "must have at most " + std::to_string(*schema.max_properties) + " properties");
     }
   }
 
   // Value validations: branches are checked for their constraints only.
-  void CheckCombinators(const Json& schema, const Json& value, const std::string& path,
+  void CheckCombinators(const SchemaNode& schema, const Json& value, const SchemaPath& path,
                         const Json* old) {
-    if (Flag(schema, "x-kubernetes-int-or-string")) return;
-    for (const auto& branch : ArrayMember(schema, "allOf")) Check(branch, value, path, old);
-    if (schema.contains("anyOf") && CountPassing(schema["anyOf"], value, path) == 0) {
+    if (schema.int_or_string) return;
+    for (const auto& branch : schema.all_of) Check(branch, value, path, old);
+    if (schema.any_of_given && CountPassing(schema.any_of, value, path) == 0) {
       Add(path, "must match at least one schema of anyOf");
     }
-    if (schema.contains("oneOf") && CountPassing(schema["oneOf"], value, path) != 1) {
+    if (schema.one_of_given && CountPassing(schema.one_of, value, path) != 1) {
       Add(path, "must match exactly one schema of oneOf");
     }
-    if (schema.contains("not") && CountPassing(Json::array({schema["not"]}), value, path) == 1) {
+    if (schema.not_schema && Passes(*schema.not_schema, value, path)) {
       Add(path, "must not match the schema in not");
     }
   }
 
-  size_t CountPassing(const Json& branches, const Json& value, const std::string& path) {
-    size_t passing = 0;
-    for (const auto& branch : branches) {
-      FieldErrors branch_errors;
-      Validator(branch_errors).Check(branch, value, path);
-      if (branch_errors.empty()) ++passing;
-    }
-    return passing;
+  static bool Passes(const SchemaNode& branch, const Json& value, const SchemaPath& path) {
+    FieldErrors branch_errors;
+    Validator(branch_errors).Check(branch, value, path);
+    return branch_errors.empty();
+  }
+
+  static size_t CountPassing(const std::vector<SchemaNode>& branches, const Json& value,
+                             const SchemaPath& path) {
+    return static_cast<size_t>(
+        std::count_if(branches.begin(), branches.end(),
+                      [&](const SchemaNode& branch) { return Passes(branch, value, path); }));
   }
 
   FieldErrors& errors_;
 };
 
 // The item's keys as one text, or "" when it lacks one (it correlates with nothing).
-std::string ListKey(const Json& keys, const Json& item) {
+std::string ListKey(const std::vector<std::string>& keys, const Json& item) {
   if (!item.is_object()) return "";
   Json values = Json::array();
   for (const auto& key : keys) {
-    const Json* value =
-        key.is_string() ? Member(&item, key.get_ref<const std::string&>()) : nullptr;
+    const Json* value = Member(&item, key);
     if (!value) return "";
     values.push_back(*value);
   }
@@ -259,12 +249,10 @@ std::string ListKey(const Json& keys, const Json& item) {
 
 }  // namespace
 
-ListCorrelation::ListCorrelation(const Json& list_schema, const Json* old_list) {
-  if (!old_list || !old_list->is_array() || !list_schema.is_object()) return;
-  if (list_schema.value("x-kubernetes-list-type", Json()) != "map") return;
-  const auto keys = list_schema.find("x-kubernetes-list-map-keys");
-  if (keys == list_schema.end() || !keys->is_array() || keys->empty()) return;
-  keys_ = &*keys;
+ListCorrelation::ListCorrelation(const SchemaNode& list_schema, const Json* old_list) {
+  if (!old_list || !old_list->is_array() || list_schema.list_type != "map") return;
+  if (!list_schema.list_map_keys_given) return;
+  keys_ = &list_schema.list_map_keys;
   for (const auto& item : *old_list) {
     const std::string key = ListKey(*keys_, item);
     if (key.empty()) continue;
@@ -279,66 +267,26 @@ const Json* ListCorrelation::Find(const Json& item) const {
   return found != by_key_.end() ? found->second : nullptr;
 }
 
-FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value, const std::string& path) {
+FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                  const std::string& path) {
   FieldErrors errors;
-  Validator(errors).Check(schema, value, path);
+  Validator(errors).Check(schema, value, SchemaPath(path));
   return errors;
+}
+
+FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                        const Json& old) {
+  FieldErrors errors;
+  if (value != old) Validator(errors).Check(schema, value, SchemaPath(""), &old);
+  return errors;
+}
+
+FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value, const std::string& path) {
+  return ValidateAgainstSchema(CompileSchema(schema), value, path);
 }
 
 FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old) {
-  FieldErrors errors;
-  if (value != old) Validator(errors).Check(schema, value, "", &old);
-  return errors;
-}
-
-void ApplyDefaults(const Json& schema, Json& value) {
-  if (!schema.is_object()) return;
-  if (value.is_object() && schema.contains("properties")) {
-    for (const auto& [key, child] : schema["properties"].items()) {
-      if (!value.contains(key) && child.contains("default")) value[key] = child["default"];
-      if (value.contains(key)) ApplyDefaults(child, value[key]);
-    }
-  } else if (value.is_object() && schema.contains("additionalProperties")) {
-    for (auto& [key, child] : value.items()) ApplyDefaults(schema["additionalProperties"], child);
-  } else if (value.is_array() && schema.contains("items")) {
-    for (auto& item : value) ApplyDefaults(schema["items"], item);
-  }
-}
-
-std::vector<std::string> Prune(const Json& schema, Json& value, const std::string& path) {
-  std::vector<std::string> removed;
-  if (!schema.is_object()) return removed;
-  const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
-  if (value.is_object()) {
-    const Json& properties = PropertiesOf(schema);
-    const Json* additional =
-        schema.contains("additionalProperties") && schema["additionalProperties"].is_object()
-            ? &schema["additionalProperties"]
-            : nullptr;
-    const bool keep_all = preserve || Flag(schema, "additionalProperties");
-    for (auto it = value.begin(); it != value.end();) {
-      const std::string key = it.key();
-      const bool type_meta =
-          path.empty() && (key == "apiVersion" || key == "kind" || key == "metadata");
-      const Json* child = properties.contains(key) ? &properties[key] : additional;
-      if (!child && !keep_all && !type_meta) {
-        removed.push_back(Child(path, key));
-        it = value.erase(it);
-        continue;
-      }
-      if (child && !type_meta) {
-        auto below = Prune(*child, it.value(), Child(path, key));
-        removed.insert(removed.end(), below.begin(), below.end());
-      }
-      ++it;
-    }
-  } else if (value.is_array() && schema.contains("items")) {
-    for (size_t i = 0; i < value.size(); ++i) {
-      auto below = Prune(schema["items"], value[i], Child(path, i));
-      removed.insert(removed.end(), below.begin(), below.end());
-    }
-  }
-  return removed;
+  return ValidateUpdateAgainstSchema(CompileSchema(schema), value, old);
 }
 
 }  // namespace gpupool::api

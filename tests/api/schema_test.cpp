@@ -61,6 +61,20 @@ TEST(Schema, ReportsEachViolationWithItsPath) {
   EXPECT_EQ(Errors({{"name", nullptr}}), "spec.name: must not be null");
 }
 
+TEST(Schema, ReadsDateTimesAsRfc3339) {
+  for (const char* when :
+       {"2026-11-22T05:00:00Z", "2026-11-22t05:00:00z", "2026-11-22 05:00:00Z",
+        "2026-11-22T05:00:00.123456Z", "2026-11-22T05:00:00+01:00", "2026-11-22T05:00:00.5-07:30"})
+    EXPECT_EQ(Errors({{"name", "a"}, {"when", when}}), "") << when;
+  for (const char* when :
+       {"", "2026-11-22", "2026-11-22T05:00:00", "2026-11-22T05:00:001Z", "2026-11-22T05:00:00.Z",
+        "2026-11-22T05:00:00+0100", "2026-11-22T05:00:00+01:00 ", "26-11-22T05:00:00Z",
+        "2026-1a-22T05:00:00Z", "2026-11-22X05:00:00Z", "2026-11-22T05:00:00ZZ"})
+    EXPECT_EQ(Errors({{"name", "a"}, {"when", when}}),
+              std::string("spec.when: \"") + when + "\" must be an RFC 3339 date-time")
+        << when;
+}
+
 TEST(Schema, AppliesDefaultsRecursively) {
   Json object = Json::parse(R"({"spec": {"name": "a", "items": [{"id": "x"}]}})");
   ApplyDefaults(kSchema, object);

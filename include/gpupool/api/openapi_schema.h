@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpupool/api/field_error.h"
+#include "gpupool/api/schema_node.h"
 
 namespace gpupool::api {
 
@@ -27,6 +28,8 @@ FieldErrors CheckStructural(const Json& schema);
 // additionalProperties for maps. `path` prefixes every error path.
 FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
                                   const std::string& path = "");
+FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                  const std::string& path = "");
 
 // As ValidateAgainstSchema for an update of `old` to `value`, with the API
 // server's validation ratcheting (on by default since Kubernetes 1.30): a member
@@ -36,6 +39,8 @@ FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
 // not correlated, and an unchanged member's allOf/anyOf/oneOf/not are skipped
 // with the rest (the server checks those without ratcheting).
 FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old);
+FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                        const Json& old);
 
 // The items of an update's old list that its new items correlate with, for
 // ratcheting: in an x-kubernetes-list-type map list, the one old item with the
@@ -43,20 +48,23 @@ FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, c
 class ListCorrelation {
  public:
   // `old_list` may be null (a create, or nothing to correlate with).
-  ListCorrelation(const Json& list_schema, const Json* old_list);
+  ListCorrelation(const SchemaNode& list_schema, const Json* old_list);
   const Json* Find(const Json& item) const;
 
  private:
-  const Json* keys_ = nullptr;  // x-kubernetes-list-map-keys; null when not a map list
+  // x-kubernetes-list-map-keys; null when not a map list
+  const std::vector<std::string>* keys_ = nullptr;
   std::unordered_map<std::string, const Json*> by_key_;  // nullptr: a key repeated
 };
 
 // Fills in `default` values of absent fields, recursively, as the API server
 // does before validation.
 void ApplyDefaults(const Json& schema, Json& value);
+void ApplyDefaults(const SchemaNode& schema, Json& value);
 
 // Removes fields the schema does not know (unless preserved by
 // x-kubernetes-preserve-unknown-fields); returns the paths it removed.
 std::vector<std::string> Prune(const Json& schema, Json& value, const std::string& path = "");
+std::vector<std::string> Prune(const SchemaNode& schema, Json& value, const std::string& path = "");
 
 }  // namespace gpupool::api
