@@ -211,6 +211,10 @@ CycleReport Controller::RunCycle() {
   {
     std::lock_guard lock(mutex_);
     wake_at_ = plan.wake_at;
+    next_cycle_at_ =
+        Clock::now() +
+        std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double, std::milli>(report.plan_ms * options_.pause_per_plan));
   }
   if (options_.observe_cycle) options_.observe_cycle(view, plan, stats, report);
   // What was left waits one quiet period, not a resync.
@@ -223,7 +227,9 @@ void Controller::WaitForWork(const std::atomic<bool>& stop) {
   const auto resync_at = Clock::now() + options_.resync;
   while (!stop) {
     const auto now = Clock::now();
-    if (dirty_ &&
+    // A burst of events is batched, and planning never takes more than its
+    // share of the time (ControllerOptions::pause_per_plan).
+    if (dirty_ && now >= next_cycle_at_ &&
         (now - last_event_ >= options_.quiet || now - first_event_ >= options_.batch_window))
       return;
     if (now >= resync_at) return;

@@ -3,7 +3,8 @@
 // PlanCycle → PlanWriter). Events are batched: a cycle starts at most
 // `batch_window` after the first event of a burst, never two at a time, and
 // writes finish before the next cycle reads, so a slow API server delays cycles
-// instead of piling them up.
+// instead of piling them up. A cycle that planned for long is followed by a
+// pause in proportion (`pause_per_plan`).
 #pragma once
 
 #include <atomic>
@@ -37,10 +38,14 @@ struct ControllerOptions {
   PlanOptions plan;
   std::chrono::milliseconds quiet{20};          // A burst ends after this long without events.
   std::chrono::milliseconds batch_window{100};  // A burst never delays a cycle longer.
-  std::chrono::seconds resync{30};              // A cycle at least this often.
-  std::chrono::milliseconds cache_wait{2000};   // Longest wait for the caches to show our writes.
-  std::function<bool()> is_leader;              // Empty: always leading.
-  int concurrent_writes = 8;                    // Requests in flight at once within a step.
+  // After a cycle, events wait at least this many times its planning time: on
+  // a cluster large enough for planning to be slow, the controller plans less
+  // often, each time for more changes, instead of planning most of the time.
+  double pause_per_plan = 1.0;
+  std::chrono::seconds resync{30};             // A cycle at least this often.
+  std::chrono::milliseconds cache_wait{2000};  // Longest wait for the caches to show our writes.
+  std::function<bool()> is_leader;             // Empty: always leading.
+  int concurrent_writes = 8;                   // Requests in flight at once within a step.
   // At most this many job statuses that neither admit nor free anything per
   // cycle, plus one per job it admits and an eighth of the others (0: no
   // limit); the rest follow in the next cycles (PlanOptions::status_writes_per_cycle).
@@ -100,6 +105,7 @@ class Controller {
   bool dirty_ = true;
   std::chrono::steady_clock::time_point first_event_{}, last_event_{};
   EpochSeconds wake_at_ = 0;
+  std::chrono::steady_clock::time_point next_cycle_at_{};  // The pause after the last cycle.
   bool priority_classes_ready_ = false;
   std::vector<std::pair<std::pair<Kind, std::string>, std::string>> expected_;
 };
