@@ -37,12 +37,13 @@ bool IsDnsSubdomain(std::string_view text);
 void CheckObjectName(JsonReader& root, const std::string& name);
 
 // Reads one of our kinds: type meta, metadata, then spec and status through the
-// kind's own readers. The object keeps `object` as raw for write-back.
+// kind's own readers. The object keeps `object` as raw for write-back, unless
+// told it will not write it back.
 template <typename Object, typename ReadSpec, typename ReadStatus>
 Object DecodeKind(const Json& object, FieldErrors& errors, const char* kind, Presence spec_presence,
-                  ReadSpec read_spec, ReadStatus read_status) {
+                  ReadSpec read_spec, ReadStatus read_status, RawJson raw = RawJson::kKeep) {
   Object result;
-  result.raw = object;
+  if (raw == RawJson::kKeep) result.raw = object;
   JsonReader root(object, "", errors);
   ExpectTypeMeta(root, kApiVersion, kind);
   result.metadata = ReadObjectMeta(root, Presence::kRequired);

@@ -166,9 +166,9 @@ const char* WorkloadClassName(WorkloadClass workload_class) {
 
 bool IsPreemptible(WorkloadClass workload_class) { return workload_class == WorkloadClass::kTrain; }
 
-TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors) {
+TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors, RawJson raw) {
   TrainingJob job = DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired,
-                                            ReadSpec, ReadTrainingJobStatus);
+                                            ReadSpec, ReadTrainingJobStatus, raw);
   CheckGangName(job, errors);
   return job;
 }

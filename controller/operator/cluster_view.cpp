@@ -55,12 +55,12 @@ api::ResourceAmounts TemplateRequests(const nlohmann::json& pod_template) {
 
 JobObject DecodeJobObject(const nlohmann::json& object) {
   JobObject job;
-  static_cast<Decoded<api::TrainingJob>&>(job) =
-      DecodeWith<api::TrainingJob>(object, api::DecodeTrainingJob);
+  // The controller only patches jobs: it needs no raw JSON to write back.
+  static_cast<Decoded<api::TrainingJob>&>(job) = DecodeWith<api::TrainingJob>(
+      object, [](const nlohmann::json& json, api::FieldErrors& errors) {
+        return api::DecodeTrainingJob(json, errors, api::RawJson::kDrop);
+      });
   job.requests = TemplateRequests(job.object.spec.pod_template);
-  // The raw JSON is kept for write-backs of unknown fields; the controller only
-  // patches, so the template is all it needs of it.
-  job.object.raw = nullptr;
   return job;
 }
 

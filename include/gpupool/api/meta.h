@@ -24,6 +24,10 @@ struct OwnerReference {
   bool controller = false;
 };
 
+// Whether a decoded object keeps the JSON it was read from (its `raw`), to
+// write back the fields gpupool does not read.
+enum class RawJson { kKeep, kDrop };
+
 // The metadata fields gpupool reads. Anything else stays in the object's raw
 // JSON and is written back untouched.
 struct ObjectMeta {

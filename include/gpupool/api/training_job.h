@@ -79,7 +79,10 @@ const char* JobPhaseName(JobPhase phase);
 // Build and Inference work is never preempted and runs only within quota.
 bool IsPreemptible(WorkloadClass workload_class);
 
-TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors);
+// kDrop: `raw` stays null, for a reader that only patches (not a copy of the
+// whole object per decode).
+TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors,
+                              RawJson raw = RawJson::kKeep);
 Json ToJson(const TrainingJob& job);
 // The status alone, as the status subresource holds it.
 Json TrainingJobStatusToJson(const TrainingJobStatus& status);
