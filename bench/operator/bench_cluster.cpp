@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -96,6 +97,11 @@ void BenchCluster::StartController(std::vector<std::string> extra_flags) {
   std::vector<std::string> flags = {
       "--qps", "100000", "--burst", "100000", "--log-level", "info", "--concurrent-writes", "16"};
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
+  // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--pause-per-plan 0".
+  if (const char* more = std::getenv("GPUPOOL_BENCH_CONTROLLER_FLAGS")) {
+    std::istringstream words(more);
+    for (std::string word; words >> word;) flags.push_back(word);
+  }
   controller_ = std::make_unique<op::testing::ControllerProcess>(
       sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", flags);
   controller_->Start();

@@ -50,6 +50,8 @@ constexpr char kUsage[] =
     "                             in that namespace (default: the namespace's default)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
+    "  --pause-per-plan R         after a cycle, wait R times its planning time\n"
+    "                             before the next (default 1; 0: no pause)\n"
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
     "                             seconds; between, only what changes could start\n"
     "                             (default 30; 0: every cycle looks at every job)\n"
@@ -71,6 +73,7 @@ struct Flags {
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   double qps = 200;
+  double pause_per_plan = 1;
   int burst = 400;
   int lease_seconds = 15;
   int start_timeout = 300;
@@ -152,6 +155,8 @@ Flags ParseFlags(Args args) {
       flags.start_timeout = IntFlag(flag, value(), 1, 86400);
     else if (flag == "--resync-seconds")
       flags.resync = IntFlag(flag, value(), 1, 86400);
+    else if (flag == "--pause-per-plan")
+      flags.pause_per_plan = DoubleFlag(flag, value(), 0, 1000);
     else if (flag == "--full-cycle-seconds")
       flags.full_cycle = IntFlag(flag, value(), 0, 86400);
     else if (flag == "--concurrent-writes")
@@ -233,6 +238,7 @@ int RunWith(const Flags& flags) {
   options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);
   options.gated_pods_per_cycle = static_cast<std::size_t>(flags.gated_pods_per_cycle);
   options.resync = std::chrono::seconds(flags.resync);
+  options.pause_per_plan = flags.pause_per_plan;
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;
   if (flags.leader_elect) {
     kube::LeaderElectionConfig config;

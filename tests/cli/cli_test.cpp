@@ -43,15 +43,28 @@ TEST(Cli, UnknownCommandFailsWithUsage) {
 
 // Flags are checked before anything connects: each bad value is named.
 TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
-  for (const std::string flag :
-       {"--concurrent-writes 0", "--concurrent-writes 257", "--concurrent-writes many", "--qps -1",
-        "--burst 0", "--reservation-namespace Bad_Name", "--reservation-service-account -x",
-        "--reservation-image ''", "--gpu-metrics-url dcgm:9400/metrics",
-        "--gpu-metrics-url file:///etc/passwd", "--gpu-metrics-interval-seconds 0",
-        "--gpu-metrics-timeout-seconds 601", "--gpu-metrics-ca-file /nonexistent/ca.pem",
-        "--status-writes-per-cycle -1", "--status-writes-per-cycle 1000001",
-        "--status-writes-per-cycle some", "--gated-pods-per-cycle -1",
-        "--gated-pods-per-cycle 1000001", "--gated-pods-per-cycle 2.5"}) {
+  for (const std::string flag : {"--concurrent-writes 0",
+                                 "--concurrent-writes 257",
+                                 "--concurrent-writes many",
+                                 "--qps -1",
+                                 "--pause-per-plan -1",
+                                 "--pause-per-plan 1001",
+                                 "--pause-per-plan soon",
+                                 "--burst 0",
+                                 "--reservation-namespace Bad_Name",
+                                 "--reservation-service-account -x",
+                                 "--reservation-image ''",
+                                 "--gpu-metrics-url dcgm:9400/metrics",
+                                 "--gpu-metrics-url file:///etc/passwd",
+                                 "--gpu-metrics-interval-seconds 0",
+                                 "--gpu-metrics-timeout-seconds 601",
+                                 "--gpu-metrics-ca-file /nonexistent/ca.pem",
+                                 "--status-writes-per-cycle -1",
+                                 "--status-writes-per-cycle 1000001",
+                                 "--status-writes-per-cycle some",
+                                 "--gated-pods-per-cycle -1",
+                                 "--gated-pods-per-cycle 1000001",
+                                 "--gated-pods-per-cycle 2.5"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)
