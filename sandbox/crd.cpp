@@ -100,8 +100,6 @@ api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) 
   return errors;
 }
 
-const Json kNoRules = Json::array();
-
 // Evaluates the rules of `schema` on `value` and below, as the server does
 // after schema validation.
 // A member equal to its counterpart in `old` (an update's stored object) is

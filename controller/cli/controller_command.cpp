@@ -51,7 +51,7 @@ constexpr char kUsage[] =
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
     "  --pause-per-plan R         after a cycle, wait R times its planning time\n"
-    "                             before the next (default 1; 0: no pause)\n"
+    "                             before the next (default 0: no pause)\n"
     "  --full-cycle-seconds S     every waiting job looked at again at least every S\n"
     "                             seconds; between, only what changes could start\n"
     "                             (default 30; 0: every cycle looks at every job)\n"
@@ -73,7 +73,7 @@ struct Flags {
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   double qps = 200;
-  double pause_per_plan = 1;
+  double pause_per_plan = 0;
   int burst = 400;
   int lease_seconds = 15;
   int start_timeout = 300;

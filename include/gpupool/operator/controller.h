@@ -40,8 +40,8 @@ struct ControllerOptions {
   std::chrono::milliseconds batch_window{100};  // A burst never delays a cycle longer.
   // After a cycle, events wait at least this many times its planning time: on
   // a cluster large enough for planning to be slow, the controller plans less
-  // often, each time for more changes, instead of planning most of the time.
-  double pause_per_plan = 1.0;
+  // often, each time for more changes, and spends less CPU; events wait longer.
+  double pause_per_plan = 0;
   std::chrono::seconds resync{30};             // A cycle at least this often.
   std::chrono::milliseconds cache_wait{2000};  // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;             // Empty: always leading.
