@@ -203,9 +203,9 @@ api::FieldErrors ValidateCrd(const Json& crd) {
       errors.push_back({schema_path, "Required value: schemas are required"});
       continue;
     }
-    for (auto& error : api::CheckStructural(schema)) {
-      errors.push_back({schema_path + (error.path.empty() ? "" : "." + error.path), error.message});
-    }
+    // CheckStructural's paths start at openAPIV3Schema.
+    for (auto& error : api::CheckStructural(schema))
+      errors.push_back({api::Child(path + ".schema", error.path), error.message});
     auto rule_errors = CheckRulesCompile(schema, schema_path);
     errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
   }

@@ -1,7 +1,11 @@
 // Structural-schema rules of apiextensions.k8s.io/v1 CRDs.
 #include <array>
+#include <cstdint>
+#include <regex>
 #include <string_view>
+#include <utility>
 
+#include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
 
 namespace gpupool::api {
@@ -25,6 +29,94 @@ constexpr std::array<std::string_view, 6> kNotInValueValidation = {
     "nullable",
     "x-kubernetes-preserve-unknown-fields",
     "description"};
+
+// What a keyword's value must be: the API server decodes a schema into typed
+// fields, so a value of another type refuses the whole definition.
+enum class Shape { kCount, kNumber, kString, kBoolean, kStrings, kList, kObject };
+
+constexpr std::pair<std::string_view, Shape> kKeywordShapes[] = {
+    {"minLength", Shape::kCount},
+    {"maxLength", Shape::kCount},
+    {"minItems", Shape::kCount},
+    {"maxItems", Shape::kCount},
+    {"minProperties", Shape::kCount},
+    {"maxProperties", Shape::kCount},
+    {"minimum", Shape::kNumber},
+    {"maximum", Shape::kNumber},
+    {"multipleOf", Shape::kNumber},
+    {"type", Shape::kString},
+    {"format", Shape::kString},
+    {"pattern", Shape::kString},
+    {"description", Shape::kString},
+    {"title", Shape::kString},
+    {"x-kubernetes-list-type", Shape::kString},
+    {"x-kubernetes-map-type", Shape::kString},
+    {"nullable", Shape::kBoolean},
+    {"exclusiveMinimum", Shape::kBoolean},
+    {"exclusiveMaximum", Shape::kBoolean},
+    {"uniqueItems", Shape::kBoolean},
+    {"x-kubernetes-int-or-string", Shape::kBoolean},
+    {"x-kubernetes-preserve-unknown-fields", Shape::kBoolean},
+    {"x-kubernetes-embedded-resource", Shape::kBoolean},
+    {"required", Shape::kStrings},
+    {"x-kubernetes-list-map-keys", Shape::kStrings},
+    {"enum", Shape::kList},
+    {"x-kubernetes-validations", Shape::kList},
+    {"properties", Shape::kObject},
+};
+
+const char* ShapeError(Shape shape, const Json& value) {
+  switch (shape) {
+    case Shape::kCount:
+      return value.is_number_integer() && value.get<std::int64_t>() >= 0
+                 ? nullptr
+                 : "must be a non-negative integer";
+    case Shape::kNumber:
+      return value.is_number() ? nullptr : "must be a number";
+    case Shape::kString:
+      return value.is_string() ? nullptr : "must be a string";
+    case Shape::kBoolean:
+      return value.is_boolean() ? nullptr : "must be a boolean";
+    case Shape::kStrings:
+      for (const auto& item : value.is_array() ? value : Json::array({nullptr}))
+        if (!item.is_string()) return "must be a list of strings";
+      return nullptr;
+    case Shape::kList:
+      return value.is_array() ? nullptr : "must be a list";
+    case Shape::kObject:
+      return value.is_object() ? nullptr : "must be an object";
+  }
+  return nullptr;
+}
+
+bool ValidPattern(const std::string& pattern) {
+  try {
+    std::regex compiled(pattern, std::regex::ECMAScript);
+    return true;
+  } catch (const std::regex_error&) {
+    return false;
+  }
+}
+
+// Errors in the values of the node's own keywords; none: the node can be read.
+bool CheckKeywordValues(const Json& schema, const std::string& path, FieldErrors& errors) {
+  const std::size_t before = errors.size();
+  for (const auto& [key, shape] : kKeywordShapes) {
+    const auto found = schema.find(key);
+    if (found == schema.end()) continue;
+    if (const char* error = ShapeError(shape, *found)) errors.push_back({Child(path, key), error});
+  }
+  if (errors.size() > before) return false;
+  if (schema.contains("pattern") && !ValidPattern(schema["pattern"].get<std::string>()))
+    errors.push_back({Child(path, "pattern"), "must be a valid regular expression"});
+  const std::string list_type = schema.value("x-kubernetes-list-type", "atomic");
+  if (list_type != "atomic" && list_type != "set" && list_type != "map") {
+    errors.push_back({Child(path, "x-kubernetes-list-type"),
+                      "Unsupported value: \"" + list_type +
+                          "\": supported values: \"atomic\", \"map\", \"set\""});
+  }
+  return errors.size() == before;
+}
 
 bool IsIntOrStringPair(const Json& branches) {
   if (!branches.is_array() || branches.size() != 2) return false;
@@ -90,6 +182,7 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
   for (auto key : kForbiddenKeys) {
     if (schema.contains(key)) errors.push_back({Child(path, key), "must not be set"});
   }
+  if (!CheckKeywordValues(schema, path, errors)) return;
   const bool int_or_string = Flag(schema, "x-kubernetes-int-or-string");
   const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
   const std::string type = schema.value("type", "");
@@ -114,7 +207,8 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
 FieldErrors CheckStructural(const Json& schema) {
   FieldErrors errors;
   CheckNode(schema, "openAPIV3Schema", true, errors);
-  if (schema.is_object() && schema.value("type", "") != "object") {
+  const Json* type = schema.is_object() ? Member(&schema, "type") : nullptr;
+  if (schema.is_object() && !(type && *type == "object")) {
     errors.push_back({"openAPIV3Schema.type", "must be object at the root"});
   }
   const Json* metadata = nullptr;

@@ -75,6 +75,37 @@ TEST(Crds, StructuralCheckRejectsNodesWithoutType) {
   EXPECT_TRUE(has("openAPIV3Schema.properties.either.anyOf[0].type"));
 }
 
+// The API server decodes a schema into typed fields: a keyword's value of the
+// wrong type refuses the definition, instead of every object checked against it.
+TEST(Crds, StructuralCheckRejectsKeywordValuesOfTheWrongType) {
+  auto schema = Json::parse(R"({"type": "object", "properties": {
+      "name": {"type": "string", "minLength": "5", "maxLength": -1, "pattern": "([a-z"},
+      "size": {"type": "integer", "minimum": "1", "nullable": "yes"},
+      "kind": {"type": 7},
+      "keys": {"type": "array", "items": {"type": "string"},
+               "x-kubernetes-list-type": "bag", "x-kubernetes-list-map-keys": ["a", 1]},
+      "spec": {"type": "object", "required": "name", "properties": ["x"]},
+      "choice": {"type": "string", "enum": "a"}}})");
+  EXPECT_EQ(JoinErrors(CheckStructural(schema)),
+            "openAPIV3Schema.properties.choice.enum: must be a list; "
+            "openAPIV3Schema.properties.keys.x-kubernetes-list-map-keys: must be a list of "
+            "strings; "
+            "openAPIV3Schema.properties.kind.type: must be a string; "
+            "openAPIV3Schema.properties.name.minLength: must be a non-negative integer; "
+            "openAPIV3Schema.properties.name.maxLength: must be a non-negative integer; "
+            "openAPIV3Schema.properties.size.minimum: must be a number; "
+            "openAPIV3Schema.properties.size.nullable: must be a boolean; "
+            "openAPIV3Schema.properties.spec.required: must be a list of strings; "
+            "openAPIV3Schema.properties.spec.properties: must be an object");
+  auto readable = Json::parse(R"({"type": "object", "properties": {
+      "name": {"type": "string", "pattern": "([a-z"},
+      "keys": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "bag"}}})");
+  EXPECT_EQ(JoinErrors(CheckStructural(readable)),
+            "openAPIV3Schema.properties.keys.x-kubernetes-list-type: Unsupported value: \"bag\": "
+            "supported values: \"atomic\", \"map\", \"set\"; "
+            "openAPIV3Schema.properties.name.pattern: must be a valid regular expression");
+}
+
 TEST(Examples, EveryObjectIsValidAgainstItsCrdAndOurRules) {
   auto crds = LoadCrdsByKind();
   auto files = YamlFilesIn("examples");

@@ -179,6 +179,21 @@ class WidgetTest : public ::testing::Test {
   const std::string widgets_ = "/apis/example.com/v1/namespaces/default/widgets";
 };
 
+// The real server decodes a schema into typed fields: a keyword's value of
+// the wrong type refuses the definition, not every object checked against it.
+TEST(CrdFidelityTest, AKeywordValueOfTheWrongTypeRefusesTheDefinition) {
+  SandboxProcess sandbox({"--plain-http"});
+  Json crd = Json::parse(kWidgetCrd);
+  crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+     ["color"]["minLength"] = "3";
+  const Reply reply =
+      Send(*sandbox.Http(), "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+  ASSERT_EQ(reply.status, 422) << reply.body;
+  EXPECT_THAT(reply.json["message"].get<std::string>(),
+              HasSubstr("spec.versions[0].schema.openAPIV3Schema.properties.spec.properties."
+                        "color.minLength: must be a non-negative integer"));
+}
+
 TEST_F(WidgetTest, WithoutAStatusSubresourceStatusChangesBumpTheGeneration) {
   ASSERT_EQ(Send(*client_, "POST", widgets_, Widget("w", {{"size", 1}})).status, 201);
   Reply reply = Send(*client_, "PATCH", widgets_ + "/w", Json{{"status", {{"ready", true}}}},
