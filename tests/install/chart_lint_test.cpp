@@ -75,6 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"burst=0", "burst: Must be greater than or equal to 1"},
         BadValue{"startTimeoutSeconds=90000",
                  "startTimeoutSeconds: Must be less than or equal to 86400"},
+        BadValue{"pausePerPlan=-1", "pausePerPlan: Must be greater than or equal to 0"},
         BadValue{"metrics.port=70000", "metrics.port: Must be less than or equal to 65535"},
         BadValue{"gpuMetrics.url=dcgm:9400", "gpuMetrics.url: Does not match pattern"},
         BadValue{"gpuMetrics.intervalSeconds=0",
