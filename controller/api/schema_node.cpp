@@ -1,6 +1,7 @@
 #include "gpupool/api/schema_node.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "gpupool/api/field_error.h"
 
@@ -23,9 +24,11 @@ std::optional<std::string> Text(const Json& schema, const char* key) {
   return value->get<std::string>();
 }
 
+// A size bound; absent unless a non-negative integer (CheckStructural refuses
+// any other value in a CRD).
 std::optional<std::size_t> Count(const Json& schema, const char* key) {
   const Json* value = Find(schema, key);
-  if (!value || !value->is_number()) return std::nullopt;
+  if (!value || !value->is_number_integer() || value->get<std::int64_t>() < 0) return std::nullopt;
   return value->get<std::size_t>();
 }
 

@@ -227,8 +227,8 @@ void Controller::WaitForWork(const std::atomic<bool>& stop) {
   const auto resync_at = Clock::now() + options_.resync;
   while (!stop) {
     const auto now = Clock::now();
-    // A burst of events is batched, and planning never takes more than its
-    // share of the time (ControllerOptions::pause_per_plan).
+    // A burst of events is batched, and the pause after the last cycle
+    // (ControllerOptions::pause_per_plan) has passed.
     if (dirty_ && now >= next_cycle_at_ &&
         (now - last_event_ >= options_.quiet || now - first_event_ >= options_.batch_window))
       return;

@@ -3,8 +3,8 @@
 // PlanCycle → PlanWriter). Events are batched: a cycle starts at most
 // `batch_window` after the first event of a burst, never two at a time, and
 // writes finish before the next cycle reads, so a slow API server delays cycles
-// instead of piling them up. A cycle that planned for long is followed by a
-// pause in proportion (`pause_per_plan`).
+// instead of piling them up. With `pause_per_plan`, a cycle that planned for
+// long is followed by a pause in proportion.
 #pragma once
 
 #include <atomic>
