@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "cycle_state.h"
+#include "gpupool/api/json_reader.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -183,10 +184,10 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
                             ? engine::TopologyMode::kRequired
                             : engine::TopologyMode::kPreferred;
   }
-  const auto& tmpl = spec.pod_template;
-  if (tmpl.is_object() && tmpl.contains("spec") && tmpl["spec"].is_object()) {
-    const auto& selector = tmpl["spec"].value("nodeSelector", Json::object());
-    for (const auto& [key, value] : selector.items())
+  // Read in place: a waiting job's selector is read every cycle.
+  const Json* selector = api::Member(api::Member(&spec.pod_template, "spec"), "nodeSelector");
+  if (selector && selector->is_object()) {
+    for (const auto& [key, value] : selector->items())
       if (value.is_string()) out.node_selector[key] = value.get<std::string>();
   }
   out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);

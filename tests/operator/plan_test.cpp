@@ -82,6 +82,32 @@ TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {
 
 // The pod contract, on a job that must wait: the node is full of work within quota.
 // A quota larger than its pool says by how much, in GPUs.
+// The engine places a job only on nodes its pod template's nodeSelector matches.
+TEST(PlanCycle, AJobIsPlacedOnlyWhereItsTemplatesNodeSelectorMatches) {
+  auto b = Cluster();
+  b.Node("node-1", 4, "train");
+  const auto pinned = [](const std::string& name, const std::string& node) {
+    Json job = {{"apiVersion", "gpupool.dev/v1alpha1"},
+                {"kind", "TrainingJob"},
+                {"metadata",
+                 {{"name", name},
+                  {"namespace", "susan"},
+                  {"uid", ViewBuilder::UidOf("susan", name)},
+                  {"generation", 1},
+                  {"resourceVersion", "7"},
+                  {"creationTimestamp", FormatTime(kNow - 60)}}},
+                {"spec", {{"queue", "train"}, {"replicas", 1}, {"gpusPerReplica", 1}}}};
+    job["spec"]["template"]["spec"] = {{"nodeSelector", {{"kubernetes.io/hostname", node}}},
+                                       {"containers", {{{"name", "main"}, {"image", "trainer"}}}}};
+    return job;
+  };
+  b.RawJob(pinned("on-node-1", "node-1")).RawJob(pinned("on-no-node", "node-9"));
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.decisions.admissions.size(), 1u);
+  EXPECT_EQ(plan.decisions.admissions[0].job, "susan/on-node-1");
+  EXPECT_EQ(plan.decisions.admissions[0].replicas[0].node, "node-1");
+}
+
 TEST(PlanCycle, AQuotaBeyondThePoolSaysSo) {
   auto b = Cluster();
   b.Project("greedy", "greedy", 5).Project("modest", "modest", 1, "build");
