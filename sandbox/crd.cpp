@@ -39,22 +39,11 @@ const Json& SchemaOf(const Json& version) {
   return version["schema"]["openAPIV3Schema"];
 }
 
-// A resource's compiled schema; compiled here for a resource made by hand
-// rather than by ServedResources.
-class SchemaOfResource {
- public:
-  explicit SchemaOfResource(const ResourceType& resource) : compiled_(resource.schema.get()) {
-    if (!compiled_) {
-      own_ = api::CompileSchema(SchemaOf(resource.crd_version));
-      compiled_ = &own_;
-    }
-  }
-  const api::SchemaNode& schema() const { return *compiled_; }
-
- private:
-  const api::SchemaNode* compiled_;
-  api::SchemaNode own_;
-};
+// A custom resource's compiled schema (ServedResources); none checks nothing.
+const api::SchemaNode& SchemaOf(const ResourceType& resource) {
+  static const api::SchemaNode kNone;
+  return resource.schema ? *resource.schema : kNone;
+}
 
 // Compiled rules are cached by their text: each is compiled once per process.
 const cel::Program& CompiledRule(const std::string& rule) {
@@ -280,8 +269,7 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
 CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
                                         const Json* old) {
   CustomResourceCheck check;
-  const SchemaOfResource compiled(resource);
-  const api::SchemaNode& schema = compiled.schema();
+  const api::SchemaNode& schema = SchemaOf(resource);
   Json kept = TakeTypeAndMetadata(object);
   api::ApplyDefaults(schema, object);
   check.pruned = api::Prune(schema, object);
@@ -294,8 +282,7 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
 
 CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
                                               const Json& old) {
-  const SchemaOfResource compiled(resource);
-  const api::SchemaNode& schema = compiled.schema();
+  const api::SchemaNode& schema = SchemaOf(resource);
   const api::SchemaNode* status_schema = schema.Property("status");
   if (!status_schema || !object.is_object()) return CheckCustomResource(resource, object, &old);
   CustomResourceCheck check;

@@ -3,29 +3,19 @@
 #include <set>
 #include <string_view>
 
-#include "gpupool/api/json_reader.h"
 #include "sandbox/field_set.h"
 #include "sandbox/patch.h"
 
 namespace gpupool::sandbox {
 namespace {
 
-using api::Member;
-
 bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
 
-ListShape SchemaListShape(const Json* schema) {
-  const Json* type = Member(schema, "x-kubernetes-list-type");
-  if (!type || !type->is_string()) return {};
-  if (*type == "set") return {ListShape::Kind::kSet, {}};
-  const Json* keys = Member(schema, "x-kubernetes-list-map-keys");
-  if (*type != "map" || !keys || !keys->is_array() || keys->empty()) return {};
-  ListShape shape{ListShape::Kind::kMap, {}};
-  for (const auto& key : *keys) {
-    if (!key.is_string()) return {};
-    shape.keys.push_back(key.get<std::string>());
-  }
-  return shape;
+ListShape SchemaListShape(const api::SchemaNode* schema) {
+  if (!schema) return {};
+  if (schema->list_type == "set") return {ListShape::Kind::kSet, {}};
+  if (schema->list_type != "map" || !schema->list_map_keys_given) return {};
+  return {ListShape::Kind::kMap, schema->list_map_keys};
 }
 
 // Whether `items` fit `shape`: each has the key, or is a scalar in a set, and
@@ -56,9 +46,7 @@ FieldShapes FieldShapes::Of(const ResourceType& resource) {
   FieldShapes shapes;
   shapes.root_ = true;
   shapes.custom_ = resource.IsCustom();
-  if (shapes.custom_) {
-    shapes.schema_ = Member(Member(&resource.crd_version, "schema"), "openAPIV3Schema");
-  }
+  if (shapes.custom_) shapes.schema_ = resource.schema.get();
   return shapes;
 }
 
@@ -71,17 +59,16 @@ FieldShapes FieldShapes::Field(const std::string& name) const {
     child.field_ = name;
     return child;
   }
-  const Json* properties = Member(schema_, "properties");
-  child.schema_ = Member(properties, name.c_str());
-  const Json* additional = Member(schema_, "additionalProperties");
-  if (!child.schema_ && additional && additional->is_object()) child.schema_ = additional;
+  if (!schema_) return child;
+  child.schema_ = schema_->Property(name);
+  if (!child.schema_) child.schema_ = schema_->Additional();
   return child;
 }
 
 FieldShapes FieldShapes::Item() const {
   FieldShapes item;
   item.custom_ = custom_;
-  item.schema_ = Member(schema_, "items");
+  item.schema_ = schema_ ? schema_->items.get() : nullptr;
   return item;
 }
 

@@ -41,7 +41,7 @@ class FieldShapes {
  private:
   ListShape Declared(const Json& sample) const;
 
-  const Json* schema_ = nullptr;  // custom resources: the schema of this node, if known
+  const api::SchemaNode* schema_ = nullptr;  // custom resources: this node's schema, if known
   bool custom_ = false;
   bool root_ = false;
   bool always_present_ = false;

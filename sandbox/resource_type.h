@@ -43,7 +43,8 @@ struct ResourceType {
   // and the CRD's name.
   Json crd_version;
   std::string crd_name;
-  // The version's openAPIV3Schema, compiled once (ServedResources).
+  // The version's openAPIV3Schema, compiled once (ServedResources): what the
+  // custom-resource checks and managedFields' list shapes read.
   std::shared_ptr<const api::SchemaNode> schema;
 
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }

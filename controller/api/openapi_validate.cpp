@@ -4,7 +4,6 @@
 #include <regex>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 #include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
@@ -15,16 +14,6 @@ namespace {
 std::string Short(const Json& value) {
   std::string text = value.dump();
   return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
-// Compiled patterns are cached: CRD schemas are validated against many objects.
-bool MatchesPattern(const std::string& pattern, const std::string& text) {
-  static thread_local std::unordered_map<std::string, std::regex> cache;
-  auto it = cache.find(pattern);
-  if (it == cache.end()) {
-    it = cache.emplace(pattern, std::regex(pattern, std::regex::ECMAScript)).first;
-  }
-  return std::regex_search(text, it->second);
 }
 
 // Digits at `at`, `count` of them; `at` moves past them.
@@ -123,7 +112,7 @@ class Validator {
     if (schema.max_length && text.size() > *schema.max_length) {
       Add(path, "must be at most " + std::to_string(*schema.max_length) + " characters long");
     }
-    if (schema.pattern && !MatchesPattern(*schema.pattern, text)) {
+    if (schema.pattern_regex && !std::regex_search(text, *schema.pattern_regex)) {
       Add(path, "\"" + text + "\" must match the pattern " + *schema.pattern);
     }
     if (schema.format == "date-time" && !IsDateTime(text)) {

@@ -62,6 +62,13 @@ void ReadValueChecks(const Json& schema, SchemaNode& node) {
   node.min_length = Count(schema, "minLength");
   node.max_length = Count(schema, "maxLength");
   node.pattern = Text(schema, "pattern");
+  if (node.pattern) {
+    try {
+      node.pattern_regex =
+          std::make_shared<const std::regex>(*node.pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+    }
+  }
   node.format = Text(schema, "format").value_or("");
   ReadBound(schema, "minimum", node.minimum, node.minimum_text);
   ReadBound(schema, "maximum", node.maximum, node.maximum_text);

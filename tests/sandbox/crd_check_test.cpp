@@ -27,6 +27,8 @@ ResourceType Gateways() {
           "properties": {"name": {"type": "string"}, "port": {"type": "integer", "maximum": 1024}},
           "x-kubernetes-validations": [{"rule": "self.port != 80", "message": "no plain HTTP"}]}},
       "hosts": {"type": "array", "items": {"type": "string", "maxLength": 5}}}}}}}})");
+  resource.schema = std::make_shared<const api::SchemaNode>(
+      api::CompileSchema(resource.crd_version["schema"]["openAPIV3Schema"]));
   return resource;
 }
 

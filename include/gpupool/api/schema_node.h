@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,6 +32,9 @@ struct SchemaNode {
   std::string minimum_text, maximum_text;
   bool exclusive_minimum = false, exclusive_maximum = false;
   std::optional<std::string> pattern;
+  // The pattern compiled (ECMAScript); null when it does not compile, which
+  // CheckStructural refuses in a CRD.
+  std::shared_ptr<const std::regex> pattern_regex;
   std::string format;
   std::vector<std::string> required;
   bool has_properties = false;  // `properties` is present (defaulting reads it first).
