@@ -40,11 +40,59 @@ function(gpupool_module name)
   gpupool_warnings(gpupool_${name})
 endfunction()
 
-# gpupool_test_suite(<name> [DEPS <targets>...] [LABELS <labels>...])
+# The real control planes end-to-end tests run on: the version folders of
+# GPUPOOL_K8S_DIR (default: ../shared/k8s beside the checkout) holding a
+# kube-apiserver.xz; "real" alone when there is none (those tests then skip,
+# saying why). tests/backends/test_cluster.h lists the same at run time.
+function(gpupool_real_backends out)
+  if(DEFINED ENV{GPUPOOL_K8S_DIR})
+    set(k8s_dir $ENV{GPUPOOL_K8S_DIR})
+  else()
+    get_filename_component(k8s_dir ${PROJECT_SOURCE_DIR}/../shared/k8s ABSOLUTE)
+  endif()
+  file(GLOB apiservers ${k8s_dir}/v*/kube-apiserver.xz)
+  set(backends "")
+  foreach(apiserver IN LISTS apiservers)
+    get_filename_component(version_dir ${apiserver} DIRECTORY)
+    get_filename_component(version ${version_dir} NAME)
+    list(APPEND backends ${version})
+  endforeach()
+  if(NOT backends)
+    set(backends real)
+  endif()
+  set(${out} ${backends} PARENT_SCOPE)
+endfunction()
+
+# The gtest name of a backend's test instances ("v1.30.14" -> "v1_30_14").
+function(gpupool_backend_test_name backend out)
+  string(REGEX REPLACE "[^A-Za-z0-9]" "_" name ${backend})
+  set(${out} ${name} PARENT_SCOPE)
+endfunction()
+
+# gpupool_backend_tests(<target> <backends> [TIMEOUT seconds])
+# One CTest entry per backend, "<target>.<backend>", runs every test of
+# <target> instantiated for it, so the cluster it starts once serves them all.
+function(gpupool_backend_tests target)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "BACKENDS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 1200)
+  endif()
+  foreach(backend IN LISTS ARG_BACKENDS)
+    gpupool_backend_test_name(${backend} test_name)
+    add_test(NAME ${target}.${backend} COMMAND ${target} --gtest_filter=*${test_name}
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${target}.${backend} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
+                         LABELS "backends;${backend}")
+  endforeach()
+endfunction()
+
+# gpupool_test_suite(<name> [DEPS <targets>...] [LABELS <labels>...] [REAL_BACKENDS])
 # Builds every .cpp below the calling folder into the GoogleTest binary
-# <name>_tests and registers each test case with CTest.
+# <name>_tests and registers each test case with CTest. With REAL_BACKENDS,
+# the cases instantiated for a real control plane are registered per backend
+# instead (gpupool_backend_tests): one control plane per process.
 function(gpupool_test_suite name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "REAL_BACKENDS" "TIMEOUT" "DEPS;LABELS" ${ARGN})
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   add_executable(${name}_tests ${sources})
   target_link_libraries(${name}_tests PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
@@ -56,8 +104,21 @@ function(gpupool_test_suite name)
     set(ARG_TIMEOUT 300)
   endif()
   include(GoogleTest)
+  set(filter "*")
+  if(ARG_REAL_BACKENDS)
+    gpupool_real_backends(backends)
+    set(excluded "")
+    foreach(backend IN LISTS backends)
+      gpupool_backend_test_name(${backend} test_name)
+      list(APPEND excluded "*${test_name}")
+    endforeach()
+    list(JOIN excluded ":" excluded)
+    set(filter "-${excluded}")
+    gpupool_backend_tests(${name}_tests BACKENDS ${backends})
+  endif()
   gtest_discover_tests(${name}_tests
     DISCOVERY_MODE PRE_TEST
+    TEST_FILTER "${filter}"
     PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS "${name};${ARG_LABELS}")
 endfunction()
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <variant>
 #include <vector>
@@ -10,8 +12,11 @@
 
 namespace gpupool::sandbox::cel {
 
+// A quantity's value: the CEL library compares and tests them exactly; a long
+// double holds every quantity a rule meets here (integers to 2^64, decimals to
+// nano) without the milli rounding gpupool's own amounts use.
 struct QuantityValue {
-  int64_t milli;
+  long double value;
 };
 // Objects, lists and nulls stay in the evaluated document: a rule reads them
 // in place, without copying what `self` holds.
@@ -109,8 +114,15 @@ class Parser {
       if (Eat("(")) {
         std::vector<NodePtr> args = {node};
         ParseArguments(args);
-        static const char* kMethods[] = {"sign", "compareTo", "isInteger", "isLessThan",
-                                         "isGreaterThan"};
+        static const char* kMethods[] = {"compareTo", "isInteger", "isLessThan", "isGreaterThan"};
+        if (name == "sign") {
+          throw std::invalid_argument(
+              "compilation failed: no matching overload for 'sign' "
+              "applied to 'kubernetes.Quantity.()' in \"" +
+              text_ +
+              "\": Kubernetes 1.29, the oldest version the sandbox "
+              "imitates, has no Quantity.sign()");
+        }
         if (std::find(std::begin(kMethods), std::end(kMethods), name) == std::end(kMethods)) {
           Fail("method " + name + "() is not supported");
         }
@@ -191,8 +203,8 @@ bool AsBool(const Value& value) {
   EvalError("expected a boolean");
 }
 
-int64_t AsQuantity(const Value& value) {
-  if (auto q = std::get_if<QuantityValue>(&value)) return q->milli;
+long double AsQuantity(const Value& value) {
+  if (auto q = std::get_if<QuantityValue>(&value)) return q->value;
   EvalError("expected a quantity");
 }
 
@@ -212,6 +224,58 @@ Value Select(const Node& node, const Json& self) {
   return FromJson(*found);
 }
 
+// A Kubernetes quantity: [+-]digits[.digits] then a binary suffix (Ki..Ei), a
+// decimal one (n, u, m, k, M, G, T, P, E) or an exponent (e3, E-2); nullopt
+// when the text is not one.
+std::optional<long double> ParseQuantity(const std::string& text) {
+  size_t pos = 0;
+  const bool negative = pos < text.size() && text[pos] == '-';
+  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
+  const size_t digits_start = pos;
+  long double value = 0;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
+    value = value * 10 + (text[pos++] - '0');
+  size_t digits = pos - digits_start;
+  if (pos < text.size() && text[pos] == '.') {
+    long double scale = 0.1L;
+    for (++pos; pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])); ++pos) {
+      value += (text[pos] - '0') * scale;
+      scale /= 10;
+      ++digits;
+    }
+  }
+  if (digits == 0) return std::nullopt;
+  const std::string suffix = text.substr(pos);
+  static const std::pair<const char*, long double> kSuffixes[] = {{"", 1},
+                                                                  {"n", 1e-9L},
+                                                                  {"u", 1e-6L},
+                                                                  {"m", 1e-3L},
+                                                                  {"k", 1e3L},
+                                                                  {"M", 1e6L},
+                                                                  {"G", 1e9L},
+                                                                  {"T", 1e12L},
+                                                                  {"P", 1e15L},
+                                                                  {"E", 1e18L},
+                                                                  {"Ki", 1024.0L},
+                                                                  {"Mi", 1048576.0L},
+                                                                  {"Gi", 1073741824.0L},
+                                                                  {"Ti", 1099511627776.0L},
+                                                                  {"Pi", 1125899906842624.0L},
+                                                                  {"Ei", 1152921504606846976.0L}};
+  for (const auto& [name, factor] : kSuffixes) {
+    if (suffix == name) return (negative ? -value : value) * factor;
+  }
+  if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) return std::nullopt;
+  size_t exponent_start = 1;
+  if (suffix[1] == '+' || suffix[1] == '-') ++exponent_start;
+  if (exponent_start >= suffix.size() || suffix.size() - exponent_start > 3 ||
+      suffix.find_first_not_of("0123456789", exponent_start) != std::string::npos) {
+    return std::nullopt;
+  }
+  const int exponent = std::stoi(suffix.substr(1));
+  return (negative ? -value : value) * std::pow(10.0L, exponent);
+}
+
 Value Call(const Node& node, const Json& self) {
   Value arg = Eval(*node.args[0], self);
   if (node.name == "string") {
@@ -222,21 +286,19 @@ Value Call(const Node& node, const Json& self) {
   }
   auto text = std::get_if<std::string>(&arg);
   if (!text) EvalError("quantity() needs a string");
-  std::string error;
-  auto milli = api::ParseMilli(*text, &error);
-  if (!milli) EvalError("quantity(\"" + *text + "\"): " + error);
-  return QuantityValue{*milli};
+  auto quantity = ParseQuantity(*text);
+  if (!quantity) EvalError("quantity(\"" + *text + "\"): not a Kubernetes quantity");
+  return QuantityValue{*quantity};
 }
 
 Value Method(const Node& node, const Json& self) {
-  const int64_t target = AsQuantity(Eval(*node.args[0], self));
+  const long double target = AsQuantity(Eval(*node.args[0], self));
   auto other = [&] {
     if (node.args.size() != 2) EvalError(node.name + "() takes one argument");
     return AsQuantity(Eval(*node.args[1], self));
   };
-  if (node.name == "sign") return int64_t{target > 0 ? 1 : (target < 0 ? -1 : 0)};
-  if (node.name == "isInteger") return target % 1000 == 0;
-  const int64_t value = other();
+  if (node.name == "isInteger") return std::floor(target) == target;
+  const long double value = other();
   if (node.name == "compareTo") return int64_t{target < value ? -1 : (target > value ? 1 : 0)};
   if (node.name == "isLessThan") return target < value;
   return target > value;  // isGreaterThan
@@ -299,12 +361,63 @@ Value Eval(const Node& node, const Json& self) {
   EvalError("unknown expression");
 }
 
+// The size of the value `node` yields, by the schema of `self`: a string's
+// largest length, kUnboundedStringSize when nothing bounds it.
+std::uint64_t LargestSize(const Node& node, const Json& self_schema);
+
+// The schema of the field a chain of selections from `self` reads; null when
+// it is not one.
+const Json* SchemaOfSelection(const Node& node, const Json& self_schema) {
+  if (node.kind == Node::Kind::kSelf) return &self_schema;
+  if (node.kind != Node::Kind::kSelect) return nullptr;
+  const Json* parent = SchemaOfSelection(*node.args[0], self_schema);
+  if (!parent || !parent->is_object() || !parent->contains("properties")) return nullptr;
+  const Json& properties = (*parent)["properties"];
+  return properties.contains(node.name) ? &properties[node.name] : nullptr;
+}
+
+std::uint64_t LargestSize(const Node& node, const Json& self_schema) {
+  constexpr std::uint64_t kNumberText = 20;  // an int64 as text
+  if (node.kind == Node::Kind::kLiteral) {
+    if (auto text = std::get_if<std::string>(&node.literal)) return text->size();
+    return kNumberText;
+  }
+  if (node.kind == Node::Kind::kCall && node.name == "string") {
+    return LargestSize(*node.args[0], self_schema);
+  }
+  const Json* schema = SchemaOfSelection(node, self_schema);
+  if (!schema || schema->value("x-kubernetes-int-or-string", false)) {
+    return Program::kUnboundedStringSize;
+  }
+  const std::string type = schema->value("type", "");
+  if (type == "integer" || type == "number" || type == "boolean") return kNumberText;
+  if (type == "string" && schema->contains("maxLength") &&
+      (*schema)["maxLength"].is_number_unsigned()) {
+    return (*schema)["maxLength"].get<std::uint64_t>();
+  }
+  return Program::kUnboundedStringSize;
+}
+
+std::uint64_t Cost(const Node& node, const Json& self_schema) {
+  std::uint64_t cost = node.kind == Node::Kind::kLiteral ? 0 : 1;
+  for (const auto& arg : node.args) cost += Cost(*arg, self_schema);
+  // quantity() parses its string, and string() copies it (in the estimate of
+  // Kubernetes 1.30 and later; 1.29 counts string() as 1): a tenth of its
+  // characters each, rounded up.
+  if (node.kind == Node::Kind::kCall) cost += (LargestSize(*node.args[0], self_schema) + 9) / 10;
+  return cost;
+}
+
 }  // namespace
 
 Program Program::Compile(const std::string& rule) {
   Program program;
   program.root_ = Parser(rule).ParseAll();
   return program;
+}
+
+std::uint64_t Program::EstimatedCost(const Json& self_schema) const {
+  return Cost(*root_, self_schema);
 }
 
 bool Program::Evaluate(const Json& self) const {

@@ -1,9 +1,13 @@
 #include "sandbox/crd.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iomanip>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -55,37 +59,92 @@ const cel::Program& CompiledRule(const std::string& rule) {
   return it->second;
 }
 
-// Visits every schema node with its path inside the schema and inside objects.
+// How many times a rule may run in one object: the product of the item
+// bounds (maxItems, maxProperties) of the lists and maps around it; none
+// when one of them is unbounded.
+using Cardinality = std::optional<std::uint64_t>;
+
+Cardinality Times(Cardinality outer, const Json& schema, const char* bound) {
+  if (!outer || !schema.contains(bound) || !schema[bound].is_number_unsigned()) return std::nullopt;
+  const std::uint64_t items = std::max<std::uint64_t>(schema[bound].get<std::uint64_t>(), 1);
+  if (*outer > UINT64_MAX / items) return std::nullopt;
+  return *outer * items;
+}
+
+// Visits every schema node with its path inside the schema and its cardinality.
 template <typename Visit>
-void WalkSchema(const Json& schema, const std::string& schema_path, Visit&& visit) {
+void WalkSchema(const Json& schema, const std::string& schema_path, Cardinality cardinality,
+                Visit&& visit) {
   if (!schema.is_object()) return;
-  visit(schema, schema_path);
+  visit(schema, schema_path, cardinality);
   if (schema.contains("properties") && schema["properties"].is_object()) {
     for (const auto& [name, child] : schema["properties"].items()) {
-      WalkSchema(child, schema_path + ".properties." + name, visit);
+      WalkSchema(child, schema_path + ".properties." + name, cardinality, visit);
     }
   }
-  if (schema.contains("items")) WalkSchema(schema["items"], schema_path + ".items", visit);
+  if (schema.contains("items")) {
+    WalkSchema(schema["items"], schema_path + ".items", Times(cardinality, schema, "maxItems"),
+               visit);
+  }
   if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
-    WalkSchema(schema["additionalProperties"], schema_path + ".additionalProperties", visit);
+    WalkSchema(schema["additionalProperties"], schema_path + ".additionalProperties",
+               Times(cardinality, schema, "maxProperties"), visit);
   }
 }
 
+std::string Factor(double factor) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(factor < 10 ? 2 : 1) << factor;
+  return text.str();
+}
+
+// Why the server would refuse the rule's cost, or "" when it would not.
+std::string CostRefusal(const cel::Program& program, const Json& node, Cardinality cardinality) {
+  const std::uint64_t once = program.EstimatedCost(node);
+  const std::string advice =
+      " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
+      "arrays, maps, and strings are declared)";
+  if (!cardinality) {
+    return "Forbidden: the sandbox cannot bound this rule's cost: a list or map around it has "
+           "no maxItems or maxProperties" +
+           advice;
+  }
+  const double total = static_cast<double>(once) * static_cast<double>(*cardinality);
+  if (total <= static_cast<double>(cel::Program::kRuleCostLimit)) return "";
+  return "Forbidden: estimated rule cost exceeds budget by factor of " +
+         Factor(total / static_cast<double>(cel::Program::kRuleCostLimit)) + "x" + advice;
+}
+
+// Compiles every rule of `schema` and estimates its cost, as the server does
+// when a CRD is written: a rule it cannot compile, or would find too costly
+// (alone or with the CRD's other rules), is an error naming the rule.
 api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) {
   api::FieldErrors errors;
-  WalkSchema(schema, path, [&](const Json& node, const std::string& node_path) {
-    if (!node.contains("x-kubernetes-validations")) return;
-    for (size_t i = 0; i < node["x-kubernetes-validations"].size(); ++i) {
-      const Json& rule = node["x-kubernetes-validations"][i];
-      const std::string rule_path =
-          api::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
-      try {
-        CompiledRule(rule.value("rule", ""));
-      } catch (const std::invalid_argument& error) {
-        errors.push_back({rule_path, error.what()});
-      }
-    }
-  });
+  double crd_cost = 0;
+  WalkSchema(schema, path, Cardinality(1),
+             [&](const Json& node, const std::string& node_path, Cardinality cardinality) {
+               if (!node.contains("x-kubernetes-validations")) return;
+               for (size_t i = 0; i < node["x-kubernetes-validations"].size(); ++i) {
+                 const Json& rule = node["x-kubernetes-validations"][i];
+                 const std::string rule_path =
+                     api::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
+                 try {
+                   const cel::Program& program = CompiledRule(rule.value("rule", ""));
+                   const std::string refusal = CostRefusal(program, node, cardinality);
+                   if (!refusal.empty()) errors.push_back({rule_path, refusal});
+                   if (cardinality)
+                     crd_cost += static_cast<double>(program.EstimatedCost(node)) * *cardinality;
+                 } catch (const std::invalid_argument& error) {
+                   errors.push_back({rule_path, error.what()});
+                 }
+               }
+             });
+  if (crd_cost > static_cast<double>(cel::Program::kCrdCostLimit)) {
+    errors.push_back(
+        {path, "Forbidden: total CRD cost exceeds budget by factor of " +
+                   Factor(crd_cost / static_cast<double>(cel::Program::kCrdCostLimit)) +
+                   "x (try reducing the cost of the rules)"});
+  }
   return errors;
 }
 

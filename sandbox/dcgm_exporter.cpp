@@ -7,7 +7,6 @@
 #include <map>
 #include <sstream>
 
-#include "gpupool/common/stable_hash.h"
 #include "sandbox/device_plugin.h"
 
 namespace gpupool::sandbox {
@@ -48,15 +47,6 @@ std::int64_t WholeGpus(const Json& spec) {
   return sum;
 }
 
-std::vector<int> NamedDevices(const std::string& list) {
-  std::vector<int> devices;
-  std::stringstream items(list);
-  std::string item;
-  while (std::getline(items, item, ','))
-    if (!item.empty()) devices.push_back(std::atoi(item.c_str()));
-  return devices;
-}
-
 PodOnGpu Describe(const Json& pod) {
   PodOnGpu on;
   on.ns = pod["metadata"].value("namespace", "");
@@ -71,9 +61,9 @@ PodOnGpu Describe(const Json& pod) {
 // The devices a pod names: its share of one (fractions), else what the device
 // plugin gave it.
 std::vector<int> NamedDevices(const Json& pod, bool& fractional) {
-  std::vector<int> shared = NamedDevices(Annotation(pod, "gpupool.dev/gpu-device"));
+  std::vector<int> shared = ParseDevices(Annotation(pod, "gpupool.dev/gpu-device"));
   fractional = !shared.empty();
-  return fractional ? shared : NamedDevices(Annotation(pod, kVisibleDevicesAnnotation));
+  return fractional ? shared : ParseDevices(Annotation(pod, kVisibleDevicesAnnotation));
 }
 
 // A device that fractions share is held by a pod that does no work of its own
@@ -119,16 +109,6 @@ void PlacePods(NodeGpus& node, std::vector<const Json*> pods) {
   }
 }
 
-std::string Uuid(const std::string& node, std::size_t index) {
-  const std::uint64_t hash = StableHash(node + "/" + std::to_string(index));
-  char text[48];
-  std::snprintf(text, sizeof text, "GPU-%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hash >> 32), static_cast<unsigned>(hash >> 16) & 0xffff,
-                static_cast<unsigned>(hash) & 0xffff, static_cast<unsigned>(index & 0xffff),
-                static_cast<unsigned long long>(hash & 0xffffffffffffull));
-  return text;
-}
-
 std::string Quoted(const std::string& value) {
   std::string out = "\"";
   for (char c : value) {
@@ -150,10 +130,10 @@ void WriteDevice(std::ostringstream& out, const NodeGpus& node, std::size_t inde
   char bus[32];
   std::snprintf(bus, sizeof bus, "00000000:%02zX:00.0", index + 1);
   const std::string device_labels =
-      "gpu=\"" + std::to_string(index) + "\",UUID=\"" + Uuid(node.name, index) +
-      "\",pci_bus_id=\"" + bus + "\",device=\"nvidia" + std::to_string(index) +
-      "\",modelName=" + Quoted(node.model) + ",Hostname=" + Quoted(node.name) +
-      ",DCGM_FI_DRIVER_VERSION=\"550.54.15\"";
+      "gpu=\"" + std::to_string(index) + "\",UUID=\"" +
+      DeviceUuid(node.name, static_cast<int>(index)) + "\",pci_bus_id=\"" + bus +
+      "\",device=\"nvidia" + std::to_string(index) + "\",modelName=" + Quoted(node.model) +
+      ",Hostname=" + Quoted(node.name) + ",DCGM_FI_DRIVER_VERSION=\"550.54.15\"";
   auto row = [&](const PodOnGpu& pod) {
     out << "DCGM_FI_DEV_GPU_UTIL{" << device_labels << ",container=" << Quoted(pod.container)
         << ",namespace=" << Quoted(pod.ns) << ",pod=" << Quoted(pod.name) << "} "

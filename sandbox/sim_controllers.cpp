@@ -5,54 +5,12 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/device_plugin.h"
+#include "sandbox/kubelet.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/simulator.h"
 
 namespace gpupool::sandbox {
 namespace {
-
-bool MatchesRequirement(const Json& labels, const Json& requirement) {
-  const std::string key = requirement.value("key", "");
-  const std::string op = requirement.value("operator", "");
-  const Json values = requirement.value("values", Json::array());
-  const bool has = labels.contains(key);
-  const bool listed = has && std::find(values.begin(), values.end(), labels[key]) != values.end();
-  if (op == "In") return listed;
-  if (op == "NotIn") return !listed;
-  if (op == "Exists") return has;
-  if (op == "DoesNotExist") return !has;
-  if ((op == "Gt" || op == "Lt") && has && !values.empty()) {
-    const long long have = std::atoll(labels[key].get<std::string>().c_str());
-    const long long want = std::atoll(values[0].get<std::string>().c_str());
-    return op == "Gt" ? have > want : have < want;
-  }
-  return false;
-}
-
-bool MatchesAffinity(const Json& labels, const Json& spec) {
-  const Json terms = spec["affinity"]
-                         .value("nodeAffinity", Json::object())
-                         .value("requiredDuringSchedulingIgnoredDuringExecution", Json::object())
-                         .value("nodeSelectorTerms", Json::array());
-  if (terms.empty()) return true;
-  for (const auto& term : terms) {  // terms are ORed, requirements ANDed
-    bool all = true;
-    for (const auto& requirement : term.value("matchExpressions", Json::array())) {
-      all = all && MatchesRequirement(labels, requirement);
-    }
-    if (all) return true;
-  }
-  return false;
-}
-
-// The node selector and the required node affinity of a pod spec, both.
-bool MatchesNodeSelection(const Json& labels, const Json& spec) {
-  const Json& selector = spec["nodeSelector"];
-  for (const auto& [key, value] : selector.items()) {
-    if (!labels.contains(key) || labels[key] != value) return false;
-  }
-  return MatchesAffinity(labels, spec);
-}
 
 bool Tolerates(const Json& tolerations, const Json& taint) {
   for (const auto& toleration : tolerations) {
@@ -65,20 +23,6 @@ bool Tolerates(const Json& tolerations, const Json& taint) {
     if (key_ok && effect_ok && value_ok) return true;
   }
   return false;
-}
-
-void SetCondition(Json& pod, const std::string& type, const std::string& status,
-                  const std::string& reason, const std::string& message) {
-  auto& conditions = pod["status"]["conditions"];
-  if (!conditions.is_array()) conditions = Json::array();
-  EraseIf(conditions, [&](const Json& c) { return c.value("type", "") == type; });
-  Json condition = {{"type", type},
-                    {"status", status},
-                    {"lastProbeTime", nullptr},
-                    {"lastTransitionTime", NowString()}};
-  if (!reason.empty()) condition["reason"] = reason;
-  if (!message.empty()) condition["message"] = message;
-  conditions.push_back(condition);
 }
 
 }  // namespace
@@ -185,7 +129,7 @@ void Simulator::SchedulePod(PodFacts* pod, const ResourceType& pods) {
   Json binding = {{"target", {{"kind", "Node"}, {"name", chosen}}}};
   const std::vector<int> devices = FreeDevicesFor(*pod, chosen);
   if (!devices.empty())
-    binding["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(devices);
+    binding["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(chosen, devices);
   ObjectPtr stored;
   cluster_.Bind(pod->ns, pod->name, binding, &stored);
   own_writes_.insert(stored.get());
@@ -227,51 +171,6 @@ void Simulator::RecordFailedScheduling(PodFacts& pod, const std::string& message
 }
 
 namespace {
-
-// The status a kubelet writes once the containers run.
-void MarkRunning(Json& pod, const std::string& key) {
-  auto& status = pod["status"];
-  status["phase"] = "Running";
-  status["startTime"] = NowString();
-  status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
-  Json statuses = Json::array();
-  for (const auto& container : pod["spec"].value("containers", Json::array())) {
-    const std::string name = container.value("name", ""), image = container.value("image", "");
-    statuses.push_back({{"name", name},
-                        {"ready", true},
-                        {"restartCount", 0},
-                        {"image", image},
-                        {"imageID", "sandbox://" + image},
-                        {"containerID", "sandbox://" + key + "/" + name},
-                        {"started", true},
-                        {"state", {{"running", {{"startedAt", NowString()}}}}}});
-  }
-  status["containerStatuses"] = statuses;
-  for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
-    SetCondition(pod, type, "True", "", "");
-  }
-}
-
-void MarkFinished(Json& pod, int exit_code) {
-  auto& status = pod["status"];
-  status["phase"] = exit_code == 0 ? "Succeeded" : "Failed";
-  for (auto& container : status["containerStatuses"]) {
-    container["ready"] = false;
-    container["state"] = {{"terminated",
-                           {{"exitCode", exit_code},
-                            {"reason", exit_code == 0 ? "Completed" : "Error"},
-                            {"finishedAt", NowString()}}}};
-  }
-  SetCondition(pod, "Ready", "False", "PodCompleted", "");
-}
-
-void MarkRejected(Json& pod, const std::string& predicate) {
-  auto& status = pod["status"];
-  status["phase"] = "Failed";
-  status["reason"] = predicate;
-  status["message"] = "Pod was rejected: Predicate " + predicate + " failed";
-  status["startTime"] = NowString();
-}
 
 // A bound, running pod with no run time and no deletion: neither the
 // scheduler nor its kubelet has anything to do until the pod changes.
@@ -319,7 +218,7 @@ bool Simulator::StepPod(const ResourceType& pods, const std::string& key, PodFac
     const bool written = cluster_.Mutate(
         pods, pod.ns, pod.name,
         [&](Json& object) {
-          MarkRejected(object, "NodeAffinity");
+          MarkRejected(object, "NodeAffinity", PredicateRejection("NodeAffinity"));
           return true;
         },
         "status", "kubelet");
@@ -380,7 +279,8 @@ void Simulator::AllocateDevices(const ResourceType& pods) {
     const bool written = cluster_.Mutate(
         pods, pod->ns, pod->name,
         [&](Json& object) {
-          object["metadata"]["annotations"][kVisibleDevicesAnnotation] = FormatDevices(picked);
+          object["metadata"]["annotations"][kVisibleDevicesAnnotation] =
+              FormatDevices(pod->node, picked);
           return true;
         },
         "", "kubelet");

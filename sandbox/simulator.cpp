@@ -7,35 +7,11 @@
 #include "gpupool/api/quantity.h"
 #include "sandbox/api_error.h"
 #include "sandbox/device_plugin.h"
+#include "sandbox/kubelet.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {
-
-int64_t Milli(const Json& value) {
-  std::string error;
-  if (value.is_number()) return static_cast<int64_t>(value.get<double>() * 1000);
-  if (!value.is_string()) return 0;
-  return api::ParseMilli(value.get<std::string>(), &error).value_or(0);
-}
-
-Resources PodRequests(const Json& spec) {
-  Resources total;
-  total.pods = 1;
-  for (const auto& container : spec.value("containers", Json::array())) {
-    const Json resources = container.value("resources", Json::object());
-    const Json requests = resources.value("requests", Json::object());
-    const Json limits = resources.value("limits", Json::object());
-    auto pick = [&](const char* name) {
-      if (requests.contains(name)) return Milli(requests[name]);
-      return limits.contains(name) ? Milli(limits[name]) : 0;
-    };
-    total.cpu_milli += pick("cpu");
-    total.memory_bytes += pick("memory") / 1000;
-    total.gpu_milli += pick("nvidia.com/gpu");
-  }
-  return total;
-}
 
 // A pod as far as the simulator reads it: its managedFields and the status it
 // does not look at (conditions, container statuses) are read past, not built.

@@ -103,7 +103,7 @@ void BenchCluster::StartController(std::vector<std::string> extra_flags) {
     for (std::string word; words >> word;) flags.push_back(word);
   }
   controller_ = std::make_unique<op::testing::ControllerProcess>(
-      sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", flags);
+      "controller", sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", flags);
   controller_->Start();
   for (int attempt = 0; attempt < 600; ++attempt) {
     bool all = true;

@@ -134,10 +134,6 @@ class Validator {
         Add(path, std::string("must be ") + (exclusive ? "< " : "<= ") + schema.maximum_text);
       }
     }
-    if (value.is_number_integer() && schema.format == "int32" &&
-        (value.get<int64_t>() < INT32_MIN || value.get<int64_t>() > INT32_MAX)) {
-      Add(path, "must fit in a 32-bit integer");
-    }
   }
 
   void CheckArray(const SchemaNode& schema, const Json& list, const SchemaPath& path,

@@ -7,7 +7,8 @@ int RunValidate(Args args);
 int RunReplay(Args args);
 int RunController(Args args);
 int RunReserveDevice(Args args);
-int RunSandbox(Args args);  // defined in sandbox/sandbox_command.cpp
+int RunSandbox(Args args);        // defined in sandbox/sandbox_command.cpp
+int RunSimulateNodes(Args args);  // defined in sandbox/simulate_nodes_command.cpp
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
@@ -18,6 +19,8 @@ const std::vector<Command>& AllCommands() {
        RunReserveDevice},
       {"replay", "replay a real GPU-cluster trace through the scheduling engine", RunReplay},
       {"sandbox", "serve an in-memory Kubernetes API with simulated GPU nodes", RunSandbox},
+      {"simulate-nodes", "run simulated GPU nodes (kubelets, device plugin) on any API server",
+       RunSimulateNodes},
   };
   return commands;
 }

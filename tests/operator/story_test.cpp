@@ -17,6 +17,12 @@
 namespace gpupool::op::testing {
 namespace {
 
+// Each story on every backend: the sandbox, and each real control plane.
+class StoryOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_BACKEND(GetParam()); }
+};
+
 std::string SusanJobs(int count, int run_seconds) {
   std::string yaml;
   for (int i = 1; i <= count; ++i)
@@ -77,8 +83,8 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
 // scaled into the department's 4, limit 6) and seven jobs of one lab on 8 GPUs. Six
 // run, the seventh says the department's limit holds it; `kubectl get dept` and the
 // projects' status carry the department's accounting and the scaled guarantees.
-TEST(Story, ADepartmentsLimitHoldsItsLabsBorrowing) {
-  ClusterHarness cluster(kStoryNodes);
+TEST_P(StoryOnBackend, ADepartmentsLimitHoldsItsLabsBorrowing) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
   cluster.Kubectl("apply -f " + sandbox::testing::SourcePath("examples/departments.yaml"));
   std::string jobs;
   for (int i = 0; i < 7; ++i) jobs += TrainJobYaml("cv-lab", "cv-" + std::to_string(i), 900);
@@ -107,8 +113,8 @@ TEST(Story, ADepartmentsLimitHoldsItsLabsBorrowing) {
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
-TEST(Story, SusanJoeAndJemmaShareEightGpus) {
-  ClusterHarness cluster(kStoryNodes);
+TEST_P(StoryOnBackend, SusanJoeAndJemmaShareEightGpus) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
   PlayStory1(cluster, [] {});
   // The projects' status tells the same story at a glance.
   for (const Json& project : cluster.Get("projects")) {
@@ -147,8 +153,8 @@ std::map<std::string, int> EventsByJob(ClusterHarness& cluster, const std::strin
 
 // With room for one job status per cycle, the statuses left over are written by
 // the cycles that follow, each with its Event once: none lost, none repeated.
-TEST(Story, StatusesLeftToLaterCyclesAreAllWrittenWithTheirEventsOnce) {
-  ClusterHarness cluster(kStoryNodes, {}, {"--status-writes-per-cycle", "1"});
+TEST_P(StoryOnBackend, StatusesLeftToLaterCyclesAreAllWrittenWithTheirEventsOnce) {
+  ClusterHarness cluster(kStoryNodes, {}, {"--status-writes-per-cycle", "1"}, GetParam());
   cluster.Apply(kStory1Projects);
   cluster.Apply(SusanJobs(12, 900));
   ASSERT_TRUE(cluster.WaitFor(20, [&](const Json& jobs) {
@@ -169,8 +175,8 @@ TEST(Story, StatusesLeftToLaterCyclesAreAllWrittenWithTheirEventsOnce) {
 
 // With room for two gated pods per cycle, a waiting gang of six gets its pods
 // over the cycles that follow: none lost, and the cycles say what they left.
-TEST(Story, GatedPodsLeftToLaterCyclesAreAllCreated) {
-  ClusterHarness cluster(kStoryNodes, {}, {"--gated-pods-per-cycle", "2"});
+TEST_P(StoryOnBackend, GatedPodsLeftToLaterCyclesAreAllCreated) {
+  ClusterHarness cluster(kStoryNodes, {}, {"--gated-pods-per-cycle", "2"}, GetParam());
   cluster.Apply(kStory1Projects);
   cluster.Apply(SusanJobs(8, 900));
   ASSERT_TRUE(cluster.WaitFor(20, [&](const Json& jobs) {
@@ -189,8 +195,8 @@ TEST(Story, GatedPodsLeftToLaterCyclesAreAllCreated) {
       std::regex_search(cluster.ControllerLog(), std::regex("and [1-9][0-9]* gated pods left")));
 }
 
-TEST(Story, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
-  ClusterHarness cluster(kStoryNodes);
+TEST_P(StoryOnBackend, ControllerKilledAtRandomMomentsLosesNothingAndGivesNoDeviceTwice) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
   std::srand(42);
   int kills = 0;
   auto kill_and_restart = [&] {
@@ -235,8 +241,8 @@ std::vector<std::string> ReplicaFlags(const std::string& identity) {
 }
 
 std::string LeaseHolder(ClusterHarness& cluster) {
-  const CommandResult lease = cluster.sandbox().Kubectl(
-      "get lease " + std::string(kLeaseName) + " -n default -o jsonpath={.spec.holderIdentity}");
+  const CommandResult lease = cluster.Kubectl("get lease " + std::string(kLeaseName) +
+                                              " -n default -o jsonpath={.spec.holderIdentity}");
   return lease.exit_code == 0 ? lease.output : "";
 }
 
@@ -334,8 +340,8 @@ bool HasJobs(const Json& jobs, const std::string& ns) {
 // and the API state shows one writer at a time: the first leader's writes until
 // the kill, the new leader's after, none from the killed replica restarted as
 // a standby.
-TEST(Story, StandbyTakesOverFromAKilledLeaderWithinTheLeaseAndNeverWritesBefore) {
-  ClusterHarness cluster(kStoryNodes, {}, ReplicaFlags("replica-a"));
+TEST_P(StoryOnBackend, StandbyTakesOverFromAKilledLeaderWithinTheLeaseAndNeverWritesBefore) {
+  ClusterHarness cluster(kStoryNodes, {}, ReplicaFlags("replica-a"), GetParam());
   std::map<std::string, ControllerProcess*> replicas = {
       {"replica-a", &cluster.controller()},
       {"replica-b", &cluster.AddController("replica-b", ReplicaFlags("replica-b"))}};
@@ -375,8 +381,8 @@ TEST(Story, StandbyTakesOverFromAKilledLeaderWithinTheLeaseAndNeverWritesBefore)
 }
 
 // Story 2 exactly as examples/ writes it: while jobs wait, every GPU is used.
-TEST(Story, BobAndPattyKeepEveryGpuBusy) {
-  ClusterHarness cluster("1x6:pool=train,gpu=A100;1x2:pool=build,gpu=T4");
+TEST_P(StoryOnBackend, BobAndPattyKeepEveryGpuBusy) {
+  ClusterHarness cluster("1x6:pool=train,gpu=A100;1x2:pool=build,gpu=T4", {}, {}, GetParam());
   const std::string examples = sandbox::testing::SourcePath("examples/");
   ASSERT_EQ(cluster.Kubectl("apply -f " + examples + "story2-bob-patty.yaml").exit_code, 0);
   ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
@@ -390,15 +396,18 @@ TEST(Story, BobAndPattyKeepEveryGpuBusy) {
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
-TEST(Story, StoriesHoldUnderInjectedFaults) {
-  ClusterHarness cluster(kStoryNodes, {"--fault-error-rate", "0.05", "--fault-watch-cut", "10",
-                                       "--fault-compact", "10"});
+TEST_P(StoryOnBackend, StoriesHoldUnderInjectedFaults) {
+  if (GetParam() != "sandbox") GTEST_SKIP() << "the injected faults are the sandbox's own";
+  ClusterHarness cluster(
+      kStoryNodes,
+      {"--fault-error-rate", "0.05", "--fault-watch-cut", "10", "--fault-compact", "10"}, {},
+      GetParam());
   PlayStory1(
       cluster, [] {}, 60, 30);
 }
 
-TEST(Story, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
-  ClusterHarness cluster(kStoryNodes);
+TEST_P(StoryOnBackend, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
   cluster.Apply(kStory1Projects);
   cluster.Apply(AnaProject("[{queue: build, gpu: 1}, {queue: train, gpu: 0}]"));
   cluster.Apply(SusanJobs(8, 900));
@@ -417,8 +426,9 @@ TEST(Story, BuildAlwaysGetsItsFixedQuotaAtOnceAndNeverMore) {
   }
 }
 
-TEST(Story, DistributedTrainingStartsWholeOnOneRack) {
-  ClusterHarness cluster("2x8:pool=train,rack=r1;2x8:pool=train,rack=r2;1x8:pool=train,rack=r3");
+TEST_P(StoryOnBackend, DistributedTrainingStartsWholeOnOneRack) {
+  ClusterHarness cluster("2x8:pool=train,rack=r1;2x8:pool=train,rack=r2;1x8:pool=train,rack=r3", {},
+                         {}, GetParam());
   cluster.Apply(kStory1Projects);
   cluster.Apply(TrainJobYaml("susan", "llm", 900, "train",
                              "  replicas: 2\n  topology: {key: rack, mode: Required}\n"));
@@ -466,8 +476,8 @@ std::string AnnotationOf(const Json& pod, const std::string& key) {
 // reservation pod was given; a whole-GPU job on the same pool never gets it; the
 // reservation outlives a controller restart unchanged, and goes with the last
 // notebook, even one that ends while no controller runs.
-TEST(Story, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
-  ClusterHarness cluster("1x2:pool=build,gpu=T4");
+TEST_P(StoryOnBackend, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
+  ClusterHarness cluster("1x2:pool=build,gpu=T4", {}, {}, GetParam());
   cluster.Apply(AnaProject("[{queue: build, gpu: 2}]"));
   const std::string half = "  workloadClass: Build\n";
   cluster.Apply(TrainJobYaml("ana", "nb-1", 900, "build", half, "\"0.5\"") +
@@ -523,8 +533,8 @@ TEST(Story, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
-TEST(Story, AProjectsHighPriorityJobPreemptsItsOwnNeverAnothersInQuota) {
-  ClusterHarness cluster(kStoryNodes);
+TEST_P(StoryOnBackend, AProjectsHighPriorityJobPreemptsItsOwnNeverAnothersInQuota) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
   cluster.Apply(kStory1Projects);
   std::string yaml;
   for (int i = 1; i <= 2; ++i) yaml += TrainJobYaml("joe", "low-" + std::to_string(i), 900);
@@ -545,6 +555,11 @@ TEST(Story, AProjectsHighPriorityJobPreemptsItsOwnNeverAnothersInQuota) {
   EXPECT_EQ(CountPhase(jobs, "jemma", "Running"), 6);
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
+
+INSTANTIATE_TEST_SUITE_P(All, StoryOnBackend, ::testing::ValuesIn(backends::testing::Backends()),
+                         [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
 
 }  // namespace
 }  // namespace gpupool::op::testing

@@ -79,6 +79,9 @@ TEST_F(SimulationTest, GivesEachGpuPodDevicesOfItsOwnAndSaysWhich) {
         sandbox_.Kubectl("get pod " + std::string(pod) + " -o 'jsonpath=" + devices + "'").output;
     std::stringstream items(list);
     for (std::string device; std::getline(items, device, ',');) {
+      // Named by UUID, as NVIDIA's device plugin names them.
+      EXPECT_THAT(device, ::testing::MatchesRegex(
+                              "GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
       given.insert(device);
       ++count;
     }

@@ -1,0 +1,117 @@
+// Every bad input of tests/api/bad_inputs.cpp sent to each backend as a
+// server-side dry run: the sandbox and every real kube-apiserver refuse the
+// same inputs and name the same field, and store the ones only gpupool's
+// controller refuses (InvalidSpec).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <tuple>
+
+#include "bad_inputs.h"
+#include "crd_install.h"
+#include "test_cluster.h"
+
+namespace gpupool::backends::testing {
+namespace {
+
+using api::testing::AlsoRejectedBy;
+using api::testing::BadInput;
+
+struct Answer {
+  int status = 0;
+  Json body;
+};
+
+Answer Send(httplib::Client& client, const std::string& method, const std::string& path,
+            const Json& body, const std::string& content_type = "application/json") {
+  auto reply = method == "POST" ? client.Post(path, body.dump(), content_type)
+                                : client.Patch(path, body.dump(), content_type);
+  if (!reply) return {};
+  return {reply->status, Json::parse(reply->body, nullptr, false)};
+}
+
+std::string CollectionPath(const Json& object) {
+  const std::string kind = object.value("kind", "");
+  const std::string plural = kind == "TrainingJob" ? "trainingjobs"
+                             : kind == "Project"   ? "projects"
+                             : kind == "Queue"     ? "queues"
+                                                   : "departments";
+  std::string path = "/apis/gpupool.dev/v1alpha1/";
+  if (kind == "TrainingJob") path += "namespaces/susan/";
+  return path + plural;
+}
+
+// A status can only be written through /status to an object that exists: the
+// valid base is stored under a name of its own, the bad status is a dry-run
+// merge patch, and the object is deleted again.
+Answer SendStatus(httplib::Client& client, const BadInput& input, const Json& object) {
+  const std::string collection = CollectionPath(object);
+  std::string name = std::string("status-of-") + input.name;
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  Json base = input.base();
+  base["metadata"]["name"] = name;
+  const std::string path = collection + "/" + name;
+  Send(client, "POST", collection, base);
+  Answer answer = Send(client, "PATCH", path + "/status?dryRun=All",
+                       Json{{"status", object["status"]}}, "application/merge-patch+json");
+  client.Delete(path);
+  return answer;
+}
+
+// A refusal of the object as a whole (400: it cannot be decoded) names no field.
+bool NamesField(const Answer& answer, const std::string& path) {
+  if (answer.status == 400) return true;
+  if (!answer.body.is_object()) return false;
+  const Json details = answer.body.value("details", Json::object());
+  for (const auto& cause : details.value("causes", Json::array())) {
+    const std::string field = cause.value("field", "");
+    // A rule may name the enclosing list item, or the whole object for a list's keys.
+    if (!field.empty() && path.rfind(field, 0) == 0) return true;
+  }
+  const std::string message = answer.body.value("message", "");
+  return message.find(path.substr(path.rfind('.') + 1)) != std::string::npos;
+}
+
+class BadInputOnBackend : public ::testing::TestWithParam<std::tuple<std::string, BadInput>> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_BACKEND(backend());
+    cluster_ = &ClusterFor(backend());
+    EnsureCrdsAndNamespace(*cluster_, "susan");
+  }
+  const std::string& backend() const { return std::get<0>(GetParam()); }
+  const BadInput& input() const { return std::get<1>(GetParam()); }
+
+  TestCluster* cluster_ = nullptr;
+};
+
+TEST_P(BadInputOnBackend, RefusedOrStoredAsTheTableSays) {
+  const Json object = api::testing::BadObject(input());
+  auto client = cluster_->Http();
+  const bool status_write = std::string(input().path).rfind("status.", 0) == 0;
+  const Answer answer =
+      status_write ? SendStatus(*client, input(), object)
+                   : Send(*client, "POST",
+                          CollectionPath(object) + "?dryRun=All&fieldValidation=Strict", object);
+  ASSERT_NE(answer.status, 0) << "no answer from " << backend();
+  if (input().also == AlsoRejectedBy::kNoOne) {
+    EXPECT_THAT(answer.status, ::testing::AnyOf(200, 201))
+        << "the API server should store it (gpupool's controller refuses it): " << answer.body;
+    return;
+  }
+  EXPECT_THAT(answer.status, ::testing::AnyOf(400, 422)) << answer.body;
+  EXPECT_TRUE(NamesField(answer, input().path))
+      << "expected the answer to name " << input().path << ": " << answer.body;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BadInputOnBackend,
+                         ::testing::Combine(::testing::ValuesIn(Backends()),
+                                            ::testing::ValuesIn(api::testing::BadInputs())),
+                         [](const auto& info) {
+                           return std::string(std::get<1>(info.param).name) + "_" +
+                                  BackendTestName(std::get<0>(info.param));
+                         });
+
+}  // namespace
+}  // namespace gpupool::backends::testing

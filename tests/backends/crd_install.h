@@ -1,0 +1,16 @@
+// gpupool's CRDs on a test cluster: applied once per cluster and process,
+// with namespaces made as tests need them.
+#pragma once
+
+#include <string>
+
+#include "test_cluster.h"
+
+namespace gpupool::backends::testing {
+
+// `kubectl apply -f crds/` and a wait for every CRD to be Established, once
+// per cluster; then `namespace` exists. Fails the calling test (ADD_FAILURE)
+// with kubectl's output when either does not work.
+void EnsureCrdsAndNamespace(TestCluster& cluster, const std::string& ns);
+
+}  // namespace gpupool::backends::testing
