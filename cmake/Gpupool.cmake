@@ -83,6 +83,11 @@ function(gpupool_backend_tests target)
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(${target}.${backend} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
                          LABELS "backends;${backend}")
+    if(NOT backend STREQUAL "sandbox")
+      # One control plane at a time: two of them and the tests' own processes
+      # on two cores would stretch every timing the stories check.
+      set_tests_properties(${target}.${backend} PROPERTIES RESOURCE_LOCK control-plane)
+    endif()
   endforeach()
 endfunction()
 

@@ -391,9 +391,10 @@ std::uint64_t LargestSize(const Node& node, const Json& self_schema) {
   }
   const std::string type = schema->value("type", "");
   if (type == "integer" || type == "number" || type == "boolean") return kNumberText;
-  if (type == "string" && schema->contains("maxLength") &&
-      (*schema)["maxLength"].is_number_unsigned()) {
-    return (*schema)["maxLength"].get<std::uint64_t>();
+  const auto max_length = schema->find("maxLength");
+  if (type == "string" && max_length != schema->end() && max_length->is_number_integer() &&
+      max_length->get<std::int64_t>() >= 0) {
+    return max_length->get<std::uint64_t>();
   }
   return Program::kUnboundedStringSize;
 }

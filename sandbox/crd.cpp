@@ -65,8 +65,11 @@ const cel::Program& CompiledRule(const std::string& rule) {
 using Cardinality = std::optional<std::uint64_t>;
 
 Cardinality Times(Cardinality outer, const Json& schema, const char* bound) {
-  if (!outer || !schema.contains(bound) || !schema[bound].is_number_unsigned()) return std::nullopt;
-  const std::uint64_t items = std::max<std::uint64_t>(schema[bound].get<std::uint64_t>(), 1);
+  const auto limit = schema.find(bound);
+  if (!outer || limit == schema.end() || !limit->is_number_integer() ||
+      limit->get<std::int64_t>() < 0)
+    return std::nullopt;
+  const std::uint64_t items = std::max<std::uint64_t>(limit->get<std::uint64_t>(), 1);
   if (*outer > UINT64_MAX / items) return std::nullopt;
   return *outer * items;
 }

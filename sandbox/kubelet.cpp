@@ -54,6 +54,14 @@ bool MatchesNodeSelection(const Json& labels, const Json& spec) {
   return MatchesAffinity(labels, spec);
 }
 
+std::chrono::steady_clock::duration ScaledSeconds(double simulated_seconds, double time_scale) {
+  constexpr double kLongest = 365.0 * 24 * 3600;
+  double real = simulated_seconds / time_scale;
+  if (!(real >= 0)) real = 0;  // NaN and negatives
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::min(real, kLongest)));
+}
+
 int64_t Milli(const Json& value) {
   std::string error;
   if (value.is_number()) return static_cast<int64_t>(value.get<double>() * 1000);

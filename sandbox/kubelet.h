@@ -4,6 +4,7 @@
 // statuses a kubelet writes as containers start, finish or are refused.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +14,11 @@
 namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
+
+// Real time for `simulated_seconds` at `time_scale` simulated seconds a
+// second; annotations may ask for any number, so it is capped at a year
+// (forever here), which also keeps the clock ticks from overflowing.
+std::chrono::steady_clock::duration ScaledSeconds(double simulated_seconds, double time_scale);
 
 // A quantity (a number or a Kubernetes quantity string) in thousandths; 0 when unreadable.
 int64_t Milli(const Json& value);

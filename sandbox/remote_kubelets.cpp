@@ -64,11 +64,7 @@ RemoteKubelets::~RemoteKubelets() {
 }
 
 RemoteKubelets::Clock::duration RemoteKubelets::Scaled(double simulated_seconds) const {
-  constexpr double kLongest = 365.0 * 24 * 3600;
-  double real = simulated_seconds / options_.time_scale;
-  if (!(real >= 0)) real = 0;
-  return std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(std::min(real, kLongest)));
+  return ScaledSeconds(simulated_seconds, options_.time_scale);
 }
 
 void RemoteKubelets::RegisterNode(const NodeSpec& spec) {

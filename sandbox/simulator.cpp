@@ -44,13 +44,7 @@ void Simulator::Stop() {
 }
 
 SimClock::duration Simulator::Scaled(double simulated_seconds) const {
-  // Annotations may ask for any number of seconds: a year is forever here,
-  // and keeps the conversion to clock ticks from overflowing.
-  constexpr double kLongest = 365.0 * 24 * 3600;
-  double real = simulated_seconds / config_.time_scale;
-  if (!(real >= 0)) real = 0;  // NaN and negatives
-  return std::chrono::duration_cast<SimClock::duration>(
-      std::chrono::duration<double>(std::min(real, kLongest)));
+  return ScaledSeconds(simulated_seconds, config_.time_scale);
 }
 
 void Simulator::Loop() {

@@ -1,17 +1,13 @@
 #include "test_cluster.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
-
-#include "sandbox_process.h"
 
 namespace gpupool::backends::testing {
 namespace {
@@ -80,16 +76,7 @@ class RealControlPlane : public TestCluster {
 }  // namespace
 
 CommandResult RunInRepository(const std::string& command_line) {
-  CommandResult result;
-  FILE* pipe = popen(("cd " + kSourceDir + " && " + command_line + " 2>&1").c_str(), "r");
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return sandbox::testing::RunCommand("cd " + kSourceDir + " && " + command_line);
 }
 
 CommandResult TestCluster::Kubectl(const std::string& arguments) const {

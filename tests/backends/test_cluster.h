@@ -16,14 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "sandbox_process.h"
+
 namespace gpupool::backends::testing {
 
 using Json = nlohmann::json;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using sandbox::testing::CommandResult;
 
 // Runs a shell command line in the repository and collects its output.
 CommandResult RunInRepository(const std::string& command_line);

@@ -72,6 +72,24 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
   }
 }
 
+// simulate-nodes checks its flags before it connects, naming the bad one.
+TEST(Cli, SimulateNodesRefusesBadFlagsNamingThem) {
+  for (const std::string flags :
+       {"--nodes 2xmany", "--nodes 2x8:pool", "--nodes /nonexistent/nodes.txt",
+        "--nodes 1x8 --time-scale 0", "--nodes 1x8 --start-seconds -1",
+        "--nodes 1x8 --lease-seconds 2", "--nodes 1x8 --dcgm-port 70000",
+        "--nodes 1x8 --dcgm-port any", "--nodes 1x8 --frobnicate"}) {
+    Result result = RunGpupool("simulate-nodes " + flags);
+    EXPECT_EQ(result.exit_code, 2) << flags << ": " << result.output;
+    const std::string named =
+        flags.substr(flags.rfind("--"), flags.find(' ', flags.rfind("--")) - flags.rfind("--"));
+    EXPECT_NE(result.output.find(named), std::string::npos) << flags << ": " << result.output;
+  }
+  Result result = RunGpupool("simulate-nodes --time-scale 10");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_NE(result.output.find("flag --nodes is required"), std::string::npos) << result.output;
+}
+
 TEST(Cli, ValidateAcceptsTheExamples) {
   Result result = RunGpupool("validate " + std::string(GPUPOOL_SOURCE_DIR) + "/examples");
   EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -89,7 +89,7 @@ std::string WriteSandboxCa(const sandbox::testing::SandboxProcess& sandbox) {
 
 ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags,
                                std::vector<std::string> controller_flags,
-                               const std::string& backend) {
+                               const std::string& backend, bool start_controller) {
   if (backend == "sandbox") {
     std::vector<std::string> flags = {"--nodes", nodes, "--time-scale", "10"};
     flags.insert(flags.end(), sandbox_flags.begin(), sandbox_flags.end());
@@ -114,9 +114,15 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
     if (auto at = flag.find(kSandboxAddress); at != std::string::npos)
       flag.replace(at, std::string(kSandboxAddress).size(), address);
   }
-  controller_ = std::make_unique<ControllerProcess>(
-      "controller", kubeconfig(), dir_ + "/controller.log", std::move(controller_flags));
+  if (start_controller) StartController(kubeconfig(), std::move(controller_flags));
+}
+
+ControllerProcess& ClusterHarness::StartController(const std::string& kubeconfig,
+                                                   std::vector<std::string> flags) {
+  controller_ = std::make_unique<ControllerProcess>("controller", kubeconfig,
+                                                    dir_ + "/controller.log", std::move(flags));
   controller_->Start();
+  return *controller_;
 }
 
 ClusterHarness::~ClusterHarness() {
@@ -195,15 +201,14 @@ ControllerProcess& ClusterHarness::AddController(const std::string& name,
   return *more_controllers_.back();
 }
 
+CommandResult ClusterHarness::KubectlOnce(const std::string& arguments) {
+  return sandbox_ ? sandbox_->Kubectl(arguments) : real_->Kubectl(arguments);
+}
+
 CommandResult ClusterHarness::Kubectl(const std::string& arguments) {
   CommandResult result;
   for (int attempt = 0; attempt < 10; ++attempt) {
-    if (sandbox_) {
-      result = sandbox_->Kubectl(arguments);
-    } else {
-      const auto answer = real_->Kubectl(arguments);
-      result = {answer.exit_code, answer.output};
-    }
+    result = KubectlOnce(arguments);
     if (result.exit_code == 0) return result;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

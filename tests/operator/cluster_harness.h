@@ -85,9 +85,10 @@ class ClusterHarness {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added
   // (the sandbox backend only). `backend`: as backends::testing::Backends() names them.
+  // With `start_controller` false there is none until StartController.
   explicit ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags = {},
                           std::vector<std::string> controller_flags = {},
-                          const std::string& backend = "sandbox");
+                          const std::string& backend = "sandbox", bool start_controller = true);
   ~ClusterHarness();
 
   // The sandbox process; only on the sandbox backend.
@@ -95,11 +96,17 @@ class ClusterHarness {
   bool real() const { return !sandbox_; }
   std::string kubeconfig() const;
   ControllerProcess& controller() { return *controller_; }
+  // Starts the first controller with its own kubeconfig (another identity).
+  ControllerProcess& StartController(const std::string& kubeconfig, std::vector<std::string> flags);
   // Starts one more controller process writing its log to `<name>.log`.
   ControllerProcess& AddController(const std::string& name, std::vector<std::string> flags);
 
   // kubectl, retried up to 10 times while it fails (injected faults).
   CommandResult Kubectl(const std::string& arguments);
+  // kubectl once, for a command that is meant to fail.
+  CommandResult KubectlOnce(const std::string& arguments);
+  // Writes `text` to a file of the harness's own and returns its path.
+  std::string WriteFile(const std::string& name, const std::string& text);
   void Apply(const std::string& yaml);
   Json Get(const std::string& what);  // `kubectl get <what> -o json`: the item list.
   // Polls `done` (with fresh TrainingJobs) until true or `seconds` pass.
@@ -118,7 +125,6 @@ class ClusterHarness {
   // pods, nodes or Events left by an earlier harness; then `nodes` simulated.
   void ResetRealCluster();
   void StartSimulatedNodes(const std::string& nodes);
-  std::string WriteFile(const std::string& name, const std::string& text);
 
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
   backends::testing::TestCluster* real_ = nullptr;

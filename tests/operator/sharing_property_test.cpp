@@ -92,7 +92,7 @@ class SharingWorld {
         if (holder.count(device)) return "device " + std::to_string(device) + " given twice";
         holder[device] = key;
         if (pod["metadata"]["labels"].contains(kReservationLabel)) {
-          reserved[std::to_string(device)] = device;
+          reserved[sandbox::DeviceUuid(kNode, device)] = device;
         } else {
           whole.insert(device);
         }

@@ -1,0 +1,130 @@
+// Story 1 with the controller on the chart's ServiceAccount, under the real
+// kube-apiserver's RBAC: manifests/ applied (its Deployment scaled to none),
+// `gpupool controller` run locally with the Deployment's flags and a token of
+// the ServiceAccount. Every call the chart does not grant is a 403 the
+// controller logs, and fails the test. (The sandbox's own RBAC run is
+// tests/install/controller_rbac_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "cluster_harness.h"
+#include "gpupool/api/yaml.h"
+
+namespace gpupool::op::testing {
+namespace {
+
+constexpr char kNamespace[] = "gpupool-system";
+
+// The rendered Deployment's controller args, its metrics on a free loopback port.
+std::vector<std::string> DeploymentArgs() {
+  for (const Json& object :
+       api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml"))) {
+    if (object.value("kind", "") != "Deployment") continue;
+    std::vector<std::string> args =
+        object["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--metrics-bind-address") args[i + 1] = "127.0.0.1:0";
+    }
+    return args;
+  }
+  return {};
+}
+
+// `kubeconfig` with its user's token replaced by `token`, written to `path`.
+std::string WithToken(const std::string& kubeconfig, const std::string& token,
+                      const std::string& path) {
+  std::ifstream in(kubeconfig);
+  std::stringstream out;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find("token:");
+    out << (at == std::string::npos ? line : line.substr(0, at) + "token: " + token) << "\n";
+  }
+  std::ofstream(path) << out.str();
+  return path;
+}
+
+class RbacStoryOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_BACKEND(GetParam());
+    if (GetParam() == "sandbox") {
+      GTEST_SKIP() << "the sandbox's RBAC run is tests/install/controller_rbac_test.cpp";
+    }
+  }
+};
+
+// Applies `manifests` (the Deployment scaled to none) and starts the controller
+// with the Deployment's flags and a token of the chart's ServiceAccount.
+void StartControllerUnderChartRbac(ClusterHarness& cluster, const std::string& manifests) {
+  ASSERT_EQ(cluster.Kubectl("apply -f " + manifests).exit_code, 0);
+  ASSERT_EQ(
+      cluster
+          .Kubectl("scale deployment gpupool-controller --replicas=0 -n " + std::string(kNamespace))
+          .exit_code,
+      0);
+  const auto token = cluster.Kubectl("create token gpupool-controller --duration 1h -n " +
+                                     std::string(kNamespace));
+  ASSERT_EQ(token.exit_code, 0) << token.output;
+  std::string bearer = token.output;
+  while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == ' ')) bearer.pop_back();
+  const std::string kubeconfig =
+      WithToken(cluster.kubeconfig(), bearer, cluster.WriteFile("controller-kubeconfig", ""));
+  cluster.StartController(kubeconfig, DeploymentArgs());
+}
+
+TEST_P(RbacStoryOnBackend, Story1RunsOnTheChartsServiceAccountWithNoRequestDenied) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam(), /*start_controller=*/false);
+  StartControllerUnderChartRbac(cluster, sandbox::testing::SourcePath("manifests"));
+  cluster.Apply(kStory1Projects);
+  std::string susan;
+  for (int i = 1; i <= 8; ++i) susan += TrainJobYaml("susan", "sweep-" + std::to_string(i), 900);
+  cluster.Apply(susan);
+  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
+    return CountPhase(jobs, "susan", "Running") == 8;
+  })) << cluster.ControllerLog();
+  cluster.Apply(TrainJobYaml("joe", "bert-1", 600) + TrainJobYaml("joe", "bert-2", 600));
+  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
+    return CountPhase(jobs, "joe", "Running") == 2;
+  })) << cluster.ControllerLog();
+  const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
+  EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
+  const auto lease = cluster.Kubectl("get lease gpupool-controller -n " + std::string(kNamespace));
+  EXPECT_EQ(lease.exit_code, 0) << lease.output;
+  cluster.controller().Kill(SIGTERM);
+  const std::string log = cluster.ControllerLog();
+  EXPECT_EQ(log.find("orbidden"), std::string::npos) << log;
+  EXPECT_EQ(log.find("403"), std::string::npos) << log;
+}
+
+// The test above can fail: without patch on trainingjobs/status (in a copy of
+// the manifests), the real server denies the controller's status writes.
+TEST_P(RbacStoryOnBackend, AVerbTheChartLeftOutIsDenied) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam(), /*start_controller=*/false);
+  std::ifstream in(sandbox::testing::SourcePath("manifests/gpupool.yaml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string manifest = text.str();
+  const std::string status_rule =
+      "resources: [queues/status, projects/status, departments/status, trainingjobs/status]";
+  ASSERT_NE(manifest.find(status_rule), std::string::npos);
+  manifest.replace(manifest.find(status_rule), status_rule.size(),
+                   "resources: [queues/status, projects/status, departments/status]");
+  StartControllerUnderChartRbac(cluster, cluster.WriteFile("gpupool.yaml", manifest));
+  cluster.Apply(kStory1Projects + std::string("---\n") + TrainJobYaml("susan", "denied", 900));
+  const bool denied = cluster.WaitFor(30, [&](const Json&) {
+    return cluster.ControllerLog().find("cannot patch resource \"trainingjobs/status\"") !=
+           std::string::npos;
+  });
+  EXPECT_TRUE(denied) << cluster.ControllerLog();
+}
+
+INSTANTIATE_TEST_SUITE_P(All, RbacStoryOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
+
+}  // namespace
+}  // namespace gpupool::op::testing
