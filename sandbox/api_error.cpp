@@ -24,6 +24,13 @@ std::string CauseReason(const std::string& message) {
   for (const auto& [prefix, reason] : kPrefixes) {
     if (message.rfind(prefix, 0) == 0) return reason;
   }
+  // A schema's maxLength: every real version calls it FieldValueTooLong,
+  // whatever words its message uses ("may not be longer than", "may not be more than").
+  const std::string too_long = " characters long";
+  if (message.rfind("must be at most ", 0) == 0 && message.size() > too_long.size() &&
+      message.compare(message.size() - too_long.size(), too_long.size(), too_long) == 0) {
+    return "FieldValueTooLong";
+  }
   if (message.rfind("must be of type", 0) == 0) return "FieldValueTypeInvalid";
   return "FieldValueInvalid";
 }

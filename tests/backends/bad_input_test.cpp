@@ -11,6 +11,7 @@
 #include "bad_inputs.h"
 #include "crd_install.h"
 #include "test_cluster.h"
+#include "test_objects.h"
 
 namespace gpupool::backends::testing {
 namespace {
@@ -104,6 +105,33 @@ TEST_P(BadInputOnBackend, RefusedOrStoredAsTheTableSays) {
   EXPECT_TRUE(NamesField(answer, input().path))
       << "expected the answer to name " << input().path << ": " << answer.body;
 }
+
+class FieldErrorOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_BACKEND(GetParam());
+    cluster_ = &ClusterFor(GetParam());
+    EnsureCrdsAndNamespace(*cluster_, "susan");
+  }
+  TestCluster* cluster_ = nullptr;
+};
+
+// A string over its maxLength is FieldValueTooLong on every version (the
+// message's words differ between versions).
+TEST_P(FieldErrorOnBackend, AStringOverItsMaxLengthIsFieldValueTooLong) {
+  Json project = api::testing::ValidProject();
+  project["spec"]["namespaces"][0] = std::string(70, 'a');
+  auto client = cluster_->Http();
+  const Answer answer = Send(*client, "POST", CollectionPath(project) + "?dryRun=All", project);
+  ASSERT_EQ(answer.status, 422) << answer.body;
+  const Json causes = answer.body["details"].value("causes", Json::array());
+  ASSERT_FALSE(causes.empty()) << answer.body;
+  EXPECT_EQ(causes[0].value("reason", ""), "FieldValueTooLong") << answer.body;
+  EXPECT_EQ(causes[0].value("field", ""), "spec.namespaces[0]") << answer.body;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, FieldErrorOnBackend, ::testing::ValuesIn(Backends()),
+                         [](const auto& info) { return BackendTestName(info.param); });
 
 INSTANTIATE_TEST_SUITE_P(All, BadInputOnBackend,
                          ::testing::Combine(::testing::ValuesIn(Backends()),

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -47,6 +49,8 @@ void GpupoolProcess::Start() {
   args.insert(args.end(), flags_.begin(), flags_.end());
   pid_ = fork();
   if (pid_ == 0) {
+    // Gone with the test, even one killed: nothing of it keeps a cluster busy.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -107,14 +111,22 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
   if (real_) ResetRealCluster();
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
   if (real_) StartSimulatedNodes(nodes);
-  for (std::string& flag : controller_flags) {
-    if (!sandbox_) break;
-    const std::string address = "127.0.0.1:" + std::to_string(sandbox_->port());
-    if (flag == kSandboxCaFile) flag = WriteSandboxCa(*sandbox_);
-    if (auto at = flag.find(kSandboxAddress); at != std::string::npos)
-      flag.replace(at, std::string(kSandboxAddress).size(), address);
-  }
+  ResolveGpuMetricsUrl(controller_flags);
   if (start_controller) StartController(kubeconfig(), std::move(controller_flags));
+}
+
+void ClusterHarness::ResolveGpuMetricsUrl(std::vector<std::string>& flags) {
+  const auto url = std::find(flags.begin(), flags.end(), kGpuMetricsUrl);
+  if (url == flags.end()) return;
+  if (sandbox_) {
+    *url = "https://127.0.0.1:" + std::to_string(sandbox_->port()) + "/dcgm-exporter/metrics";
+    flags.insert(flags.end(), {"--gpu-metrics-ca-file", WriteSandboxCa(*sandbox_)});
+    return;
+  }
+  std::ifstream port_file(dir_ + "/dcgm.port");
+  int port = 0;
+  port_file >> port;
+  *url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
 }
 
 ControllerProcess& ClusterHarness::StartController(const std::string& kubeconfig,
@@ -176,7 +188,8 @@ void ClusterHarness::ResetRealCluster() {
 void ClusterHarness::StartSimulatedNodes(const std::string& nodes) {
   nodes_ = std::make_unique<GpupoolProcess>(
       "simulate-nodes", kubeconfig(), dir_ + "/simulate-nodes.log",
-      std::vector<std::string>{"--nodes", nodes, "--time-scale", "10", "--delete-nodes-on-exit"});
+      std::vector<std::string>{"--nodes", nodes, "--time-scale", "10", "--delete-nodes-on-exit",
+                               "--dcgm-port", "0", "--dcgm-port-file", dir_ + "/dcgm.port"});
   nodes_->Start();
   // Ready, and free of the not-ready taint the node lifecycle controller lifts.
   const bool ready = WaitFor(60, [&](const Json&) {

@@ -75,11 +75,10 @@ class GpupoolProcess {
 };
 using ControllerProcess = GpupoolProcess;
 
-// In a controller flag, stands for the sandbox's HOST:PORT (its simulated DCGM exporter).
-inline constexpr char kSandboxAddress[] = "{sandbox}";
-// A whole controller flag that stands for a file holding the CA the sandbox's
-// HTTPS certificate is signed by.
-inline constexpr char kSandboxCaFile[] = "{sandbox-ca}";
+// A controller flag's value that stands for the URL of the cluster's simulated
+// DCGM exporter: the sandbox's (https, its CA added as --gpu-metrics-ca-file),
+// or `gpupool simulate-nodes`'s on a real control plane.
+inline constexpr char kGpuMetricsUrl[] = "{gpu-metrics-url}";
 
 class ClusterHarness {
  public:
@@ -125,6 +124,8 @@ class ClusterHarness {
   // pods, nodes or Events left by an earlier harness; then `nodes` simulated.
   void ResetRealCluster();
   void StartSimulatedNodes(const std::string& nodes);
+  // kGpuMetricsUrl in `flags` made the backend's exporter.
+  void ResolveGpuMetricsUrl(std::vector<std::string>& flags);
 
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
   backends::testing::TestCluster* real_ = nullptr;

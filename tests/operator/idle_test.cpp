@@ -1,5 +1,6 @@
-// Idle Build sessions end to end: a real sandbox serving its simulated DCGM
-// exporter, a real controller scraping it, the queue's idle policy applied.
+// Idle Build sessions end to end, on every backend: the simulated DCGM exporter
+// (the sandbox's, or `gpupool simulate-nodes`'s on a real control plane), a
+// real controller scraping it, the queue's idle policy applied.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -53,11 +54,15 @@ std::string ConditionReason(const Json& job, const std::string& type) {
   return "";
 }
 
-TEST(IdleSessions, AnIdleSessionIsReleasedABusyOneKeptAndTheQuotaServesTheNext) {
+class IdleSessionsOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_BACKEND(GetParam()); }
+};
+
+TEST_P(IdleSessionsOnBackend, AnIdleSessionIsReleasedABusyOneKeptAndTheQuotaServesTheNext) {
   ClusterHarness cluster(
-      kStoryNodes, {},
-      {"--gpu-metrics-url", std::string("https://") + kSandboxAddress + "/dcgm-exporter/metrics",
-       "--gpu-metrics-ca-file", kSandboxCaFile, "--gpu-metrics-interval-seconds", "1"});
+      kStoryNodes, {}, {"--gpu-metrics-url", kGpuMetricsUrl, "--gpu-metrics-interval-seconds", "1"},
+      GetParam());
   cluster.Apply(BuildQueueWithIdlePolicy(3));
   cluster.Apply(kAnaWithTwoBuildGpus);
   cluster.Apply(Notebook("idle", 2) + Notebook("busy", 80));
@@ -88,11 +93,12 @@ int ReadyzPort(const std::string& log) {
   return std::regex_search(log, match, serving) ? std::stoi(match[1]) : 0;
 }
 
-TEST(IdleSessions, ABrokenExporterLeavesEveryJobAloneAndReadinessSaysSo) {
+TEST_P(IdleSessionsOnBackend, ABrokenExporterLeavesEveryJobAloneAndReadinessSaysSo) {
   ClusterHarness cluster(
       kStoryNodes, {},
       {"--gpu-metrics-url", "http://127.0.0.1:1/metrics", "--gpu-metrics-interval-seconds", "1",
-       "--gpu-metrics-timeout-seconds", "1"});
+       "--gpu-metrics-timeout-seconds", "1"},
+      GetParam());
   cluster.Apply(BuildQueueWithIdlePolicy(1));
   cluster.Apply(kAnaWithTwoBuildGpus);
   cluster.Apply(Notebook("quiet", 0));
@@ -113,6 +119,11 @@ TEST(IdleSessions, ABrokenExporterLeavesEveryJobAloneAndReadinessSaysSo) {
   EXPECT_EQ(ready->status, 200);  // Scheduling goes on: the replica stays ready.
   EXPECT_NE(ready->body.find("gpu utilization unavailable"), std::string::npos) << ready->body;
 }
+
+INSTANTIATE_TEST_SUITE_P(All, IdleSessionsOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
 
 }  // namespace
 }  // namespace gpupool::op::testing
