@@ -81,8 +81,10 @@ function(gpupool_backend_tests target)
     gpupool_backend_test_name(${backend} test_name)
     add_test(NAME ${target}.${backend} COMMAND ${target} --gtest_filter=*${test_name}
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    # COST: the longest entries start first, so that CTest's other work
+    # overlaps them instead of following them.
     set_tests_properties(${target}.${backend} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
-                         LABELS "backends;${backend}")
+                         LABELS "backends;${backend}" COST 1000)
     if(NOT backend STREQUAL "sandbox")
       # One control plane at a time: two of them and the tests' own processes
       # on two cores would stretch every timing the stories check.

@@ -2,6 +2,7 @@
 // NVIDIA device plugin, the DCGM exporter) against any Kubernetes API server.
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -125,7 +126,13 @@ class DcgmServer {
 };
 
 int Simulate(const Flags& flags) {
-  kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context));
+  // Each kubelet has a client of its own, 50 requests a second (burst 100) by
+  // default: one process playing them all may send as many.
+  kube::TransportOptions transport;
+  transport.qps = 50.0 * static_cast<double>(flags.options.nodes.size());
+  transport.burst =
+      static_cast<int>(std::min<std::size_t>(100 * flags.options.nodes.size(), 1000000));
+  kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context), transport);
   sandbox::RemoteKubelets kubelets(client, flags.options);
   kubelets.Register();
   std::unique_ptr<DcgmServer> dcgm;

@@ -5,7 +5,8 @@
 // steady rate; reports the rate at which their pods run (bound by the real
 // scheduler, Running on their simulated node), the time from a job's create to
 // its pod Running (p50, p99), and the CPU each process used: which component
-// bounds admission on a real cluster.
+// bounds admission on a real cluster. GPUPOOL_BENCH_CONTROLLER_FLAGS adds
+// controller flags; GPUPOOL_SCHEDULER_QPS raises kube-scheduler's client limit.
 // Usage: real_cluster_bench [jobs per second] [seconds] [version]
 #include <unistd.h>
 
@@ -51,6 +52,11 @@ std::vector<std::string> ChartControllerFlags() {
       if (args[i] == "--metrics-bind-address") args[i + 1] = "127.0.0.1:0";
     }
     args.insert(args.end(), {"--log-level", "info"});
+    // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--qps 1000".
+    if (const char* more = std::getenv("GPUPOOL_BENCH_CONTROLLER_FLAGS")) {
+      std::istringstream words(more);
+      for (std::string word; words >> word;) args.push_back(word);
+    }
     return args;
   }
   throw std::runtime_error("no Deployment in manifests/gpupool.yaml");
@@ -88,6 +94,7 @@ void Run(int rate, int seconds, const std::string& version) {
   transport.burst = 100000;
   gpupool::kube::Client client(gpupool::kube::LoadKubeconfig({cluster.kubeconfig()}), transport);
   cluster.Kubectl("create namespace load");
+  cluster.Kubectl("create namespace gpupool-system");  // the chart's leader-election Lease
   cluster.Kubectl("apply -f examples/queues.yaml");
   client.Create(
       resources::kProjects, "",
@@ -186,6 +193,12 @@ void Run(int rate, int seconds, const std::string& version) {
   for (const auto& [name, seconds_used] : cpu)
     std::printf("  %-24s %6.1f  (%4.1f %%)\n", name.c_str(), seconds_used,
                 100 * seconds_used / std::max(total, 1e-9));
+  if (latencies.empty()) {
+    std::ifstream log(cluster.dir() + "/controller.log");
+    std::stringstream text;
+    text << log.rdbuf();
+    std::printf("no pod ran; the controller's log:\n%s\n", text.str().c_str());
+  }
   watch->Stop();
   nodes.Kill(SIGTERM);
 }
