@@ -119,9 +119,7 @@ class Parser {
           throw std::invalid_argument(
               "compilation failed: no matching overload for 'sign' "
               "applied to 'kubernetes.Quantity.()' in \"" +
-              text_ +
-              "\": Kubernetes 1.29, the oldest version the sandbox "
-              "imitates, has no Quantity.sign()");
+              text_ + "\": no Kubernetes from 1.29 to 1.32 offers Quantity.sign() to CRD rules");
         }
         if (std::find(std::begin(kMethods), std::end(kMethods), name) == std::end(kMethods)) {
           Fail("method " + name + "() is not supported");

@@ -2,7 +2,8 @@
 // x-kubernetes-validations rules use: `self` and field selection, has(),
 // &&, ||, !, comparisons, integer and string literals, string(), and the
 // Kubernetes quantity library as Kubernetes 1.29 has it (quantity(),
-// compareTo(), isInteger(), isLessThan(), isGreaterThan(); no sign()).
+// compareTo(), isInteger(), isLessThan(), isGreaterThan(); no sign(), which no
+// tested version offers to CRD rules).
 // Anything else is rejected when the rule is compiled, with an error that
 // names what is not supported, and so is a rule whose estimated cost a
 // Kubernetes API server would refuse (EstimatedCost).
