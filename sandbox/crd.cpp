@@ -321,6 +321,9 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
     }
     resource->crd_version = version;
     resource->crd_name = crd["metadata"]["name"];
+    const std::string crd_version = crd["metadata"].value("resourceVersion", "");
+    if (!crd_version.empty() && crd_version.find_first_not_of("0123456789") == std::string::npos)
+      resource->served_since = std::stoull(crd_version);
     resource->schema =
         std::make_shared<const api::SchemaNode>(api::CompileSchema(SchemaOf(version)));
     served.push_back(WithFieldNames(std::move(resource)));

@@ -46,6 +46,10 @@ struct ResourceType {
   // The version's openAPIV3Schema, compiled once (ServedResources): what the
   // custom-resource checks and managedFields' list shapes read.
   std::shared_ptr<const api::SchemaNode> schema;
+  // Custom resources only: the resourceVersion of the CRD write that (re)made
+  // them served. A real server's watch cache for them starts there, so a watch
+  // from an older version is 410 Expired, however long the history.
+  uint64_t served_since = 0;
 
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
   // "pods" or "queues.gpupool.dev": how errors name the resource.

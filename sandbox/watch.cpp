@@ -128,17 +128,23 @@ uint64_t ParseVersion(const std::string& text) {
   throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
 }
 
+// The oldest version a new watch of the resource may resume from: the
+// history's, or for custom resources the moment their CRD made them served.
+uint64_t OldestResumable(const Store& store, const WatchState& state) {
+  return std::max(store.OldestResumable(), state.resource->served_since);
+}
+
 // A new watch resumes only from a version still in the history; a live one
 // expires when a change it has yet to send leaves it. Store locked.
 bool OutOfHistory(const Store& store, const WatchState& state) {
   return state.live ? store.Lost(state.storage_key, state.cursor)
-                    : state.cursor < store.OldestResumable();
+                    : state.cursor < OldestResumable(store, state);
 }
 
 // Ends the watch with 410 Expired. Store locked.
 bool SendExpired(const Store& store, WatchState& state, httplib::DataSink& sink) {
   const ApiError gone = Expired("too old resource version: " + std::to_string(state.cursor) + " (" +
-                                std::to_string(store.OldestResumable()) + ")");
+                                std::to_string(OldestResumable(store, state)) + ")");
   const std::string out = Json{{"type", "ERROR"}, {"object", StatusJson(gone)}}.dump() + "\n";
   state.finished = true;
   return sink.write(out.data(), out.size());
