@@ -106,15 +106,7 @@ TEST_P(BadInputOnBackend, RefusedOrStoredAsTheTableSays) {
       << "expected the answer to name " << input().path << ": " << answer.body;
 }
 
-class FieldErrorOnBackend : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    SKIP_WITHOUT_BACKEND(GetParam());
-    cluster_ = &ClusterFor(GetParam());
-    EnsureCrdsAndNamespace(*cluster_, "susan");
-  }
-  TestCluster* cluster_ = nullptr;
-};
+using FieldErrorOnBackend = CrdBackendTest;
 
 // A string over its maxLength is FieldValueTooLong on every version (the
 // message's words differ between versions).

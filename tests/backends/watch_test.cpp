@@ -10,15 +10,7 @@
 namespace gpupool::backends::testing {
 namespace {
 
-class WatchOnBackend : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    SKIP_WITHOUT_BACKEND(GetParam());
-    cluster_ = &ClusterFor(GetParam());
-    EnsureCrdsAndNamespace(*cluster_, "susan");
-  }
-  TestCluster* cluster_ = nullptr;
-};
+using WatchOnBackend = CrdBackendTest;
 
 TEST_P(WatchOnBackend, ACustomResourceWatchFromBeforeItsCrdIsExpired) {
   const std::string jobs = "/apis/gpupool.dev/v1alpha1/namespaces/susan/trainingjobs";
