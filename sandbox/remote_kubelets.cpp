@@ -56,7 +56,7 @@ bool Is(const kube::ApiError& error, kube::Reason reason) { return error.reason(
 
 RemoteKubelets::RemoteKubelets(kube::Client& client, RemoteKubeletsOptions options)
     : client_(client), options_(std::move(options)) {
-  for (const auto& spec : options_.nodes) nodes_[spec.name] = &spec;
+  for (const auto& spec : options_.nodes) nodes_[spec.name] = {&spec, NodeObject(spec)};
 }
 
 RemoteKubelets::~RemoteKubelets() {
@@ -93,7 +93,7 @@ void RemoteKubelets::Register() {
 
 void RemoteKubelets::Unregister() {
   if (pods_) pods_->Stop();
-  for (const auto& [name, spec] : nodes_) {
+  for (const auto& [name, node] : nodes_) {
     try {
       client_.Delete(kube::resources::kNodes, "", name);
       client_.Delete(kube::resources::kLeases, kLeaseNamespace, name);
@@ -106,7 +106,7 @@ void RemoteKubelets::Unregister() {
 void RemoteKubelets::RenewLeases(Clock::time_point now) {
   if (now < leases_renewed_ + std::chrono::seconds(options_.lease_seconds) / 4) return;
   leases_renewed_ = now;
-  for (const auto& [name, spec] : nodes_) {
+  for (const auto& [name, node] : nodes_) {
     const Json lease = LeaseObject(name, options_.lease_seconds);
     try {
       client_.Patch(kube::resources::kLeases, kLeaseNamespace, name, kube::PatchType::kMerge,
@@ -124,8 +124,8 @@ void RemoteKubelets::RenewLeases(Clock::time_point now) {
 
 std::set<int> RemoteKubelets::TakenDevices(const std::string& node) const {
   std::set<int> taken;
-  for (const auto& [uid, devices] : given_) {
-    if (given_node_.at(uid) == node) taken.insert(devices.begin(), devices.end());
+  for (const auto& [uid, given] : given_) {
+    if (given.node == node) taken.insert(given.devices.begin(), given.devices.end());
   }
   return taken;
 }
@@ -139,8 +139,8 @@ void RemoteKubelets::WriteStatus(const Json& pod, const std::function<void(Json&
 
 bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
   const Json& spec = pod["spec"];
-  const NodeSpec& shape = *nodes_.at(node);
-  if (!MatchesNodeSelection(NodeObject(shape)["metadata"]["labels"], spec)) {
+  const Node& shape = nodes_.at(node);
+  if (!MatchesNodeSelection(shape.object["metadata"]["labels"], spec)) {
     WriteStatus(pod, [](Json& object) {
       MarkRejected(object, "NodeAffinity", PredicateRejection("NodeAffinity"));
     });
@@ -150,9 +150,9 @@ bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
   const std::string uid = pod["metadata"].value("uid", "");
   if (wanted == 0 || given_.count(uid)) return true;
   const std::set<int> taken = TakenDevices(node);
-  const std::vector<int> picked = PickDevices(shape.gpus, taken, wanted);
+  const std::vector<int> picked = PickDevices(shape.spec->gpus, taken, wanted);
   if (picked.empty()) {
-    const int64_t available = shape.gpus - static_cast<int64_t>(taken.size());
+    const int64_t available = shape.spec->gpus - static_cast<int64_t>(taken.size());
     const std::string message =
         "Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
         "Requested: " +
@@ -167,8 +167,7 @@ bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
       pod["metadata"].value("name", ""), kube::PatchType::kMerge,
       {{"metadata", {{"annotations", {{kVisibleDevicesAnnotation, FormatDevices(node, picked)}}}}}},
       {.field_manager = options_.field_manager});
-  given_[uid] = picked;
-  given_node_[uid] = node;
+  given_[uid] = {node, picked};
   return true;
 }
 
@@ -239,16 +238,13 @@ void RemoteKubelets::ForgetGonePods(const std::vector<std::shared_ptr<const Json
     it = live.count(it->first) ? std::next(it) : clocks_.erase(it);
   }
   std::vector<std::string> gone;
-  for (const auto& [uid, devices] : given_) {
+  for (const auto& [uid, given] : given_) {
     if (!live.count(uid)) gone.push_back(uid);
   }
   for (const auto& uid : gone) Release(uid);
 }
 
-void RemoteKubelets::Release(const std::string& uid) {
-  given_.erase(uid);
-  given_node_.erase(uid);
-}
+void RemoteKubelets::Release(const std::string& uid) { given_.erase(uid); }
 
 // Devices named on pods this process did not admit (a restart) are held too.
 void RemoteKubelets::LearnDevices(const Json& pod, const std::string& node) {
@@ -256,13 +252,12 @@ void RemoteKubelets::LearnDevices(const Json& pod, const std::string& node) {
   if (given_.count(uid) || Finished(pod)) return;
   const auto devices = ParseDevices(Annotation(pod, kVisibleDevicesAnnotation));
   if (devices.empty()) return;
-  given_[uid] = devices;
-  given_node_[uid] = node;
+  given_[uid] = {node, devices};
 }
 
 std::string RemoteKubelets::DcgmPage() const {
   std::vector<Json> nodes, pods;
-  for (const auto& spec : options_.nodes) nodes.push_back(NodeObject(spec));
+  for (const auto& [name, node] : nodes_) nodes.push_back(node.object);
   if (pods_) {
     for (const auto& pod : pods_->cache().List()) {
       if (nodes_.count((*pod)["spec"].value("nodeName", ""))) pods.push_back(*pod);

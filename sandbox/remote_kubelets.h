@@ -73,11 +73,18 @@ class RemoteKubelets {
 
   kube::Client& client_;
   RemoteKubeletsOptions options_;
-  std::map<std::string, const NodeSpec*> nodes_;  // by name
+  struct Node {
+    const NodeSpec* spec;
+    nlohmann::json object;  // as registered: labels for admission, the DCGM page
+  };
+  struct Given {
+    std::string node;
+    std::vector<int> devices;
+  };
+  std::map<std::string, Node> nodes_;  // by name
   std::unique_ptr<kube::Informer<nlohmann::json>> pods_;
-  std::map<std::string, PodClock> clocks_;         // by pod uid
-  std::map<std::string, std::vector<int>> given_;  // devices given, by pod uid
-  std::map<std::string, std::string> given_node_;  // their node, by pod uid
+  std::map<std::string, PodClock> clocks_;  // by pod uid
+  std::map<std::string, Given> given_;      // devices given, by pod uid
   Clock::time_point leases_renewed_{};
 };
 
