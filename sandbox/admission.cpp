@@ -33,20 +33,32 @@ std::string QualifiedKind(const ResourceType& resource) {
 
 std::string NameOf(const Json& object) { return object["metadata"].value("name", ""); }
 
+// Unknown fields under fieldValidation=Strict: 400 for a create, update or
+// apply (`bad_request` leads the message); for a merge or JSON patch, 422
+// naming "patch" and showing the patched object, as the real patcher says it.
+[[noreturn]] void ThrowStrictDecodingError(const std::vector<std::string>& unknown,
+                                           const std::string& bad_request, const Json& object,
+                                           const WriteOptions& options) {
+  std::string message = "strict decoding error: ";
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+  }
+  if (!options.json_patch) throw BadRequest(bad_request + message);
+  throw Invalid("", "",
+                {{"patch", "Invalid value: " + Json(object.dump()).dump() + ": " + message}});
+}
+
 }  // namespace
 
 void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
                                     WriteOptions& options, const Json* old,
                                     const std::string& subresource) {
+  const Json given = options.strict_fields && options.json_patch ? object : Json();
   auto check = old && subresource == "status"
                    ? sandbox::CheckCustomResourceStatus(resource, object, *old)
                    : sandbox::CheckCustomResource(resource, object, old);
   if (!check.pruned.empty() && options.strict_fields) {
-    std::string message = "strict decoding error: ";
-    for (size_t i = 0; i < check.pruned.size(); ++i) {
-      message += (i ? ", " : "") + std::string("unknown field \"") + check.pruned[i] + "\"";
-    }
-    throw BadRequest(message);
+    ThrowStrictDecodingError(check.pruned, "", given, options);
   }
   for (const auto& path : check.pruned)
     options.warnings.push_back("unknown field \"" + path + "\"");
@@ -55,16 +67,14 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
 
 void Admission::CheckKnownFields(const ResourceType& resource, Json& object,
                                  WriteOptions& options) {
+  const Json given = options.strict_fields && options.json_patch ? object : Json();
   const auto unknown = DropUnknownFields(resource, object);
   if (unknown.empty()) return;
-  std::string listed;
-  for (const auto& path : unknown) {
-    listed += (listed.empty() ? "" : ", ") + std::string("unknown field \"") + path + "\"";
-  }
   if (options.strict_fields) {
-    throw BadRequest(resource.kind + " in version \"" + resource.version +
-                     "\" cannot be handled as a " + resource.kind +
-                     ": strict decoding error: " + listed);
+    ThrowStrictDecodingError(unknown,
+                             resource.kind + " in version \"" + resource.version +
+                                 "\" cannot be handled as a " + resource.kind + ": ",
+                             given, options);
   }
   if (options.ignore_fields) return;
   for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
@@ -82,6 +92,7 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     auto& labels = object["metadata"]["labels"];
     labels["kubernetes.io/metadata.name"] = NameOf(object);
   } else if (IsCrd(resource)) {
+    CheckCrdDecodes(object);
     auto errors = ValidateCrd(object);
     if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), errors);
     EstablishCrd(object);
@@ -94,7 +105,7 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
   } else if (resource.group == "scheduling.k8s.io" && resource.kind == "PriorityClass") {
     if (!object.contains("preemptionPolicy")) object["preemptionPolicy"] = "PreemptLowerPriority";
   } else if (IsCoreEvent(resource)) {
-    CheckEvent(object, options, true);
+    CheckEvent(object, options, nullptr);
   }
 }
 
@@ -119,8 +130,8 @@ void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const W
   }
 }
 
-void Admission::CheckEvent(const Json& event, const WriteOptions& options, bool create) {
-  auto errors = ValidateEvent(event, options.via_events_api, create);
+void Admission::CheckEvent(const Json& event, const WriteOptions& options, const Json* old) {
+  auto errors = ValidateEvent(event, options.via_events_api, old);
   if (errors.empty()) return;
   throw Invalid(options.via_events_api ? "Event.events.k8s.io" : "Event", NameOf(event), errors);
 }
@@ -159,6 +170,7 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
   } else if (IsCore(resource, "Namespace") && subresource.empty()) {
     object["spec"] = old.value("spec", Json::object());
   } else if (IsCrd(resource) && subresource.empty()) {
+    CheckCrdDecodes(object);
     auto errors = ValidateCrd(object);
     if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), errors);
     if (object["spec"]["group"] != old["spec"]["group"] ||
@@ -172,7 +184,7 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
     auto errors = ValidateDeployment(object, &old);
     if (!errors.empty()) throw Invalid("Deployment.apps", NameOf(object), errors);
   } else if (IsCoreEvent(resource)) {
-    CheckEvent(object, options, false);
+    CheckEvent(object, options, &old);
   }
 }
 

@@ -20,6 +20,7 @@ struct WriteOptions {
   bool strict_fields = false;         // fieldValidation=Strict: unknown fields are errors
   bool ignore_fields = false;         // fieldValidation=Ignore: dropped without a warning
   bool via_events_api = false;        // an Event written through events.k8s.io
+  bool json_patch = false;            // a merge or JSON patch: strict errors name "patch"
   std::string field_manager;          // who the write's managedFields entry names
   bool force = false;                 // an apply takes over conflicting fields
   bool applied = false;               // the object carries the managedFields an apply made
@@ -48,7 +49,8 @@ class Admission {
                            const Json* old = nullptr, const std::string& subresource = "");
   void DefaultService(Json& service);
   void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
-  void CheckEvent(const Json& event, const WriteOptions& options, bool create);
+  // `old` is the stored Event of an update, null for a create.
+  void CheckEvent(const Json& event, const WriteOptions& options, const Json* old);
 
   ResourceRegistry& resources_;
   std::atomic<uint32_t> allocated_ips_{0};  // creates are admitted in parallel

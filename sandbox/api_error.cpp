@@ -39,8 +39,8 @@ std::string CauseReason(const std::string& message) {
 
 Json StatusJson(const ApiError& error) {
   Json status = {{"kind", "Status"},    {"apiVersion", "v1"},      {"metadata", Json::object()},
-                 {"status", "Failure"}, {"message", error.what()}, {"reason", error.reason},
-                 {"code", error.code}};
+                 {"status", "Failure"}, {"message", error.what()}, {"code", error.code}};
+  if (!error.reason.empty()) status["reason"] = error.reason;
   if (!error.details.is_null()) status["details"] = error.details;
   return status;
 }
@@ -71,19 +71,28 @@ ApiError Conflict(const std::string& resource, const std::string& name, const st
 }
 
 ApiError Invalid(const std::string& kind, const std::string& name, const api::FieldErrors& errors) {
+  // Every error is a cause; the message names each distinct one once, as the
+  // real server's aggregate does.
   Json causes = Json::array();
-  std::string joined;
+  std::vector<std::string> distinct;
   for (const auto& error : errors) {
     causes.push_back({{"reason", CauseReason(error.message)},
                       {"message", error.message},
                       {"field", error.path}});
-    if (!joined.empty()) joined += ", ";
-    joined += (error.path.empty() ? "" : error.path + ": ") + error.message;
+    const std::string text = (error.path.empty() ? "" : error.path + ": ") + error.message;
+    if (std::find(distinct.begin(), distinct.end(), text) == distinct.end()) {
+      distinct.push_back(text);
+    }
   }
-  if (errors.size() > 1) joined = "[" + joined + "]";
+  std::string joined;
+  for (const auto& text : distinct) joined += (joined.empty() ? "" : ", ") + text;
+  if (distinct.size() > 1) joined = "[" + joined + "]";
   // "Lease.coordination.k8s.io" names kind and group, as the real message does.
   const auto dot = kind.find('.');
-  Json details = {{"name", name}, {"kind", kind.substr(0, dot)}, {"causes", causes}};
+  // Empty names and kinds are left out, as the real server's omitempty does.
+  Json details = {{"causes", causes}};
+  if (!name.empty()) details["name"] = name;
+  if (!kind.empty()) details["kind"] = kind.substr(0, dot);
   if (dot != std::string::npos) details["group"] = kind.substr(dot + 1);
   return ApiError(422, "Invalid", kind + " \"" + name + "\" is invalid: " + joined, details);
 }

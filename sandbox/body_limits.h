@@ -17,8 +17,11 @@ constexpr size_t kMaxRequestBytes = 3 * 1024 * 1024;
 // etcd's default --max-request-bytes: no stored object may be larger.
 constexpr size_t kMaxObjectBytes = 1536 * 1024;
 // Deeper bodies are refused: far beyond any Kubernetes object, and shallow
-// enough that the recursive JSON code behind it cannot exhaust a stack.
-constexpr size_t kMaxNestingDepth = 1000;
+// enough that the recursive JSON code behind it cannot exhaust a stack. The
+// real server's decoders stop at 10,000 levels; the YAML parser the sandbox
+// uses (yaml-cpp) stops at 2,000 recursive calls (some 500 levels of block
+// nesting), so 2,000 is the limit here for both encodings.
+constexpr size_t kMaxNestingDepth = 2000;
 
 // Throws 413 for an oversized body and 400 for one nested too deep.
 void CheckRequestBody(const std::string& body);

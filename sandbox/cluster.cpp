@@ -479,6 +479,7 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
   const ResourcePtr target = events_api ? CoreEvents() : nullptr;
   auto prepare = [&](const ObjectPtr& stored) {
     WriteOptions tried = options;
+    tried.json_patch = type == PatchType::kMerge || type == PatchType::kJson;
     Json old = stored->Parsed();
     // The patch applies to the object as the request's API presents it.
     Json patched = ApplyPatch(type, PresentObject(resource, old), body);

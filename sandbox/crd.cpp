@@ -13,6 +13,7 @@
 
 #include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
+#include "sandbox/api_error.h"
 #include "sandbox/cel.h"
 #include "sandbox/object_meta.h"
 
@@ -238,6 +239,20 @@ api::FieldErrors ValidateNames(const Json& crd) {
 }
 
 }  // namespace
+
+void CheckCrdDecodes(const Json& crd) {
+  const Json& versions = crd.value("spec", Json::object()).value("versions", Json::array());
+  if (!versions.is_array()) return;
+  for (const auto& version : versions) {
+    const std::string error =
+        api::KeywordDecodeError(SchemaOf(version), "spec.versions.schema.openAPIV3Schema");
+    if (error.empty()) continue;
+    throw BadRequest(
+        "CustomResourceDefinition in version \"v1\" cannot be handled as a "
+        "CustomResourceDefinition: " +
+        error);
+  }
+}
 
 api::FieldErrors ValidateCrd(const Json& crd) {
   api::FieldErrors errors = ValidateNames(crd);

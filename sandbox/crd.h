@@ -14,6 +14,9 @@ namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
 
+// A schema keyword whose value has the wrong JSON type: 400, in the words of
+// the real server's decoder, before any validation.
+void CheckCrdDecodes(const Json& crd);
 // Errors in a CRD (names, versions, structural schemas, unsupported CEL).
 api::FieldErrors ValidateCrd(const Json& crd);
 // Fills status.acceptedNames, conditions and storedVersions.

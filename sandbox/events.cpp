@@ -74,6 +74,33 @@ api::FieldErrors LegacyChecks(const Json& event, bool events_api) {
   return errors;
 }
 
+// An update through events.k8s.io/v1 may change an Event's series and
+// metadata, not what it says: each field below that it changes is "field is
+// immutable", in the real server's order and under its core names (it checks
+// `reason` twice, and calls reportingComponent reportingController).
+void AddImmutableFieldErrors(const Json& event, const Json& old, api::FieldErrors& errors) {
+  static const std::pair<const char*, const char*> kImmutable[] = {
+      {"involvedObject", "involvedObject"},
+      {"reason", "reason"},
+      {"message", "message"},
+      {"source", "source"},
+      {"firstTimestamp", "firstTimestamp"},
+      {"lastTimestamp", "lastTimestamp"},
+      {"count", "count"},
+      {"reason", "reason"},
+      {"type", "type"},
+      {"eventTime", "eventTime"},
+      {"action", "action"},
+      {"related", "related"},
+      {"reportingComponent", "reportingController"},
+      {"reportingInstance", "reportingInstance"}};
+  for (const auto& [field, path] : kImmutable) {
+    const Json now = event.value(field, Json());
+    if (now == old.value(field, Json())) continue;
+    errors.push_back({path, "Invalid value: " + now.dump() + ": field is immutable"});
+  }
+}
+
 }  // namespace
 
 bool IsCoreEvent(const ResourceType& resource) {
@@ -113,9 +140,13 @@ std::vector<std::pair<std::string, std::string>> EventFieldAliases() {
   return aliases;
 }
 
-api::FieldErrors ValidateEvent(const Json& event, bool events_api, bool create) {
+api::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old) {
   api::FieldErrors errors = LegacyChecks(event, events_api);
-  if (!events_api || !create) return errors;
+  if (!events_api) return errors;
+  if (old) {
+    AddImmutableFieldErrors(event, *old, errors);
+    return errors;
+  }
   // events.k8s.io/v1 creates are strict: the new-style fields are required
   // and the deprecated ones must stay unset.
   if (!Set(event, "eventTime")) errors.push_back({"eventTime", "Required value"});

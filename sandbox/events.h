@@ -29,7 +29,8 @@ Json PresentObject(const ResourceType& resource, Json stored);
 std::vector<std::pair<std::string, std::string>> EventFieldAliases();
 
 // Validation of a core-form Event written through the core API or, when
-// `events_api`, through events.k8s.io (stricter on create).
-api::FieldErrors ValidateEvent(const Json& event, bool events_api, bool create);
+// `events_api`, through events.k8s.io: stricter on create, and on an update
+// (`old` the stored Event; null for a create) refusing what it may not change.
+api::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old);
 
 }  // namespace gpupool::sandbox

@@ -11,17 +11,6 @@
 namespace gpupool::sandbox {
 namespace {
 
-int64_t ParseInteger(const std::string& text, const std::string& name) {
-  try {
-    size_t used = 0;
-    const long long value = std::stoll(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  throw BadRequest("invalid value for query parameter " + name + ": \"" + text +
-                   "\" is not an integer");
-}
-
 // The real server validates dryRun with the options kind of the verb and
 // answers 422 naming the only supported value.
 ApiError DryRunUnsupported(const std::string& options_kind, const std::string& quoted_value) {
@@ -195,6 +184,17 @@ DeleteOptions DeleteOptionsOf(const httplib::Request& request) {
   return options;
 }
 
+int64_t ParseInteger(const std::string& text, const std::string& name) {
+  try {
+    size_t used = 0;
+    const long long value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw BadRequest("invalid value for query parameter " + name + ": \"" + text +
+                   "\" is not an integer");
+}
+
 ListOptions ListOptionsOf(const httplib::Request& request) {
   ListOptions options;
   options.label_selector = request.get_param_value("labelSelector");
@@ -202,9 +202,9 @@ ListOptions ListOptionsOf(const httplib::Request& request) {
   options.continue_token = request.get_param_value("continue");
   options.resource_version = request.get_param_value("resourceVersion");
   if (request.has_param("limit")) {
+    // As the real server: a negative limit asks for no limit, as 0 does.
     const int64_t limit = ParseInteger(request.get_param_value("limit"), "limit");
-    if (limit < 0) throw BadRequest("invalid value for query parameter limit: must be >= 0");
-    options.limit = static_cast<size_t>(limit);
+    options.limit = limit < 0 ? 0 : static_cast<size_t>(limit);
   }
   return options;
 }

@@ -29,6 +29,8 @@ WriteOptions WriteOptionsOf(const httplib::Request& request);
 // 422 as PatchOptions are refused: an apply needs a fieldManager, and only an
 // apply may carry force.
 void CheckPatchOptions(const httplib::Request& request, PatchType type);
+// A query parameter's 64-bit integer; 400 naming `name` otherwise.
+int64_t ParseInteger(const std::string& text, const std::string& name);
 DeleteOptions DeleteOptionsOf(const httplib::Request& request);
 ListOptions ListOptionsOf(const httplib::Request& request);
 

@@ -205,10 +205,13 @@ api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& 
     added += (added.empty() ? "" : ", ") + finalizer.dump();
   }
   if (added.empty()) return {};
-  return {{"metadata.finalizers",
-           "Forbidden: no new finalizers can be added if the object is being deleted, found new "
-           "finalizers []string{" +
-               added + "}"}};
+  // The real server checks object metadata twice on an update (its generic
+  // store and each kind's strategy), so this cause comes twice.
+  const api::FieldError error{"metadata.finalizers",
+                              "Forbidden: no new finalizers can be added if the object is being "
+                              "deleted, found new finalizers []string{" +
+                                  added + "}"};
+  return {error, error};
 }
 
 std::string FieldValue(const Json& object, const std::string& path) {

@@ -148,6 +148,13 @@ const std::vector<std::string>& PatchMediaTypes(bool custom_resource) {
 
 PatchType ParsePatchType(const std::string& content_type, bool custom_resource) {
   const std::string type = content_type.substr(0, content_type.find(';'));
+  // A type no resource takes is refused before the resource is looked at,
+  // with the real server's terse message; one this resource does not take
+  // (a strategic merge of a custom resource) lists what it does.
+  const auto& known = PatchMediaTypes(false);
+  if (std::find(known.begin(), known.end(), type) == known.end()) {
+    throw ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", Json::object());
+  }
   const auto& served = PatchMediaTypes(custom_resource);
   if (std::find(served.begin(), served.end(), type) == served.end())
     throw UnsupportedMediaType(served);

@@ -2,6 +2,7 @@
 // history, with bookmarks, resume from a resourceVersion, 410 Expired once
 // that version has left the history window, and timeoutSeconds.
 #include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "sandbox/events.h"
@@ -93,29 +94,32 @@ Clock::time_point NextBookmark(const WatchState& state, Clock::time_point now) {
   return due < now ? Clock::time_point::max() : due;
 }
 
-// timeoutSeconds as the real server reads it (a non-negative integer; 400
-// otherwise), held to a year so no duration arithmetic can overflow.
-std::chrono::milliseconds WatchTimeout(const httplib::Request& request) {
+// timeoutSeconds as the real server reads it: a 64-bit integer (400
+// otherwise) times a second, wrapping as Go's durations do; zero is the
+// default, and a negative result a deadline already passed (nullopt). Held to
+// a year so no duration arithmetic here can overflow.
+std::optional<std::chrono::milliseconds> WatchTimeout(const httplib::Request& request) {
   constexpr int64_t kDefaultSeconds = 1800;
   constexpr int64_t kLongestSeconds = 365LL * 24 * 3600;
   if (!request.has_param("timeoutSeconds")) return std::chrono::seconds(kDefaultSeconds);
-  const std::string text = request.get_param_value("timeoutSeconds");
-  int64_t seconds = -1;
-  try {
-    size_t used = 0;
-    seconds = std::stoll(text, &used);
-    if (used != text.size()) seconds = -1;
-  } catch (const std::exception&) {
-  }
-  if (seconds < 0) {
-    throw BadRequest("invalid value for query parameter timeoutSeconds: \"" + text +
-                     "\" is not a non-negative integer");
-  }
-  // 0 means no timeout asked for: the server's default applies.
-  if (seconds == 0) seconds = kDefaultSeconds;
-  return std::chrono::seconds(std::min(seconds, kLongestSeconds));
+  const int64_t seconds = ParseInteger(request.get_param_value("timeoutSeconds"), "timeoutSeconds");
+  const auto nanoseconds =
+      static_cast<int64_t>(static_cast<uint64_t>(seconds) * uint64_t{1000000000});
+  if (nanoseconds == 0) return std::chrono::seconds(kDefaultSeconds);
+  if (nanoseconds < 0) return std::nullopt;
+  return std::chrono::seconds(std::min(nanoseconds / 1000000000, kLongestSeconds));
 }
 
+// A watch whose deadline passed before it began: one ERROR event, as the
+// real server's expired request context gives.
+void AnswerDeadlineExceeded(httplib::Response& response) {
+  const ApiError exceeded(500, "InternalError", "context deadline exceeded");
+  response.set_content(Json{{"type", "ERROR"}, {"object", StatusJson(exceeded)}}.dump() + "\n",
+                       "application/json;stream=watch");
+}
+
+// A watch's resourceVersion: a malformed one is a 500 naming it, as the real
+// server's watch answers (its list answers such a version with a 400).
 uint64_t ParseVersion(const std::string& text) {
   // stoull would read "-5" as a huge version and skip whitespace and signs.
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
@@ -123,9 +127,14 @@ uint64_t ParseVersion(const std::string& text) {
     try {
       return std::stoull(text);
     } catch (const std::out_of_range&) {
+      throw ApiError(500, "",
+                     "resourceVersion: Invalid value: \"" + text +
+                         "\": strconv.ParseUint: parsing \"" + text + "\": value out of range");
     }
   }
-  throw BadRequest("invalid resourceVersion \"" + text + "\": must be a decimal integer");
+  throw ApiError(500, "",
+                 "resourceVersion: Invalid value: \"" + text + "\": strconv.ParseUint: parsing \"" +
+                     text + "\": invalid syntax");
 }
 
 // The oldest version a new watch of the resource may resume from: the
@@ -210,7 +219,8 @@ void HttpServer::Watch(const httplib::Request& request, httplib::Response& respo
   state->table = WantsTable(request);
   const auto now = Clock::now();
   const auto timeout = WatchTimeout(request);
-  state->deadline = now + timeout;
+  if (!timeout) return AnswerDeadlineExceeded(response);
+  state->deadline = now + *timeout;
   state->bookmark_every =
       std::chrono::milliseconds(static_cast<int64_t>(options_.bookmark_seconds * 1000));
   state->next_bookmark = NextBookmark(*state, now);

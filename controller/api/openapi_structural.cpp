@@ -7,6 +7,7 @@
 
 #include "gpupool/api/json_reader.h"
 #include "gpupool/api/openapi_schema.h"
+#include "keyword_shapes.h"
 
 namespace gpupool::api {
 namespace {
@@ -29,41 +30,6 @@ constexpr std::array<std::string_view, 6> kNotInValueValidation = {
     "nullable",
     "x-kubernetes-preserve-unknown-fields",
     "description"};
-
-// What a keyword's value must be: the API server decodes a schema into typed
-// fields, so a value of another type refuses the whole definition.
-enum class Shape { kCount, kNumber, kString, kBoolean, kStrings, kList, kObject };
-
-constexpr std::pair<std::string_view, Shape> kKeywordShapes[] = {
-    {"minLength", Shape::kCount},
-    {"maxLength", Shape::kCount},
-    {"minItems", Shape::kCount},
-    {"maxItems", Shape::kCount},
-    {"minProperties", Shape::kCount},
-    {"maxProperties", Shape::kCount},
-    {"minimum", Shape::kNumber},
-    {"maximum", Shape::kNumber},
-    {"multipleOf", Shape::kNumber},
-    {"type", Shape::kString},
-    {"format", Shape::kString},
-    {"pattern", Shape::kString},
-    {"description", Shape::kString},
-    {"title", Shape::kString},
-    {"x-kubernetes-list-type", Shape::kString},
-    {"x-kubernetes-map-type", Shape::kString},
-    {"nullable", Shape::kBoolean},
-    {"exclusiveMinimum", Shape::kBoolean},
-    {"exclusiveMaximum", Shape::kBoolean},
-    {"uniqueItems", Shape::kBoolean},
-    {"x-kubernetes-int-or-string", Shape::kBoolean},
-    {"x-kubernetes-preserve-unknown-fields", Shape::kBoolean},
-    {"x-kubernetes-embedded-resource", Shape::kBoolean},
-    {"required", Shape::kStrings},
-    {"x-kubernetes-list-map-keys", Shape::kStrings},
-    {"enum", Shape::kList},
-    {"x-kubernetes-validations", Shape::kList},
-    {"properties", Shape::kObject},
-};
 
 const char* ShapeError(Shape shape, const Json& value) {
   switch (shape) {

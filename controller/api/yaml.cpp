@@ -1,5 +1,6 @@
 #include "gpupool/api/yaml.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -78,6 +79,11 @@ std::vector<Json> YamlToJson(const std::string& text, const std::string& source)
       Json document = Convert(node, budget);
       if (!document.is_null()) documents.push_back(std::move(document));
     }
+  } catch (const YAML::DeepRecursion& error) {
+    // yaml-cpp names this "bad file"; it means its recursion limit (2,000
+    // calls, some 500 levels of block nesting) was reached.
+    throw YamlError(source + ":" + std::to_string(error.mark.line + 1) +
+                    ": nested deeper than the YAML parser reads (about 500 levels)");
   } catch (const YAML::Exception& error) {
     throw YamlError(source + ":" + std::to_string(error.mark.line + 1) + ":" +
                     std::to_string(error.mark.column + 1) + ": " + error.msg);

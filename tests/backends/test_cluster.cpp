@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +92,16 @@ CommandResult TestCluster::Helm(const std::string& arguments) const {
                          "/config HELM_DATA_HOME=" + home + "/data timeout 180 helm " + arguments);
 }
 
+int MinorVersion(const std::string& backend) {
+  if (backend == "sandbox") return 32;
+  const auto dot = backend.find('.');
+  return dot == std::string::npos ? 0 : std::atoi(backend.c_str() + dot + 1);
+}
+
 std::unique_ptr<httplib::Client> TestCluster::Http() const {
+  // A server that drops a connection mid-request must fail the request, not
+  // end the test process with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   auto client = std::make_unique<httplib::Client>(server());
   client->enable_server_certificate_verification(false);
   client->set_read_timeout(30, 0);

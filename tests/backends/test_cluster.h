@@ -57,6 +57,11 @@ std::string KubernetesDir();
 // std::runtime_error with the start-up output when it cannot start.
 TestCluster& ClusterFor(const std::string& backend);
 
+// The Kubernetes minor version whose answers a backend gives: a real control
+// plane's own ("v1.30.14" → 30); the sandbox's is the version its /version
+// names, 1.32.
+int MinorVersion(const std::string& backend);
+
 // gtest parameter names: "sandbox", "v1_30_14".
 std::string BackendTestName(const std::string& backend);
 

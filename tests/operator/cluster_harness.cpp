@@ -103,6 +103,8 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
     real_ = &backends::testing::ClusterFor(backend);
     dir_ = real_->dir() + "/harness-" + std::to_string(++harnesses_made);
     std::filesystem::create_directories(dir_);
+    const auto faults = backends::testing::Faults::FromSandboxFlags(sandbox_flags);
+    if (faults.any()) proxy_ = std::make_unique<backends::testing::FaultProxy>(*real_, faults);
   }
   const std::string crds = sandbox::testing::SourcePath("crds");
   if (Kubectl("apply -f " + crds).exit_code != 0 ||
@@ -112,7 +114,7 @@ ClusterHarness::ClusterHarness(const std::string& nodes, std::vector<std::string
   Kubectl("apply -f " + sandbox::testing::SourcePath("examples/queues.yaml"));
   if (real_) StartSimulatedNodes(nodes);
   ResolveGpuMetricsUrl(controller_flags);
-  if (start_controller) StartController(kubeconfig(), std::move(controller_flags));
+  if (start_controller) StartController(ControllerKubeconfig(), std::move(controller_flags));
 }
 
 void ClusterHarness::ResolveGpuMetricsUrl(std::vector<std::string>& flags) {
@@ -149,6 +151,10 @@ ClusterHarness::~ClusterHarness() {
 
 std::string ClusterHarness::kubeconfig() const {
   return sandbox_ ? sandbox_->kubeconfig() : real_->kubeconfig();
+}
+
+std::string ClusterHarness::ControllerKubeconfig() const {
+  return proxy_ ? proxy_->kubeconfig() : kubeconfig();
 }
 
 std::string ClusterHarness::WriteFile(const std::string& name, const std::string& text) {
@@ -209,7 +215,7 @@ void ClusterHarness::StartSimulatedNodes(const std::string& nodes) {
 ControllerProcess& ClusterHarness::AddController(const std::string& name,
                                                  std::vector<std::string> flags) {
   more_controllers_.push_back(std::make_unique<ControllerProcess>(
-      "controller", kubeconfig(), dir_ + "/" + name + ".log", std::move(flags)));
+      "controller", ControllerKubeconfig(), dir_ + "/" + name + ".log", std::move(flags)));
   more_controllers_.back()->Start();
   return *more_controllers_.back();
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fault_proxy.h"
 #include "sandbox_process.h"
 #include "test_cluster.h"
 
@@ -83,8 +84,9 @@ inline constexpr char kGpuMetricsUrl[] = "{gpu-metrics-url}";
 class ClusterHarness {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; `sandbox_flags` are added
-  // (the sandbox backend only). `backend`: as backends::testing::Backends() names them.
-  // With `start_controller` false there is none until StartController.
+  // (the sandbox backend; on a real one, its --fault-* flags put a FaultProxy
+  // between the controllers and the server). `backend`: as backends::testing::Backends() names
+  // them. With `start_controller` false there is none until StartController.
   explicit ClusterHarness(const std::string& nodes, std::vector<std::string> sandbox_flags = {},
                           std::vector<std::string> controller_flags = {},
                           const std::string& backend = "sandbox", bool start_controller = true);
@@ -94,6 +96,10 @@ class ClusterHarness {
   sandbox::testing::SandboxProcess& sandbox() { return *sandbox_; }
   bool real() const { return !sandbox_; }
   std::string kubeconfig() const;
+  // What the controllers are given: kubeconfig(), or the fault proxy's.
+  std::string ControllerKubeconfig() const;
+  // The proxy injecting faults on a real backend; null when there is none.
+  const backends::testing::FaultProxy* fault_proxy() const { return proxy_.get(); }
   ControllerProcess& controller() { return *controller_; }
   // Starts the first controller with its own kubeconfig (another identity).
   ControllerProcess& StartController(const std::string& kubeconfig, std::vector<std::string> flags);
@@ -129,7 +135,8 @@ class ClusterHarness {
 
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
   backends::testing::TestCluster* real_ = nullptr;
-  std::string dir_;  // the harness's files and logs
+  std::string dir_;                                       // the harness's files and logs
+  std::unique_ptr<backends::testing::FaultProxy> proxy_;  // the controllers' way in, if any
   std::unique_ptr<GpupoolProcess> nodes_;
   std::unique_ptr<ControllerProcess> controller_;
   std::vector<std::unique_ptr<ControllerProcess>> more_controllers_;

@@ -34,6 +34,17 @@ Json ConfigMapJson(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
 }
 
+Json GpuPodJson(const std::string& name, const Json& container_extra) {
+  Json container = {{"name", "main"},
+                    {"image", "busybox"},
+                    {"resources", {{"limits", {{"nvidia.com/gpu", 1}, {"cpu", "2000m"}}}}}};
+  container.update(container_extra);
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"containers", {container}}}}};
+}
+
 std::vector<std::string> CauseFields(const Json& status) {
   std::vector<std::string> fields;
   if (!status.is_object() || !status.contains("details")) return fields;

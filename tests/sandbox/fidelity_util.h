@@ -24,6 +24,9 @@ Reply SendRaw(httplib::Client& client, const std::string& method, const std::str
               const std::string& body, const std::string& content_type = "application/json");
 
 Json ConfigMapJson(const std::string& name);
+// A pod whose one container has limits of a GPU and 2000m of CPU;
+// `container_extra` is merged into the container.
+Json GpuPodJson(const std::string& name, const Json& container_extra = Json::object());
 // The `field` of each `details.causes[]` entry of a Status, in order.
 std::vector<std::string> CauseFields(const Json& status);
 

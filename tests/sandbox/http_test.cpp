@@ -90,8 +90,10 @@ TEST(HttpTest, BadInputGetsStatusErrorsNamingTheProblem) {
   EXPECT_THAT(response->body, HasSubstr("namespaces \\\"nowhere\\\" not found"));
   response = client->Get("/apis/gpupool.dev/v1alpha1/queues");
   EXPECT_EQ(response->status, 404);
+  // A real server's watch answers a malformed version with a 500 naming it.
   response = client->Get((path + "?watch=true&resourceVersion=abc").c_str());
-  EXPECT_EQ(response->status, 400);
+  EXPECT_EQ(response->status, 500);
+  EXPECT_THAT(response->body, HasSubstr("strconv.ParseUint: parsing \\\"abc\\\""));
 }
 
 TEST(HttpTest, ListsPageWithContinueTokens) {

@@ -21,6 +21,12 @@ using Json = nlohmann::json;
 // value validations, ...), with paths inside the schema.
 FieldErrors CheckStructural(const Json& schema);
 
+// The first keyword whose value the API server's decoder cannot read into its
+// typed field, in the decoder's words: "json: cannot unmarshal string into Go
+// struct field JSONSchemaProps.<go_path>.properties.minLength of type int64"
+// (Go's path names fields only, not map keys or list indices). Empty if none.
+std::string KeywordDecodeError(const Json& schema, const std::string& go_path);
+
 // Validates `value` against `schema`: type (with x-kubernetes-int-or-string and
 // x-kubernetes-preserve-unknown-fields), required, enum, minimum/maximum
 // (exclusive too), minLength/maxLength, minItems/maxItems, pattern, format
