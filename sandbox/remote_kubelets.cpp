@@ -1,7 +1,10 @@
 #include "sandbox/remote_kubelets.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <thread>
 
 #include "gpupool/kube/errors.h"
 #include "sandbox/dcgm_exporter.h"
@@ -51,6 +54,33 @@ Json LeaseObject(const std::string& node, int seconds) {
 }
 
 bool Is(const kube::ApiError& error, kube::Reason reason) { return error.reason() == reason; }
+
+// Requests in flight at once: a real kubelet per node works on its own, so
+// hundreds of nodes must not wait for each other's round trips.
+constexpr size_t kRequestsInFlight = 16;
+
+// Runs task(0) ... task(count - 1) on up to kRequestsInFlight threads, the
+// caller's among them; the first exception a task throws is rethrown here.
+void ForEachInParallel(size_t count, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto work = [&] {
+    for (size_t i = next++; i < count; i = next++) {
+      try {
+        task(i);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(count, kRequestsInFlight); ++t) helpers.emplace_back(work);
+  work();
+  for (auto& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+}
 
 }  // namespace
 
@@ -106,20 +136,23 @@ void RemoteKubelets::Unregister() {
 void RemoteKubelets::RenewLeases(Clock::time_point now) {
   if (now < leases_renewed_ + std::chrono::seconds(options_.lease_seconds) / 4) return;
   leases_renewed_ = now;
-  for (const auto& [name, node] : nodes_) {
+  std::vector<std::string> names;
+  for (const auto& [name, node] : nodes_) names.push_back(name);
+  ForEachInParallel(names.size(), [&](size_t i) {
+    const std::string& name = names[i];
     const Json lease = LeaseObject(name, options_.lease_seconds);
     try {
       client_.Patch(kube::resources::kLeases, kLeaseNamespace, name, kube::PatchType::kMerge,
                     {{"spec", lease["spec"]}}, {.field_manager = options_.field_manager});
     } catch (const kube::ApiError& error) {
-      if (!Is(error, kube::Reason::kNotFound)) continue;
+      if (!Is(error, kube::Reason::kNotFound)) return;
       try {
         client_.Create(kube::resources::kLeases, kLeaseNamespace, lease,
                        {.field_manager = options_.field_manager});
       } catch (const kube::ApiError&) {
       }
     }
-  }
+  });
 }
 
 std::set<int> RemoteKubelets::TakenDevices(const std::string& node) const {
@@ -137,7 +170,7 @@ void RemoteKubelets::WriteStatus(const Json& pod, const std::function<void(Json&
                        {.field_manager = options_.field_manager});
 }
 
-bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
+bool RemoteKubelets::Admit(Json& pod, const std::string& node) {
   const Json& spec = pod["spec"];
   const Node& shape = nodes_.at(node);
   if (!MatchesNodeSelection(shape.object["metadata"]["labels"], spec)) {
@@ -148,9 +181,16 @@ bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
   }
   const int64_t wanted = PodRequests(spec).gpu_milli / 1000;
   const std::string uid = pod["metadata"].value("uid", "");
-  if (wanted == 0 || given_.count(uid)) return true;
-  const std::set<int> taken = TakenDevices(node);
-  const std::vector<int> picked = PickDevices(shape.spec->gpus, taken, wanted);
+  std::vector<int> picked;
+  std::set<int> taken;
+  {
+    // Picked and held at once: pods of one node are admitted in parallel.
+    std::lock_guard lock(mutex_);
+    if (wanted == 0 || given_.count(uid)) return true;
+    taken = TakenDevices(node);
+    picked = PickDevices(shape.spec->gpus, taken, wanted);
+    if (!picked.empty()) given_[uid] = {node, picked};
+  }
   if (picked.empty()) {
     const int64_t available = shape.spec->gpus - static_cast<int64_t>(taken.size());
     const std::string message =
@@ -162,21 +202,33 @@ bool RemoteKubelets::Admit(const Json& pod, const std::string& node) {
                 [&](Json& object) { MarkRejected(object, "UnexpectedAdmissionError", message); });
     return false;
   }
-  client_.Patch(
-      kube::resources::kPods, pod["metadata"].value("namespace", ""),
-      pod["metadata"].value("name", ""), kube::PatchType::kMerge,
-      {{"metadata", {{"annotations", {{kVisibleDevicesAnnotation, FormatDevices(node, picked)}}}}}},
-      {.field_manager = options_.field_manager});
-  given_[uid] = {node, picked};
+  try {
+    // The answer carries the new resourceVersion the status write needs.
+    pod = client_.Patch(
+        kube::resources::kPods, pod["metadata"].value("namespace", ""),
+        pod["metadata"].value("name", ""), kube::PatchType::kMerge,
+        {{"metadata",
+          {{"annotations", {{kVisibleDevicesAnnotation, FormatDevices(node, picked)}}}}}},
+        {.field_manager = options_.field_manager});
+  } catch (...) {
+    Release(uid);
+    throw;
+  }
   return true;
 }
 
-void RemoteKubelets::StepPod(const Json& pod, Clock::time_point now) {
-  const Json& metadata = pod["metadata"];
+void RemoteKubelets::StepPod(Json pod, Clock::time_point now) {
+  const Json metadata = pod["metadata"];
   const std::string uid = metadata.value("uid", "");
   const std::string ns = metadata.value("namespace", ""), name = metadata.value("name", "");
   const std::string node = pod["spec"].value("nodeName", "");
-  PodClock& clock = clocks_[uid];
+  PodClock* found = nullptr;
+  {
+    // Only this thread touches this pod's clock; the map's nodes stay put.
+    std::lock_guard lock(mutex_);
+    found = &clocks_[uid];
+  }
+  PodClock& clock = *found;
   if (clock.bound == Clock::time_point{}) clock.bound = now;
   if (metadata.contains("deletionTimestamp")) {
     if (clock.deleting == Clock::time_point{}) clock.deleting = now;
@@ -220,13 +272,13 @@ void RemoteKubelets::Step() {
   }
   ForgetGonePods(ours);
   for (const auto& pod : ours) LearnDevices(*pod, (*pod)["spec"].value("nodeName", ""));
-  for (const auto& pod : ours) {
+  ForEachInParallel(ours.size(), [&](size_t i) {
     try {
-      StepPod(*pod, now);
+      StepPod(*ours[i], now);
     } catch (const kube::ApiError&) {
       // A conflict or a pod gone meanwhile: the next round reads it again.
     }
-  }
+  });
 }
 
 // Pods no longer on the server hold no devices and need no clock: their
@@ -244,7 +296,10 @@ void RemoteKubelets::ForgetGonePods(const std::vector<std::shared_ptr<const Json
   for (const auto& uid : gone) Release(uid);
 }
 
-void RemoteKubelets::Release(const std::string& uid) { given_.erase(uid); }
+void RemoteKubelets::Release(const std::string& uid) {
+  std::lock_guard lock(mutex_);
+  given_.erase(uid);
+}
 
 // Devices named on pods this process did not admit (a restart) are held too.
 void RemoteKubelets::LearnDevices(const Json& pod, const std::string& node) {

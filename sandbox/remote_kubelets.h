@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -61,9 +62,11 @@ class RemoteKubelets {
 
   void RegisterNode(const NodeSpec& spec);
   void RenewLeases(Clock::time_point now);
-  void StepPod(const nlohmann::json& pod, Clock::time_point now);
-  // Devices for a GPU pod that has none; false when it was refused instead.
-  bool Admit(const nlohmann::json& pod, const std::string& node);
+  // One pod's next step; called for many pods at once, on several threads.
+  void StepPod(nlohmann::json pod, Clock::time_point now);
+  // Devices for a GPU pod that has none (`pod` becomes the server's answer);
+  // false when it was refused instead.
+  bool Admit(nlohmann::json& pod, const std::string& node);
   void WriteStatus(const nlohmann::json& pod, const std::function<void(nlohmann::json&)>& change);
   std::set<int> TakenDevices(const std::string& node) const;
   void LearnDevices(const nlohmann::json& pod, const std::string& node);
@@ -83,6 +86,7 @@ class RemoteKubelets {
   };
   std::map<std::string, Node> nodes_;  // by name
   std::unique_ptr<kube::Informer<nlohmann::json>> pods_;
+  std::mutex mutex_;                        // clocks_ and given_, while pods step in parallel
   std::map<std::string, PodClock> clocks_;  // by pod uid
   std::map<std::string, Given> given_;      // devices given, by pod uid
   Clock::time_point leases_renewed_{};
