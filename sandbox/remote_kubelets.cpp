@@ -272,6 +272,11 @@ void RemoteKubelets::Step() {
   }
   ForgetGonePods(ours);
   for (const auto& pod : ours) LearnDevices(*pod, (*pod)["spec"].value("nodeName", ""));
+  // Finished pods' devices are free before any pod of this round is admitted:
+  // the pods step in parallel, so a new pod must not meet them still held.
+  for (const auto& pod : ours) {
+    if (Finished(*pod)) Release((*pod)["metadata"].value("uid", ""));
+  }
   ForEachInParallel(ours.size(), [&](size_t i) {
     try {
       StepPod(*ours[i], now);
