@@ -2,9 +2,11 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -27,12 +29,10 @@ httplib::Headers ForwardedHeaders(const httplib::Request& request) {
   return headers;
 }
 
-std::string StatusLine(int code, const std::string& reason, const std::string& message) {
-  return nlohmann::json{
-      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-      {"status", "Failure"}, {"message", message}, {"reason", reason},
-      {"code", code}}
-      .dump();
+nlohmann::json Status(int code, const std::string& reason, const std::string& message) {
+  return {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+          {"status", "Failure"}, {"message", message}, {"reason", reason},
+          {"code", code}};
 }
 
 // One watch passed through: the upstream stream's bytes, gathered by a
@@ -43,7 +43,6 @@ struct WatchPipe {
   std::string pending;
   bool ended = false;
   int status = 0;
-  std::string error_body;
   std::atomic<bool> cancelled{false};
   std::unique_ptr<httplib::Client> client;
 };
@@ -102,7 +101,7 @@ struct FaultProxy::State {
                                              : "InternalError";
     if (code != 500) response.set_header("Retry-After", "1");
     response.status = code;
-    response.set_content(StatusLine(code, reason, "injected fault (proxy)"), "application/json");
+    response.set_content(Status(code, reason, "injected fault (proxy)").dump(), "application/json");
   }
 
   void Forward(const httplib::Request& request, httplib::Response& response) {
@@ -114,7 +113,7 @@ struct FaultProxy::State {
     const auto result = Upstream()->send(upstream_request);
     if (!result) {
       response.status = 502;
-      response.set_content(StatusLine(502, "InternalError", "the proxy lost the server"),
+      response.set_content(Status(502, "InternalError", "the proxy lost the server").dump(),
                            "application/json");
       return;
     }
@@ -127,36 +126,42 @@ struct FaultProxy::State {
     response.set_content(result->body, result->get_header_value("Content-Type"));
   }
 
+  // A watch: passed on as the server streams it, until the server ends it, the
+  // cut comes or a compaction expires it.
   void Watch(const httplib::Request& request, httplib::Response& response);
+  std::shared_ptr<WatchPipe> OpenUpstream(const httplib::Request& request);
+  bool PassOn(WatchPipe& pipe, httplib::DataSink& sink, Clock::time_point cut_at,
+              uint64_t compactions);
 };
 
-void FaultProxy::State::Watch(const httplib::Request& request, httplib::Response& response) {
+std::shared_ptr<WatchPipe> FaultProxy::State::OpenUpstream(const httplib::Request& request) {
   auto pipe = std::make_shared<WatchPipe>();
   pipe->client = Upstream();
-  const auto headers = ForwardedHeaders(request);
-  {
-    std::lock_guard lock(mutex);
-    watches.push_back(pipe);
-    watch_threads.emplace_back([pipe, headers, target = request.target] {
-      pipe->client->Get(
-          target, headers,
-          [&](const httplib::Response& answer) {
-            std::lock_guard lock(pipe->mutex);
-            pipe->status = answer.status;
-            pipe->changed.notify_all();
-            return true;
-          },
-          [&](const char* data, size_t size) {
-            std::lock_guard lock(pipe->mutex);
-            pipe->pending.append(data, size);
-            pipe->changed.notify_all();
-            return !pipe->cancelled;
-          });
+  std::lock_guard lock(mutex);
+  watches.push_back(pipe);
+  watch_threads.emplace_back([pipe, headers = ForwardedHeaders(request), target = request.target] {
+    const auto notify = [&](const std::function<void()>& change) {
       std::lock_guard lock(pipe->mutex);
-      pipe->ended = true;
+      change();
       pipe->changed.notify_all();
-    });
-  }
+    };
+    pipe->client->Get(
+        target, headers,
+        [&](const httplib::Response& answer) {
+          notify([&] { pipe->status = answer.status; });
+          return true;
+        },
+        [&](const char* data, size_t size) {
+          notify([&] { pipe->pending.append(data, size); });
+          return !pipe->cancelled;
+        });
+    notify([&] { pipe->ended = true; });
+  });
+  return pipe;
+}
+
+void FaultProxy::State::Watch(const httplib::Request& request, httplib::Response& response) {
+  auto pipe = OpenUpstream(request);
   {
     std::unique_lock lock(pipe->mutex);
     pipe->changed.wait_for(lock, std::chrono::seconds(30),
@@ -174,41 +179,44 @@ void FaultProxy::State::Watch(const httplib::Request& request, httplib::Response
           ? Clock::now() +
                 std::chrono::milliseconds(static_cast<int64_t>(faults.watch_cut_seconds * 1000))
           : Clock::time_point::max();
-  const uint64_t compactions = CompactionsSoFar();
   response.set_chunked_content_provider(
       "application/json",
-      [this, pipe, cut_at, compactions](size_t, httplib::DataSink& sink) {
-        std::string out;
-        bool ended = false;
-        {
-          std::unique_lock lock(pipe->mutex);
-          pipe->changed.wait_for(lock, std::chrono::milliseconds(200),
-                                 [&] { return !pipe->pending.empty() || pipe->ended; });
-          out.swap(pipe->pending);
-          ended = pipe->ended;
-        }
-        if (!out.empty() && !sink.write(out.data(), out.size())) return false;
-        if (CompactionsSoFar() > compactions) {
-          const std::string expired =
-              nlohmann::json{{"type", "ERROR"},
-                             {"object", nlohmann::json::parse(StatusLine(
-                                            410, "Expired",
-                                            "too old resource version (compacted by the proxy)"))}}
-                  .dump() +
-              "\n";
-          ++cuts;
-          sink.write(expired.data(), expired.size());
-          sink.done();
-          return true;
-        }
-        if (Clock::now() >= cut_at) ++cuts;
-        if (ended || Clock::now() >= cut_at) sink.done();
-        return true;
+      [this, pipe, cut_at, compactions = CompactionsSoFar()](size_t, httplib::DataSink& sink) {
+        return PassOn(*pipe, sink, cut_at, compactions);
       },
       [pipe](bool) {
         pipe->cancelled = true;
         pipe->client->stop();
       });
+}
+
+// One call of the response's provider: what came from the server since the
+// last, then the end if it is due. False drops the client's connection.
+bool FaultProxy::State::PassOn(WatchPipe& pipe, httplib::DataSink& sink, Clock::time_point cut_at,
+                               uint64_t compactions) {
+  std::string out;
+  bool ended = false;
+  {
+    std::unique_lock lock(pipe.mutex);
+    pipe.changed.wait_for(lock, std::chrono::milliseconds(200),
+                          [&] { return !pipe.pending.empty() || pipe.ended; });
+    out.swap(pipe.pending);
+    ended = pipe.ended;
+  }
+  if (!out.empty() && !sink.write(out.data(), out.size())) return false;
+  if (CompactionsSoFar() > compactions) {
+    const auto expired =
+        Status(410, "Expired", "too old resource version (compacted by the proxy)");
+    const std::string line = nlohmann::json{{"type", "ERROR"}, {"object", expired}}.dump() + "\n";
+    ++cuts;
+    sink.write(line.data(), line.size());
+    sink.done();
+    return true;
+  }
+  const bool cut = Clock::now() >= cut_at;
+  if (cut) ++cuts;
+  if (ended || cut) sink.done();
+  return true;
 }
 
 FaultProxy::FaultProxy(const TestCluster& upstream, Faults faults)
