@@ -66,6 +66,10 @@ void Admit(CycleState& state, const engine::Admission& admission) {
 void Wait(CycleState& state, const engine::Waiting& waiting) {
   JobRecord* job = state.Job(waiting.job);
   if (!job) return;
+  const std::string overlap = QueueOverlapMessage(state, job->job().spec.queue);
+  if (!overlap.empty())
+    return SetCondition(job->status.conditions, "Admitted", "False", "QueueNotInForce", overlap,
+                        state.now, job->job().metadata.generation);
   SetCondition(job->status.conditions, "Admitted", "False", engine::ToString(waiting.code),
                waiting.message, state.now, job->job().metadata.generation);
 }

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +51,12 @@ struct NodeUse {
   std::int64_t unmanaged_milli = 0;  // Of which pods gpupool does not manage.
 };
 
+// Nodes a queue's pool shares with the pool of `first`, an earlier queue.
+struct QueueOverlap {
+  std::string first;
+  std::vector<std::string> nodes;
+};
+
 struct CycleState {
   CycleState(const ClusterView& view, const PlanOptions& options)
       : view(view), options(options), now(view.now) {}
@@ -56,7 +64,13 @@ struct CycleState {
   const ClusterView& view;
   const PlanOptions& options;
   EpochSeconds now;
-  std::map<std::string, const QueueObject*> queues;            // Valid queues by name.
+  std::map<std::string, const QueueObject*> queues;  // Valid queues by name.
+  // A valid queue whose pool shares nodes with a queue created before it is
+  // refused (not in `queues`): a node belongs to one pool, so that no GPU is
+  // promised twice. Refused queues by name, and for each queue it overlaps
+  // with, the others (either way).
+  std::map<std::string, QueueOverlap> refused_queues;
+  std::map<std::string, std::vector<std::string>> overlapping_queues;
   std::map<std::string, const ProjectObject*> projects;        // Valid projects by name.
   std::map<std::string, const DepartmentObject*> departments;  // Valid departments by name.
   std::map<std::string, std::string> project_of_namespace;
@@ -69,6 +83,9 @@ struct CycleState {
   // (a name that does not match its node and slot).
   std::map<std::pair<std::string, int>, const PodView*> reservations;
   std::vector<const PodView*> stray_reservations;
+  // Reservations whose device report is refused (not one device of the node, or
+  // one another reservation reports too): nothing is told or decided from it.
+  std::set<const PodView*> refused_reports;
   std::vector<JobRecord> jobs;  // Reserved once: the index below views their keys.
   std::unordered_map<std::string_view, std::size_t> job_index;
   Plan plan;
@@ -91,6 +108,23 @@ struct CycleState {
 // Whether `node` is in `queue`'s pool: it has GPUs and every label the
 // queue's node selector asks for.
 bool InPool(const api::Queue& queue, const NodeObject& node);
+
+// Whether `a`'s object was created before `b`'s (the UID breaks a tie): of two
+// objects claiming the same thing, the first keeps it, whatever their names.
+template <typename Source>
+bool CreatedBefore(const Source* a, const Source* b) {
+  const auto& x = a->object.metadata;
+  const auto& y = b->object.metadata;
+  return std::tie(x.creation_timestamp, x.uid) < std::tie(y.creation_timestamp, y.uid);
+}
+
+// Cycle step 1, queues: the valid ones in creation order, each in force unless
+// its pool shares nodes with one already in force.
+void IndexQueues(CycleState& state);
+// "1 node", "3 nodes".
+std::string CountNodes(std::size_t count);
+// Why `queue` is refused for overlapping an earlier queue ("" when it is not).
+std::string QueueOverlapMessage(const CycleState& state, const std::string& queue);
 
 // Steps of PlanCycle, in order.
 void IndexCluster(CycleState& state);

@@ -1,6 +1,5 @@
 // Cycle step 1: the view indexed by name, and one record per TrainingJob.
 #include <algorithm>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -16,11 +15,7 @@ void IndexProjects(CycleState& state) {
   // whatever its name, cannot take it.
   std::vector<const ProjectObject*> projects;
   for (const auto& project : state.view.projects) projects.push_back(project.get());
-  std::sort(projects.begin(), projects.end(), [](const auto* a, const auto* b) {
-    const auto& x = a->object.metadata;
-    const auto& y = b->object.metadata;
-    return std::tie(x.creation_timestamp, x.uid) < std::tie(y.creation_timestamp, y.uid);
-  });
+  std::sort(projects.begin(), projects.end(), CreatedBefore<ProjectObject>);
   for (const ProjectObject* project : projects) {
     if (!project->errors.empty()) continue;
     state.projects[project->object.metadata.name] = project;
@@ -77,15 +72,13 @@ bool InPool(const api::Queue& queue, const NodeObject& node) {
 }
 
 void IndexCluster(CycleState& state) {
-  for (const auto& queue : state.view.queues) {
-    if (queue->errors.empty()) state.queues[queue->object.metadata.name] = queue.get();
-  }
+  for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
+  IndexQueues(state);
   IndexProjects(state);
   for (const auto& department : state.view.departments) {
     if (department->errors.empty())
       state.departments[department->object.metadata.name] = department.get();
   }
-  for (const auto& node : state.view.nodes) state.nodes[node->name] = node.get();
   IndexNodeUse(state);
   IndexReservations(state);
 }

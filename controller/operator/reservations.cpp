@@ -1,5 +1,7 @@
 #include "reservations.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 
@@ -88,6 +90,60 @@ bool IsReservation(const CycleState& state, const PodView& pod) {
   return pod.Reservation() && pod.ns == state.options.reservation_namespace;
 }
 
+namespace {
+
+bool IsDecimal(const std::string& text) {
+  return !text.empty() && text.size() <= 4 &&
+         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// "GPU-…" or "MIG-…": letters, digits, '-' and '/' (older MIG names).
+bool IsDeviceUuid(const std::string& text) {
+  if (text.size() < 5 || text.size() > 128) return false;
+  if (text.compare(0, 4, "GPU-") != 0 && text.compare(0, 4, "MIG-") != 0) return false;
+  return std::all_of(text.begin() + 4, text.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '/'; });
+}
+
+// Why a reservation's report cannot name the device it holds ("" when it can):
+// it must be one device of its node, by index below the node's GPU count or by
+// UUID. "all", lists and anything else are refused.
+std::string BadDeviceReport(const std::string& report, const NodeObject* node) {
+  if (IsDecimal(report)) {
+    if (node && std::stoi(report) < node->gpus) return "";
+    return "device index " + report + " is not one of its node's " +
+           std::to_string(node ? node->gpus : 0) + " GPUs";
+  }
+  if (IsDeviceUuid(report)) return "";
+  std::string why = "\"";
+  why.append(report, 0, 64).append("\" is not one device (an index or a GPU-/MIG- UUID)");
+  return why;
+}
+
+// A report naming no device of its node, or one another reservation of the node
+// names too, is refused: fractions are never told it, and a Warning Event says why.
+void RefuseBadReports(CycleState& state) {
+  std::map<std::pair<std::string, std::string>, int> reports;
+  for (const auto& [key, pod] : state.reservations)
+    if (!pod->visible_devices.empty()) ++reports[{key.first, pod->visible_devices}];
+  for (const auto& [key, pod] : state.reservations) {
+    if (pod->visible_devices.empty()) continue;
+    auto node = state.nodes.find(key.first);
+    std::string why =
+        BadDeviceReport(pod->visible_devices, node == state.nodes.end() ? nullptr : node->second);
+    if (why.empty() && reports[{key.first, pod->visible_devices}] > 1)
+      why =
+          "device " + pod->visible_devices + " is reported by another reservation of the node too";
+    if (why.empty()) continue;
+    state.refused_reports.insert(pod);
+    state.plan.events.push_back(
+        {Kind::kPod, pod->ns, pod->name, pod->uid, "Warning", "DeviceReportRefused", "Reserve",
+         "its " + std::string(kVisibleDevicesAnnotation) + " annotation is refused: " + why});
+  }
+}
+
+}  // namespace
+
 void IndexReservations(CycleState& state) {
   for (const auto& pod : state.view.pods) {
     if (!IsReservation(state, *pod)) continue;
@@ -97,12 +153,26 @@ void IndexReservations(CycleState& state) {
       state.reservations[{pod->pinned, pod->reservation_slot}] = pod.get();
     }
   }
+  RefuseBadReports(state);
 }
 
-std::string SharedDevice(const CycleState& state, const std::string& node, int slot) {
+namespace {
+
+// The reservation pod of `slot` of `node` while it holds a device there (its
+// report may still be refused); nullptr when it is gone, stopping or elsewhere.
+const PodView* HoldingReservation(const CycleState& state, const std::string& node, int slot) {
   auto it = state.reservations.find({node, slot});
-  if (it == state.reservations.end() || !Holds(*it->second) || it->second->node != node) return "";
-  return it->second->visible_devices;
+  if (it == state.reservations.end() || !Holds(*it->second) || it->second->node != node)
+    return nullptr;
+  return it->second;
+}
+
+}  // namespace
+
+std::string SharedDevice(const CycleState& state, const std::string& node, int slot) {
+  const PodView* pod = HoldingReservation(state, node, slot);
+  if (!pod || state.refused_reports.count(pod)) return "";
+  return pod->visible_devices;
 }
 
 namespace {
@@ -126,11 +196,15 @@ std::set<SlotKey> WantedSlots(const CycleState& state) {
   }
   std::map<std::pair<std::string, std::string>, SlotKey> by_device;
   for (const auto& [key, pod] : state.reservations)
-    if (!pod->visible_devices.empty()) by_device[{key.first, pod->visible_devices}] = key;
-  for (const auto& pod : state.view.pods) {
-    if (!pod->Managed() || pod->Finished() || pod->gpu_device.empty() || pod->gates > 0) continue;
-    auto it = by_device.find({pod->Host(), pod->gpu_device});
-    if (it != by_device.end()) wanted.insert(it->second);
+    if (!pod->visible_devices.empty() && !state.refused_reports.count(pod))
+      by_device[{key.first, pod->visible_devices}] = key;
+  // Only the pods of jobs (by ownership), never a pod that merely wears their labels.
+  for (const JobRecord& job : state.jobs) {
+    for (const PodView* pod : job.pods) {
+      if (!pod || pod->Finished() || pod->gpu_device.empty() || pod->gates > 0) continue;
+      auto it = by_device.find({pod->Host(), pod->gpu_device});
+      if (it != by_device.end()) wanted.insert(it->second);
+    }
   }
   return wanted;
 }
@@ -145,6 +219,9 @@ std::string LostReservation(const CycleState& state, const JobRecord& job) {
   for (const auto& placed : job.status.placement) {
     const PodView* pod = ReleasedFraction(job, static_cast<std::size_t>(placed.replica));
     if (!pod || pod->gpu_device.empty() || placed.devices.size() != 1) continue;
+    const PodView* reservation = HoldingReservation(state, placed.node, placed.devices.front());
+    // A refused report says nothing of the device: the pod still holds the one it had.
+    if (reservation && state.refused_reports.count(reservation)) continue;
     if (SharedDevice(state, placed.node, placed.devices.front()) == pod->gpu_device) continue;
     return "the reservation of device " + pod->gpu_device + " on " + placed.node + " was lost";
   }

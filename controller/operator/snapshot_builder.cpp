@@ -156,6 +156,10 @@ std::vector<Holding> HoldingByAdmission(CycleState& state) {
 void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
   for (const auto& [admitted, job] : HoldingByAdmission(state)) {
     const auto& spec = job->job().spec;
+    if (const std::string overlap = QueueOverlapMessage(state, spec.queue); !overlap.empty()) {
+      Requeue(state, *job, api::JobPhase::kQueued, "QueueNotInForce", overlap);
+      continue;
+    }
     if (!state.queues.count(spec.queue)) {
       Requeue(state, *job, api::JobPhase::kQueued, "QueueDeleted",
               "queue " + spec.queue + " no longer exists");

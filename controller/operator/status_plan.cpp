@@ -7,7 +7,7 @@ namespace gpupool::op::internal {
 bool WaitsForAPerson(const std::string& reason) {
   return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
          reason == "PodForbidden" || reason == "UnknownQueue" || reason == "InvalidRequest" ||
-         reason == "NoMatchingNodes" || reason == "ExceedsLimit";
+         reason == "NoMatchingNodes" || reason == "ExceedsLimit" || reason == "QueueNotInForce";
 }
 
 namespace {

@@ -75,6 +75,20 @@ void FinishStatus(CycleState& state, Kind kind, const Object& before, Object& af
   if (write) state.plan.other_statuses.push_back(std::move(*write));
 }
 
+// "; queue b selects 2 nodes of this pool too and is not in force", per such queue.
+std::string LaterOverlaps(const CycleState& state, const std::string& queue) {
+  std::string out;
+  const auto overlaps = state.overlapping_queues.find(queue);
+  if (overlaps == state.overlapping_queues.end()) return out;
+  for (const std::string& other : overlaps->second) {
+    const auto refused = state.refused_queues.find(other);
+    if (refused == state.refused_queues.end() || refused->second.first != queue) continue;
+    out += "; queue " + other + " selects " + CountNodes(refused->second.nodes.size()) +
+           " of this pool too and is not in force";
+  }
+  return out;
+}
+
 void PlanQueue(CycleState& state, const QueueObject& source,
                const std::vector<engine::ProjectShare>& shares,
                const std::map<std::string, JobCounts>& counts) {
@@ -85,6 +99,8 @@ void PlanQueue(CycleState& state, const QueueObject& source,
                         api::JoinErrors(source.errors));
   }
   const std::string& name = queue.metadata.name;
+  if (const std::string overlap = QueueOverlapMessage(state, name); !overlap.empty())
+    return FinishStatus(state, Kind::kQueue, source.object, queue, "NodesOverlap", overlap);
   queue.status.capacity = Quantity::FromMilli(CapacityMilli(state, queue));
   std::int64_t guaranteed = 0, allocated = 0, over_quota = 0;
   queue.status.projects.clear();
@@ -105,7 +121,7 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   queue.status.over_quota = Quantity::FromMilli(over_quota);
   FinishStatus(state, Kind::kQueue, source.object, queue, "Valid",
                "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +
-                   " GPUs on ready nodes");
+                   " GPUs on ready nodes" + LaterOverlaps(state, name));
 }
 
 // Why a valid project cannot be used as written, or "Valid".
@@ -125,6 +141,8 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
     const auto& quota = project.spec.quotas[i];
     const std::string field = "spec.quotas[" + std::to_string(i) + "]";
     auto queue = state.queues.find(quota.queue);
+    if (const std::string overlap = QueueOverlapMessage(state, quota.queue); !overlap.empty())
+      return {"QueueNotInForce", field + ".queue: " + overlap};
     if (queue == state.queues.end())
       return {"UnknownQueue", field + ".queue: queue \"" + quota.queue + "\" does not exist"};
     const std::int64_t capacity = CapacityMilli(state, queue->second->object);

@@ -41,18 +41,28 @@ TEST(Manifests, AreWhatTheChartRenders) {
   }
 }
 
-TEST(Manifests, HoldTheNamespaceFirstAndEveryObjectInIt) {
+// Every object lives in the release namespace, or (the reservation pods'
+// identity) in the reservations' own; both are created first.
+TEST(Manifests, HoldTheirNamespacesFirstAndEveryObjectInThem) {
   const auto objects = LoadManifests();
   ASSERT_FALSE(objects.empty());
   // crds.yaml sorts first; gpupool.yaml starts with the Namespace.
   EXPECT_EQ(objects.front()["kind"].as<std::string>(""), "CustomResourceDefinition");
-  const YAML::Node ns = FindObject(objects, "Namespace", kNamespace);
-  ASSERT_TRUE(ns.IsMap());
+  const std::string reservations = std::string(kNamespace) + "-reservations";
+  for (const std::string& name : {std::string(kNamespace), reservations}) {
+    ASSERT_TRUE(FindObject(objects, "Namespace", name).IsMap()) << name;
+  }
+  bool namespaces_seen = false;
   for (const auto& object : objects) {
     const YAML::Node namespace_field = object["metadata"]["namespace"];
-    if (namespace_field) {
-      EXPECT_EQ(namespace_field.as<std::string>(), kNamespace);
+    if (object["kind"].as<std::string>("") == "Namespace") {
+      EXPECT_FALSE(namespaces_seen) << "a namespaced object comes before a Namespace";
+      continue;
     }
+    if (!namespace_field) continue;
+    const std::string ns = namespace_field.as<std::string>();
+    namespaces_seen = true;
+    EXPECT_TRUE(ns == kNamespace || ns == reservations) << ns;
   }
 }
 

@@ -115,6 +115,7 @@ class Rbac : public ::testing::Test {
     ASSERT_TRUE(reservation_role_.IsMap()) << "no reservation Role in manifests/";
   }
   static constexpr char kReservationName[] = "gpupool-reservation";
+  static constexpr char kReservations[] = "gpupool-system-reservations";
   std::vector<YAML::Node> objects_;
   YAML::Node cluster_role_, lease_role_, reservation_role_;
 };
@@ -163,14 +164,14 @@ TEST_F(Rbac, GrantsNothingTheControllerDoesNotCall) {
   EXPECT_EQ(Grants(lease_role_), lease_allowed);
 }
 
-// Reservation pods report their device by patching themselves: that, in the
-// release namespace, is all their ServiceAccount may do, and the controller
-// names that ServiceAccount in the pods it makes.
-TEST_F(Rbac, ReservationPodsMayPatchPodsInTheReleaseNamespaceOnly) {
+// Reservation pods report their device by patching themselves: that, in a
+// namespace of their own, is all their ServiceAccount may do, and the
+// controller names that ServiceAccount and namespace in the pods it makes.
+TEST_F(Rbac, ReservationPodsMayPatchPodsInTheirOwnNamespaceOnly) {
   std::set<Grant> calls;
   for (const auto& call : ReservationCalls()) calls.insert({call.group, call.resource, call.verb});
   EXPECT_EQ(Grants(reservation_role_), calls);
-  EXPECT_EQ(reservation_role_["metadata"]["namespace"].as<std::string>(), kNamespace);
+  EXPECT_EQ(reservation_role_["metadata"]["namespace"].as<std::string>(), kReservations);
   const YAML::Node binding = FindObject(objects_, "RoleBinding", kReservationName);
   ASSERT_TRUE(binding.IsMap());
   EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), kReservationName);
@@ -181,11 +182,26 @@ TEST_F(Rbac, ReservationPodsMayPatchPodsInTheReleaseNamespaceOnly) {
   ASSERT_TRUE(deployment.IsMap());
   const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
   for (const auto& [flag, value] : {std::pair{"--reservation-service-account", kReservationName},
-                                    std::pair{"--reservation-namespace", kNamespace}}) {
+                                    std::pair{"--reservation-namespace", kReservations}}) {
     auto it = std::find(args.begin(), args.end(), flag);
     ASSERT_NE(it, args.end()) << flag;
     ASSERT_NE(it + 1, args.end()) << flag;
     EXPECT_EQ(*(it + 1), value) << flag;
+  }
+}
+
+// The reservations' namespace holds nothing of the chart but their identity,
+// and admits only pods of the restricted Pod Security Standard.
+TEST_F(Rbac, TheReservationsNamespaceHoldsNothingElse) {
+  const YAML::Node ns = FindObject(objects_, "Namespace", kReservations);
+  ASSERT_TRUE(ns.IsMap());
+  EXPECT_EQ(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"].as<std::string>(),
+            "restricted");
+  for (const auto& object : objects_) {
+    const auto meta = object["metadata"];
+    if (!meta["namespace"].IsDefined() || meta["namespace"].as<std::string>() != kReservations)
+      continue;
+    EXPECT_EQ(meta["name"].as<std::string>(), kReservationName) << object["kind"].as<std::string>();
   }
 }
 

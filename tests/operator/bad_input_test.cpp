@@ -155,9 +155,9 @@ TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns)
   for (const auto& flagged : FlaggedByController()) all += flagged.yaml + "---\n";
   cluster.Apply(all);
   cluster.Apply(TrainJobYaml("team", "valid", 900));
-  ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
-    return PhaseOf(jobs, "team", "valid") == "Running";
-  })) << cluster.ControllerLog();
+  ASSERT_TRUE(cluster.WaitFor(
+      30, [](const Json& jobs) { return PhaseOf(jobs, "team", "valid") == "Running"; }))
+      << cluster.Kubectl("get projects,trainingjobs -A -o yaml").output << cluster.ControllerLog();
   for (const auto& flagged : FlaggedByController()) {
     const bool job = flagged.kind == "tj";
     const std::string ns = flagged.name == "orphan" ? "stray" : "team";

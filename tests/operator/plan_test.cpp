@@ -363,6 +363,55 @@ TEST(PlanCycle, AProjectMadeLaterCannotTakeANamespace) {
             "namespace \"susan\" already belongs to project susan, which claimed it first");
 }
 
+// Two queues selecting the same nodes would both promise their GPUs: the one
+// created later is refused, naming the nodes, and so are its projects and jobs;
+// the first keeps the pool, its capacity counted once, and says so too.
+TEST(PlanCycle, AQueueSelectingNodesOfAnEarlierQueueIsNotInForce) {
+  auto b = Cluster();
+  b.QueueCreatedAt("train", kNow - 3600);
+  b.Queue("aaa-shadow", "train").QueueCreatedAt("aaa-shadow", kNow - 60);
+  b.Project("ana", "ana", 4, "aaa-shadow");
+  b.Job("ana", "grab", 1, 4, nullptr, "aaa-shadow");
+  b.Job("susan", "sweep", 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  ASSERT_EQ(plan.decisions.admissions.size(), 1u);
+  EXPECT_EQ(plan.decisions.admissions[0].job, "susan/sweep");
+  const std::string refusal =
+      "queue aaa-shadow is not in force: its pool shares 1 node (node-0) with queue train, "
+      "created first; a node belongs to one queue";
+  const StatusWrite* shadow = FindStatus(plan.other_statuses, "aaa-shadow");
+  ASSERT_NE(shadow, nullptr);
+  EXPECT_EQ((*FindCondition(*shadow, "Ready"))["reason"], "NodesOverlap");
+  EXPECT_EQ((*FindCondition(*shadow, "Ready"))["message"], refusal);
+  const StatusWrite* train = FindStatus(plan.other_statuses, "train");
+  ASSERT_NE(train, nullptr);
+  EXPECT_EQ((*FindCondition(*train, "Ready"))["message"],
+            "the queue's pool has 4 GPUs on ready nodes; queue aaa-shadow selects 1 node of this "
+            "pool too and is not in force");
+  const StatusWrite* ana = FindStatus(plan.other_statuses, "ana");
+  ASSERT_NE(ana, nullptr);
+  EXPECT_EQ((*FindCondition(*ana, "Ready"))["reason"], "QueueNotInForce");
+  const StatusWrite* grab = FindStatus(plan.other_statuses, "grab");
+  ASSERT_NE(grab, nullptr);
+  EXPECT_EQ((*FindCondition(*grab, "Admitted"))["reason"], "QueueNotInForce");
+  EXPECT_EQ((*FindCondition(*grab, "Admitted"))["message"], refusal);
+}
+
+// A queue refused for overlapping sends its holding jobs back, saying why.
+TEST(PlanCycle, AHoldingJobOfAQueueThatCameToOverlapGoesBackToWait) {
+  auto b = Cluster();
+  b.QueueCreatedAt("train", kNow - 60);
+  b.Queue("old", "train").QueueCreatedAt("old", kNow - 3600);
+  b.Job("susan", "s0", 1, 1, HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan"));
+  b.JobPod("susan", "s0", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* s0 = FindStatus(plan.releasing_statuses, "s0");
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s0->patch["status"]["phase"], "Queued");
+  EXPECT_EQ((*FindCondition(*s0, "Admitted"))["reason"], "QueueNotInForce");
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+}
+
 // A pod is a job's through its ownerReference to that job, never through the
 // labels a tenant can set: a pod gpupool did not create that wears a job's
 // label, its own job's or a made-up one, is unmanaged use of its node.
@@ -437,7 +486,8 @@ TEST(PlanCycle, ARunningJobWhoseShapeWasEditedIsRequeuedSayingWhy) {
            // A status from before admittedQueue: the new queue's pool tells.
            {1, "build", "Train", "", "queue is now build, whose pool does not hold node node-0"}}) {
     auto b = Cluster();
-    b.Node("node-1", 2, "build").Queue("build", "build", "Fixed").Queue("spare", "train", "Fixed");
+    b.Node("node-1", 2, "build").Queue("build", "build", "Fixed");
+    b.Node("node-2", 2, "spare").Queue("spare", "spare", "Fixed");
     b.RawJob(EditedRunningJob("edited", gpus, queue, workload_class, admitted_queue));
     b.JobPod("susan", "edited", 0, "node-0", "Running", false);
     const Plan plan = PlanCycle(b.view(), {});
@@ -759,6 +809,44 @@ TEST(PlanCycle, FractionWhoseReservationIsLostIsRequeued) {
     ASSERT_NE(requeued, nullptr) << reservation_stopping;
     EXPECT_NE(requeued->patch.dump().find("ReservationLost"), std::string::npos);
   }
+}
+
+// A reservation's report must name one device of its node that no other
+// reservation names: "all", a list, an index the node does not have, or a
+// device reported twice tells the fractions nothing, and a Warning says why.
+TEST(PlanCycle, AReservationReportThatIsNotOneDeviceOfItsNodeIsRefused) {
+  for (const std::string report : {"all", "0,1", "7", "none", "GPU-a b"}) {
+    auto b = NotebookOnSlotOne();
+    b.ReservationPod("gpupool-system", "node-0", 1, report);
+    const Plan plan = PlanCycle(b.view(), SharingOptions());
+    EXPECT_TRUE(plan.pod_releases.empty()) << report;
+    ASSERT_EQ(plan.events.size(), 1u) << report;
+    EXPECT_EQ(plan.events[0].reason, "DeviceReportRefused");
+    EXPECT_EQ(plan.events[0].name, "gpupool-reservation-node-0-1");
+    EXPECT_EQ(plan.events[0].type, "Warning");
+  }
+  auto twice = NotebookOnSlotOne();
+  twice.ReservationPod("gpupool-system", "node-0", 0, "GPU-0c7e");
+  twice.ReservationPod("gpupool-system", "node-0", 1, "GPU-0c7e");
+  const Plan plan = PlanCycle(twice.view(), SharingOptions());
+  EXPECT_TRUE(plan.pod_releases.empty());
+  ASSERT_FALSE(plan.events.empty());
+  EXPECT_NE(plan.events.back().message.find("reported by another reservation"), std::string::npos);
+}
+
+// A report rewritten after the fraction started is refused, and decides
+// nothing: the reservation still holds its device, so the fraction runs on.
+TEST(PlanCycle, ARunningFractionOutlivesAForgedReportOfItsReservation) {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 2, "build").Queue("build", "build", "Fixed");
+  b.Project("ana", "ana", 1, "build");
+  b.Job("ana", "notebook", 1, "0.5", HoldingStatus("Running", "node-0", {1}, kNow - 100, "ana"),
+        "build");
+  b.FractionPod("ana", "notebook", "node-0", "1");
+  b.ReservationPod("gpupool-system", "node-0", 1, "all");
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  EXPECT_EQ(FindStatus(plan.releasing_statuses, "notebook"), nullptr);
+  EXPECT_TRUE(plan.pod_deletes.empty());
 }
 
 TEST(PlanCycle, NothingChangedMeansNothingWritten) {

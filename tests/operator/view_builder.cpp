@@ -75,6 +75,16 @@ ViewBuilder& ViewBuilder::ProjectCreatedAt(const std::string& project, EpochSeco
   return *this;
 }
 
+ViewBuilder& ViewBuilder::QueueCreatedAt(const std::string& queue, EpochSeconds when) {
+  for (auto& shared : view_.queues) {
+    if (shared->object.metadata.name != queue) continue;
+    Json object = api::ToJson(shared->object);
+    object["metadata"]["creationTimestamp"] = FormatTime(when);
+    shared = std::make_shared<const QueueObject>(DecodeQueueObject(object));
+  }
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
   for (auto& shared : view_.projects) {
     if (shared->object.metadata.name != project) continue;

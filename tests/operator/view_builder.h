@@ -27,6 +27,8 @@ class ViewBuilder {
   ViewBuilder& InDepartment(const std::string& project, const std::string& department);
   // Sets a project's metadata.creationTimestamp.
   ViewBuilder& ProjectCreatedAt(const std::string& project, EpochSeconds when);
+  // Sets a queue's metadata.creationTimestamp.
+  ViewBuilder& QueueCreatedAt(const std::string& queue, EpochSeconds when);
   // A TrainingJob; `status` (may be null) is its status as the API holds it.
   ViewBuilder& Job(const std::string& ns, const std::string& name, int replicas, const Json& gpus,
                    const Json& status = nullptr, const std::string& queue = "train");

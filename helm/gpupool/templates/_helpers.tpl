@@ -39,6 +39,11 @@ already holds the chart name (release "gpupool" gives "gpupool", not
 {{- printf "%s-reservation" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The namespace of the reservation pods: a namespace of their own. */}}
+{{- define "gpupool.reservationNamespace" -}}
+{{- default (printf "%s-reservations" .Release.Namespace | trunc 63 | trimSuffix "-") .Values.reservations.namespace }}
+{{- end }}
+
 {{- define "gpupool.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
