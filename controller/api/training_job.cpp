@@ -9,28 +9,48 @@ namespace {
 
 constexpr int64_t kMaxGpusPerReplica = 64;
 
-// A replica's GPUs are its first container's (gpusPerReplica); an init
-// container or native sidecar asking for any would hold devices its project
-// is not charged for, so each such request is an error at its field.
-void RefuseInitContainerGpus(JsonReader& pod) {
-  const Json* init = pod.Array("initContainers");
-  if (!init) return;
-  for (size_t i = 0; i < init->size(); ++i) {
-    const Json& container = (*init)[i];
+// Whether a pod asking for `resource` may be given a GPU or part of one (a MIG
+// slice, a vendor's shared device): the extended resources of the GPU vendors.
+bool IsDeviceResource(const std::string& resource) {
+  for (const char* vendor : {"nvidia.com/", "amd.com/", "gpu.intel.com/", "habana.ai/"})
+    if (resource.rfind(vendor, 0) == 0) return true;
+  return false;
+}
+
+constexpr char kUncharged[] =
+    "must not be set: a replica's GPUs are gpusPerReplica, given to its first container; "
+    "any other device request would hold devices its project is not charged for";
+
+// Devices a container asks for outside gpusPerReplica: every device resource of
+// an init container or native sidecar, and of a container every one but
+// nvidia.com/gpu (which gpupool sets from gpusPerReplica), each an error at
+// its field; and dynamic resource claims, which gpupool cannot count.
+void RefuseUnchargedDevices(JsonReader& pod, const char* list, bool init) {
+  const Json* containers = pod.Array(list);
+  if (!containers) return;
+  for (size_t i = 0; i < containers->size(); ++i) {
+    const Json& container = (*containers)[i];
     if (!container.is_object() || !container.contains("resources")) continue;
     const Json& resources = container["resources"];
+    if (!resources.is_object()) continue;
+    const std::string path = Child(pod.PathOf(list), i) + ".resources";
+    if (resources.contains("claims")) pod.errors().push_back({path + ".claims", kUncharged});
     for (const char* kind : {"limits", "requests"}) {
-      if (!resources.is_object() || !resources.contains(kind) || !resources[kind].is_object() ||
-          !resources[kind].contains(kGpuResource)) {
-        continue;
+      if (!resources.contains(kind) || !resources[kind].is_object()) continue;
+      for (const auto& [resource, amount] : resources[kind].items()) {
+        if (!IsDeviceResource(resource) || (!init && resource == kGpuResource)) continue;
+        pod.errors().push_back({path + "." + kind + "[" + resource + "]", kUncharged});
       }
-      pod.errors().push_back(
-          {Child(pod.PathOf("initContainers"), i) + ".resources." + kind + "[" + kGpuResource + "]",
-           "must not be set: a replica's GPUs go to its first container (gpusPerReplica); an "
-           "init container or sidecar holding GPUs would hold devices its project is not "
-           "charged for"});
     }
   }
+}
+
+void RefuseUnchargedDevices(JsonReader& pod) {
+  RefuseUnchargedDevices(pod, "initContainers", true);
+  RefuseUnchargedDevices(pod, "containers", false);
+  if (pod.Has("resourceClaims")) pod.Error("resourceClaims", kUncharged);
+  if (pod.Has("ephemeralContainers"))
+    pod.Error("ephemeralContainers", "must not be set: a pod is created without them");
 }
 
 // Returns the template when it is an object; reports what is wrong inside it.
@@ -49,7 +69,7 @@ const Json* ReadPodTemplate(JsonReader& spec) {
               "must not be set: gpupool chooses each replica's node (use the "
               "queue's nodeSelector, or the template's nodeSelector or affinity)");
   }
-  RefuseInitContainerGpus(pod);
+  RefuseUnchargedDevices(pod);
   const Json* containers = pod.Array("containers", Presence::kRequired);
   if (!containers) return pod_template;
   if (containers->empty()) pod.Error("containers", "must have at least 1 item");
