@@ -1,6 +1,7 @@
 // Per project GPU utilization: the DCGM readings of its running pods, each pod
 // weighted by the GPUs its job gives a replica, so a project's figure reads
-// against its allocated GPUs.
+// against its allocated GPUs. A pod counts through its owner reference to its
+// job, never through the labels a tenant can set on any pod.
 #include <unordered_map>
 
 #include "gpu_usage.h"
@@ -11,6 +12,7 @@ namespace {
 struct JobShare {
   QueueProject key;
   double gpus_per_pod = 0;
+  std::string uid;  // A pod is the job's when its controlling owner is this UID.
 };
 
 std::unordered_map<std::string, JobShare> HoldingJobs(const op::ClusterView& view) {
@@ -20,7 +22,8 @@ std::unordered_map<std::string, JobShare> HoldingJobs(const op::ClusterView& vie
     if (object.status.project.empty() || object.status.placement.empty()) continue;
     jobs[object.metadata.namespace_ + "/" + object.metadata.name] = {
         {object.spec.queue, object.status.project},
-        static_cast<double>(object.spec.gpus_per_replica.milli) / 1000.0};
+        static_cast<double>(object.spec.gpus_per_replica.milli) / 1000.0,
+        object.metadata.uid};
   }
   return jobs;
 }
@@ -36,7 +39,8 @@ void AddUtilization(const op::ClusterView& view, CycleMetrics& metrics) {
     if (!pod->Managed() || pod->phase != op::PodPhase::kRunning) continue;
     const auto* indexes = readings->OfPod(pod->ns, pod->name);
     auto job = jobs.find(pod->ns + "/" + pod->job);
-    if (!indexes || indexes->empty() || job == jobs.end()) continue;
+    if (!indexes || indexes->empty() || job == jobs.end() || pod->owner_uid != job->second.uid)
+      continue;
     double percent = 0;
     for (std::size_t index : *indexes) percent += readings->gpus[index].percent;
     percent /= static_cast<double>(indexes->size());

@@ -124,7 +124,8 @@ TEST(CycleMetrics, DeletedProjectHasNoFigures) {
 }
 
 // Susan's two running jobs read 20% and 60%: her train GPUs are 40% used; Joe's
-// job has no reading and no figure; without readings nobody has one.
+// job has no reading and no figure; without readings nobody has one; a pod
+// that only wears a job's label counts for nobody.
 TEST(CycleMetrics, UtilizationPerProjectFromTheDcgmReadings) {
   auto b = TwoQueues();
   RunningJob(b, "susan", "s0", 0);
@@ -135,6 +136,9 @@ TEST(CycleMetrics, UtilizationPerProjectFromTheDcgmReadings) {
   readings->available = true;
   readings->Add({"node-0", "0", "GPU-0", "susan", "s0-0", "main", 20});
   readings->Add({"node-0", "1", "GPU-1", "susan", "s1-0", "main", 60});
+  // A pod of her own that wears s0's label is not s0's: its reading is no job's.
+  b.ForeignPod("susan", "forged", "node-0", 1, "s0");
+  readings->Add({"node-0", "3", "GPU-3", "susan", "forged", "main", 100});
   b.GpuReadings(readings);
   const CycleMetrics metrics = Compute(b);
   ASSERT_EQ(metrics.utilization.size(), 1u);
