@@ -1,7 +1,8 @@
-// The identity of the reservation pods, as a hostile tenant who took its token
-// would use it, on the real control planes: it may patch pods only in the
-// reservations' own namespace, and (Kubernetes 1.30 and later, where the
-// chart's ValidatingAdmissionPolicy runs) only their device annotation.
+// The identity of the reservation pods, as a hostile tenant who took a
+// reservation pod's token would use it, on the real control planes: it may
+// patch pods only in the reservations' own namespace, and (Kubernetes 1.30 and
+// later, where the chart's ValidatingAdmissionPolicy runs) only its own pod's
+// device annotation, once.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,11 +21,13 @@ constexpr char kNamespace[] = "guard-system";
 constexpr char kReservations[] = "guard-system-reservations";
 constexpr char kAccount[] = "guard-gpupool-reservation";
 constexpr char kReservation[] = "gpupool-reservation-node-0-0";
+constexpr char kOtherReservation[] = "gpupool-reservation-node-0-1";
 
 std::string PodYaml(const std::string& ns, const std::string& name) {
   return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: " + ns +
          ", labels: {gpupool.dev/reservation: \"0\"}}\n"
-         "spec:\n"
+         "spec:\n" +
+         (ns == kReservations ? std::string("  serviceAccountName: ") + kAccount + "\n" : "") +
          "  securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}\n"
          "  containers:\n"
          "  - name: reserve\n"
@@ -46,11 +49,17 @@ class ReservationAccountOnBackend : public ::testing::TestWithParam<std::string>
         " --create-namespace --wait=false --set priorityClasses.create=false --set replicas=0");
     ASSERT_EQ(installed.exit_code, 0) << installed.output;
     CreatePod(kReservations, kReservation);
+    CreatePod(kReservations, kOtherReservation);
     CreatePod(kNamespace, "controller-lookalike");
-    const auto token =
-        cluster_->Kubectl(std::string("create token ") + kAccount + " -n " + kReservations);
-    ASSERT_EQ(token.exit_code, 0) << token.output;
-    token_ = token.output.substr(0, token.output.find_last_not_of("\n") + 1);
+    // As a reservation pod's own token is: bound to that pod.
+    token_ = Token(std::string(" --bound-object-kind Pod --bound-object-name ") + kReservation);
+  }
+
+  std::string Token(const std::string& binding) {
+    const auto token = cluster_->Kubectl(std::string("create token ") + kAccount + " -n " +
+                                         kReservations + binding);
+    EXPECT_EQ(token.exit_code, 0) << token.output;
+    return token.output.substr(0, token.output.find_last_not_of("\n") + 1);
   }
   void TearDown() override {
     if (!cluster_) return;
@@ -89,10 +98,10 @@ class ReservationAccountOnBackend : public ::testing::TestWithParam<std::string>
     if (method == "DELETE") return client->Delete(path);
     return client->Get(path);
   }
-  httplib::Result PatchOwnPod(const std::string& patch, const std::string& subresource = "") {
+  httplib::Result PatchOwnPod(const std::string& patch, const std::string& subresource = "",
+                              const std::string& pod = kReservation) {
     return AsReservation(
-        "PATCH",
-        std::string("/api/v1/namespaces/") + kReservations + "/pods/" + kReservation + subresource,
+        "PATCH", std::string("/api/v1/namespaces/") + kReservations + "/pods/" + pod + subresource,
         patch);
   }
 
@@ -135,7 +144,7 @@ TEST_P(ReservationAccountOnBackend, ReportsItsDeviceAndTouchesNothingElse) {
   // nothing else of its own pod.
   const auto loaded = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < loaded) {
-    result = PatchOwnPod(R"({"metadata":{"annotations":{"probe":"x"}}})");
+    result = PatchOwnPod(R"({"metadata":{"annotations":{"probe":"x"}}})", "", kOtherReservation);
     if (result && result->status != 200) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -150,9 +159,19 @@ TEST_P(ReservationAccountOnBackend, ReportsItsDeviceAndTouchesNothingElse) {
     EXPECT_NE(result->status, 200) << patch;
     EXPECT_THAT(result->body, HasSubstr("gpupool.dev/visible-devices annotation")) << patch;
   }
-  result = PatchOwnPod(R"({"metadata":{"annotations":{"gpupool.dev/visible-devices":"1"}}})");
+  // Its report is written once, and only on its own pod: not on another
+  // reservation's, nor with a token bound to no pod.
+  const std::string report = R"({"metadata":{"annotations":{"gpupool.dev/visible-devices":"1"}}})";
+  result = PatchOwnPod(report);
   ASSERT_TRUE(result);
-  EXPECT_EQ(result->status, 200) << result->body;
+  EXPECT_THAT(result->body, HasSubstr("written once")) << result->body;
+  result = PatchOwnPod(report, "", kOtherReservation);
+  ASSERT_TRUE(result);
+  EXPECT_THAT(result->body, HasSubstr("only its own pod")) << result->body;
+  token_ = Token("");
+  result = PatchOwnPod(report, "", kOtherReservation);
+  ASSERT_TRUE(result);
+  EXPECT_THAT(result->body, HasSubstr("only its own pod")) << result->body;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReservationAccountOnBackend, ::testing::ValuesIn(Backends()),
