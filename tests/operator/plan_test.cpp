@@ -47,6 +47,14 @@ const Json* FindCondition(const StatusWrite& write, const std::string& type) {
   return nullptr;
 }
 
+// `field` of the `type` condition in the status write of `name` ("" when any is missing).
+std::string ConditionField(const std::vector<StatusWrite>& writes, const std::string& name,
+                           const std::string& type, const std::string& field) {
+  const StatusWrite* write = FindStatus(writes, name);
+  const Json* condition = write ? FindCondition(*write, type) : nullptr;
+  return condition ? condition->value(field, "") : "";
+}
+
 // Departments: the project's guarantee in force, the department's status, the
 // reason that names the department's limit, and a project naming a missing one.
 TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {
@@ -379,22 +387,15 @@ TEST(PlanCycle, AQueueSelectingNodesOfAnEarlierQueueIsNotInForce) {
   const std::string refusal =
       "queue aaa-shadow is not in force: its pool shares 1 node (node-0) with queue train, "
       "created first; a node belongs to one queue";
-  const StatusWrite* shadow = FindStatus(plan.other_statuses, "aaa-shadow");
-  ASSERT_NE(shadow, nullptr);
-  EXPECT_EQ((*FindCondition(*shadow, "Ready"))["reason"], "NodesOverlap");
-  EXPECT_EQ((*FindCondition(*shadow, "Ready"))["message"], refusal);
-  const StatusWrite* train = FindStatus(plan.other_statuses, "train");
-  ASSERT_NE(train, nullptr);
-  EXPECT_EQ((*FindCondition(*train, "Ready"))["message"],
+  const auto& statuses = plan.other_statuses;
+  EXPECT_EQ(ConditionField(statuses, "aaa-shadow", "Ready", "reason"), "NodesOverlap");
+  EXPECT_EQ(ConditionField(statuses, "aaa-shadow", "Ready", "message"), refusal);
+  EXPECT_EQ(ConditionField(statuses, "train", "Ready", "message"),
             "the queue's pool has 4 GPUs on ready nodes; queue aaa-shadow selects 1 node of this "
             "pool too and is not in force");
-  const StatusWrite* ana = FindStatus(plan.other_statuses, "ana");
-  ASSERT_NE(ana, nullptr);
-  EXPECT_EQ((*FindCondition(*ana, "Ready"))["reason"], "QueueNotInForce");
-  const StatusWrite* grab = FindStatus(plan.other_statuses, "grab");
-  ASSERT_NE(grab, nullptr);
-  EXPECT_EQ((*FindCondition(*grab, "Admitted"))["reason"], "QueueNotInForce");
-  EXPECT_EQ((*FindCondition(*grab, "Admitted"))["message"], refusal);
+  EXPECT_EQ(ConditionField(statuses, "ana", "Ready", "reason"), "QueueNotInForce");
+  EXPECT_EQ(ConditionField(statuses, "grab", "Admitted", "reason"), "QueueNotInForce");
+  EXPECT_EQ(ConditionField(statuses, "grab", "Admitted", "message"), refusal);
 }
 
 // A queue refused for overlapping sends its holding jobs back, saying why.

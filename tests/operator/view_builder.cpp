@@ -65,33 +65,38 @@ ViewBuilder& ViewBuilder::Department(const std::string& name, int gpu, int limit
   return *this;
 }
 
-ViewBuilder& ViewBuilder::ProjectCreatedAt(const std::string& project, EpochSeconds when) {
-  for (auto& shared : view_.projects) {
-    if (shared->object.metadata.name != project) continue;
+namespace {
+
+// Rewrites, through `edit`, the JSON of each object named `name` in `objects`,
+// decoding it again with `decode`.
+template <typename Object, typename Decode, typename Edit>
+void EditObject(std::vector<std::shared_ptr<const Object>>& objects, const std::string& name,
+                Decode decode, Edit edit) {
+  for (auto& shared : objects) {
+    if (shared->object.metadata.name != name) continue;
     Json object = api::ToJson(shared->object);
-    object["metadata"]["creationTimestamp"] = FormatTime(when);
-    shared = std::make_shared<const ProjectObject>(DecodeProjectObject(object));
+    edit(object);
+    shared = std::make_shared<const Object>(decode(object));
   }
+}
+
+}  // namespace
+
+ViewBuilder& ViewBuilder::ProjectCreatedAt(const std::string& project, EpochSeconds when) {
+  EditObject(view_.projects, project, DecodeProjectObject,
+             [&](Json& object) { object["metadata"]["creationTimestamp"] = FormatTime(when); });
   return *this;
 }
 
 ViewBuilder& ViewBuilder::QueueCreatedAt(const std::string& queue, EpochSeconds when) {
-  for (auto& shared : view_.queues) {
-    if (shared->object.metadata.name != queue) continue;
-    Json object = api::ToJson(shared->object);
-    object["metadata"]["creationTimestamp"] = FormatTime(when);
-    shared = std::make_shared<const QueueObject>(DecodeQueueObject(object));
-  }
+  EditObject(view_.queues, queue, DecodeQueueObject,
+             [&](Json& object) { object["metadata"]["creationTimestamp"] = FormatTime(when); });
   return *this;
 }
 
 ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
-  for (auto& shared : view_.projects) {
-    if (shared->object.metadata.name != project) continue;
-    Json object = api::ToJson(shared->object);
-    object["spec"]["department"] = department;
-    shared = std::make_shared<const ProjectObject>(DecodeProjectObject(object));
-  }
+  EditObject(view_.projects, project, DecodeProjectObject,
+             [&](Json& object) { object["spec"]["department"] = department; });
   return *this;
 }
 
