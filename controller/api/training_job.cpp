@@ -1,5 +1,6 @@
 #include "gpupool/api/training_job.h"
 
+#include "gpupool/api/pod.h"
 #include "rules.h"
 #include "training_job_status.h"
 
@@ -7,6 +8,31 @@ namespace gpupool::api {
 namespace {
 
 constexpr int64_t kMaxGpusPerReplica = 64;
+
+// A replica's GPUs are its first container's (gpusPerReplica); an init
+// container or native sidecar asking for any would hold devices its project
+// is not charged for, so each such request is an error at its field.
+void RefuseInitContainerGpus(JsonReader& pod) {
+  const Json* init = pod.Array("initContainers");
+  if (!init) return;
+  for (size_t i = 0; i < init->size(); ++i) {
+    const Json& container = (*init)[i];
+    if (!container.is_object() || !container.contains("resources")) continue;
+    const Json& resources = container["resources"];
+    for (const char* kind : {"limits", "requests"}) {
+      if (!resources.is_object() || !resources.contains(kind) || !resources[kind].is_object() ||
+          !resources[kind].contains(kGpuResource)) {
+        continue;
+      }
+      pod.errors().push_back(
+          {Child(pod.PathOf("initContainers"), i) + ".resources." + kind + "[" + kGpuResource +
+               "]",
+           "must not be set: a replica's GPUs go to its first container (gpusPerReplica); an "
+           "init container or sidecar holding GPUs would hold devices its project is not "
+           "charged for"});
+    }
+  }
+}
 
 // Returns the template when it is an object; reports what is wrong inside it.
 const Json* ReadPodTemplate(JsonReader& spec) {
@@ -24,6 +50,7 @@ const Json* ReadPodTemplate(JsonReader& spec) {
               "must not be set: gpupool chooses each replica's node (use the "
               "queue's nodeSelector, or the template's nodeSelector or affinity)");
   }
+  RefuseInitContainerGpus(pod);
   const Json* containers = pod.Array("containers", Presence::kRequired);
   if (!containers) return pod_template;
   if (containers->empty()) pod.Error("containers", "must have at least 1 item");

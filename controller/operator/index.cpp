@@ -1,5 +1,7 @@
 // Cycle step 1: the view indexed by name, and one record per TrainingJob.
 #include <algorithm>
+#include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "cycle_state.h"
@@ -9,11 +11,15 @@ namespace gpupool::op::internal {
 namespace {
 
 void IndexProjects(CycleState& state) {
-  // Projects by name, so that a namespace two projects claim goes to the first.
+  // Projects in the order they were created (the UID breaks a tie), so that a
+  // namespace two projects claim stays with the first: a project made later,
+  // whatever its name, cannot take it.
   std::vector<const ProjectObject*> projects;
   for (const auto& project : state.view.projects) projects.push_back(project.get());
   std::sort(projects.begin(), projects.end(), [](const auto* a, const auto* b) {
-    return a->object.metadata.name < b->object.metadata.name;
+    const auto& x = a->object.metadata;
+    const auto& y = b->object.metadata;
+    return std::tie(x.creation_timestamp, x.uid) < std::tie(y.creation_timestamp, y.uid);
   });
   for (const ProjectObject* project : projects) {
     if (!project->errors.empty()) continue;
@@ -23,15 +29,40 @@ void IndexProjects(CycleState& state) {
   }
 }
 
+// Each TrainingJob's "namespace/name" by its UID.
+std::unordered_map<std::string, std::string> JobsByUid(const CycleState& state) {
+  std::unordered_map<std::string, std::string> jobs;
+  jobs.reserve(state.view.jobs.size());
+  for (const auto& job : state.view.jobs) {
+    const auto& meta = job->object.metadata;
+    jobs.emplace(meta.uid, meta.namespace_ + "/" + meta.name);
+  }
+  return jobs;
+}
+
+// A pod is a job's through its controller ownerReference to that job's UID,
+// never through the labels a tenant can set on any pod.
+bool OwnedByItsJob(const PodView& pod,
+                   const std::unordered_map<std::string, std::string>& jobs_by_uid) {
+  if (!pod.Managed()) return false;
+  const auto job = jobs_by_uid.find(pod.owner_uid);
+  return job != jobs_by_uid.end() && job->second == pod.ns + "/" + pod.job;
+}
+
 void IndexNodeUse(CycleState& state) {
+  const auto jobs_by_uid = JobsByUid(state);
   for (const auto& pod : state.view.pods) {
     if (pod->Finished() || pod->gpu_milli == 0) continue;
     const std::string& host = pod->Host();
     if (host.empty()) continue;
     NodeUse& use = state.node_use[host];
     use.gpu_milli += pod->gpu_milli;
-    // A reservation pod holds its device for fractions, which the engine counts.
-    if (!pod->Managed() && !IsReservation(state, *pod)) use.unmanaged_milli += pod->gpu_milli;
+    // Jobs' pods are counted by the engine through their jobs, and a
+    // reservation pod holds its device for fractions, which it counts too:
+    // anything else on the node is unmanaged use.
+    if (!OwnedByItsJob(*pod, jobs_by_uid) && !IsReservation(state, *pod)) {
+      use.unmanaged_milli += pod->gpu_milli;
+    }
   }
 }
 

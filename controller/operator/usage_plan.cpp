@@ -115,7 +115,7 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
     auto owner = state.project_of_namespace.find(ns);
     if (owner != state.project_of_namespace.end() && owner->second != project.metadata.name)
       return {"NamespaceConflict", "namespace \"" + ns + "\" already belongs to project " +
-                                       owner->second + " (the first by name)"};
+                                       owner->second + ", which claimed it first"};
   }
   const std::string& department = project.spec.department;
   if (!department.empty() && !state.departments.count(department))

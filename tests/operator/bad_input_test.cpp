@@ -88,6 +88,12 @@ const std::vector<Flagged>& FlaggedByController() {
        "namespace: team}\nspec:\n  queue: train\n  gpusPerReplica: 1\n  template: {spec: "
        "{nodeName: node-0, containers: [{name: main, image: trainer}]}}\n",
        "tj", "pinned", "InvalidSpec"},
+      // An init container holding GPUs would hold devices no one is charged for.
+      {"apiVersion: gpupool.dev/v1alpha1\nkind: TrainingJob\nmetadata: {name: gpu-init, "
+       "namespace: team}\nspec:\n  queue: train\n  gpusPerReplica: 1\n  template: {spec: "
+       "{initContainers: [{name: warm, image: busybox, resources: {limits: {nvidia.com/gpu: "
+       "4}}}], containers: [{name: main, image: trainer}]}}\n",
+       "tj", "gpu-init", "InvalidSpec"},
       {Job("bigger-than-nodes", "  queue: train\n  gpusPerReplica: 16\n"), "tj",
        "bigger-than-nodes", "NoMatchingNodes"},
       {Job("gang-beyond-pool", "  queue: train\n  replicas: 3\n  gpusPerReplica: 8\n"), "tj",
@@ -171,7 +177,7 @@ TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns)
   }
   // A job that waits for a person to act has no pods: none could start.
   for (const char* name : {"unknown-queue", "orphan", "too-many-gpus", "bert.large", "pinned",
-                           "bigger-than-nodes", "beyond-limit", "no-image"}) {
+                           "gpu-init", "bigger-than-nodes", "beyond-limit", "no-image"}) {
     const auto pods =
         cluster.Kubectl(std::string("get pods -A -o name -l gpupool.dev/job=") + name);
     EXPECT_EQ(pods.exit_code, 0) << pods.output;

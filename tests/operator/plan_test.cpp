@@ -344,6 +344,39 @@ TEST(PlanCycle, PodsGpupoolDoesNotManageCountAgainstTheirNode) {
   ASSERT_EQ(plan.decisions.waiting.size(), 1u);
 }
 
+// A namespace stays with the project that claimed it first (by creation), never
+// the first by name: a project made later cannot take it, and nothing in it is
+// charged to the later one.
+TEST(PlanCycle, AProjectMadeLaterCannotTakeANamespace) {
+  auto b = Cluster();
+  b.ProjectCreatedAt("susan", kNow - 3600);
+  b.Project("aaa-thief", "susan", 4).ProjectCreatedAt("aaa-thief", kNow - 60);
+  b.Job("susan", "sweep", 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* admitted = FindStatus(plan.admission_statuses, "sweep");
+  ASSERT_NE(admitted, nullptr);
+  EXPECT_EQ(admitted->patch["status"]["project"], "susan");
+  const StatusWrite* thief = FindStatus(plan.other_statuses, "aaa-thief");
+  ASSERT_NE(thief, nullptr);
+  EXPECT_EQ((*FindCondition(*thief, "Ready"))["reason"], "NamespaceConflict");
+  EXPECT_EQ((*FindCondition(*thief, "Ready"))["message"],
+            "namespace \"susan\" already belongs to project susan, which claimed it first");
+}
+
+// A pod is a job's through its ownerReference to that job, never through the
+// labels a tenant can set: a pod gpupool did not create that wears a job's
+// label, its own job's or a made-up one, is unmanaged use of its node.
+TEST(PlanCycle, APodWearingAJobLabelWithoutItsJobsOwnershipCountsAgainstItsNode) {
+  for (const std::string label : {"big", "ghost"}) {
+    auto b = Cluster();
+    b.ForeignPod("susan", "cuda-test", "node-0", 3, label);
+    b.Job("susan", "big", 1, 2);
+    const Plan plan = PlanCycle(b.view(), {});
+    EXPECT_TRUE(plan.decisions.admissions.empty()) << label;
+    EXPECT_EQ(plan.decisions.waiting.size(), 1u) << label;
+  }
+}
+
 // A job that cannot start before a person acts (here: its queue does not
 // exist) has no pods: gated pods it had are deleted, none are created.
 TEST(PlanCycle, AJobThatWaitsForAPersonHasNoPods) {

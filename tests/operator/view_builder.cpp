@@ -65,6 +65,16 @@ ViewBuilder& ViewBuilder::Department(const std::string& name, int gpu, int limit
   return *this;
 }
 
+ViewBuilder& ViewBuilder::ProjectCreatedAt(const std::string& project, EpochSeconds when) {
+  for (auto& shared : view_.projects) {
+    if (shared->object.metadata.name != project) continue;
+    Json object = api::ToJson(shared->object);
+    object["metadata"]["creationTimestamp"] = FormatTime(when);
+    shared = std::make_shared<const ProjectObject>(DecodeProjectObject(object));
+  }
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
   for (auto& shared : view_.projects) {
     if (shared->object.metadata.name != project) continue;
@@ -155,10 +165,12 @@ ViewBuilder& ViewBuilder::ReservationPod(const std::string& ns, const std::strin
 }
 
 ViewBuilder& ViewBuilder::ForeignPod(const std::string& ns, const std::string& name,
-                                     const std::string& node, int gpus) {
+                                     const std::string& node, int gpus,
+                                     const std::string& job_label) {
   PodView pod;
   pod.ns = ns;
   pod.name = name;
+  pod.job = job_label;
   pod.uid = "pod-" + name;
   pod.node = node;
   pod.gpu_milli = gpus * 1000;

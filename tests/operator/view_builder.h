@@ -25,6 +25,8 @@ class ViewBuilder {
   ViewBuilder& Department(const std::string& name, int gpu, int limit = -1,
                           const std::string& queue = "train");
   ViewBuilder& InDepartment(const std::string& project, const std::string& department);
+  // Sets a project's metadata.creationTimestamp.
+  ViewBuilder& ProjectCreatedAt(const std::string& project, EpochSeconds when);
   // A TrainingJob; `status` (may be null) is its status as the API holds it.
   ViewBuilder& Job(const std::string& ns, const std::string& name, int replicas, const Json& gpus,
                    const Json& status = nullptr, const std::string& queue = "train");
@@ -42,8 +44,10 @@ class ViewBuilder {
   ViewBuilder& ReservationPod(const std::string& ns, const std::string& node, int slot,
                               const std::string& visible_devices, bool bound = true,
                               bool terminating = false);
+  // A running pod gpupool did not create; `job_label` is the gpupool.dev/job
+  // label it wears anyway (none when empty).
   ViewBuilder& ForeignPod(const std::string& ns, const std::string& name, const std::string& node,
-                          int gpus);
+                          int gpus, const std::string& job_label = "");
 
   const ClusterView& view() const { return view_; }
   static std::string UidOf(const std::string& ns, const std::string& name) {
