@@ -42,6 +42,18 @@ TEST(ChartLint, PassesStrictWithEveryOptionalPartOn) {
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("--leader-elect")));
 }
 
+// A check across two values is the templates' `fail`, which `helm lint`
+// reports without failing: `helm template` (and so install) is what refuses it.
+TEST(ChartValues, OnePortForMetricsAndProbesFailsTemplateNamingTheValue) {
+  SKIP_WITHOUT_HELM();
+  const auto result =
+      Helm(std::string("template gpupool ") + kChart + " --set healthProbe.port=8080");
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output,
+              HasSubstr("healthProbe.port: 8080 is metrics.port too; the probes need a port of "
+                        "their own"));
+}
+
 struct BadValue {
   std::string set;       // helm --set argument
   std::string expected;  // what the error must say, naming the value
@@ -78,8 +90,6 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"pausePerPlan=-1", "pausePerPlan: Must be greater than or equal to 0"},
         BadValue{"metrics.port=70000", "metrics.port: Must be less than or equal to 65535"},
         BadValue{"healthProbe.port=0", "healthProbe.port: Must be greater than or equal to 1"},
-        BadValue{"healthProbe.port=8080",
-                 "healthProbe.port: 8080 is metrics.port too; the probes need a port of their own"},
         BadValue{"gpuMetrics.url=dcgm:9400", "gpuMetrics.url: Does not match pattern"},
         BadValue{"gpuMetrics.intervalSeconds=0",
                  "gpuMetrics.intervalSeconds: Must be greater than or equal to 1"},
