@@ -16,7 +16,8 @@ using ::testing::HasSubstr;
 
 constexpr char kEverythingOn[] =
     "--set metrics.serviceMonitor.enabled=true --set dashboard.enabled=true "
-    "--set priorityClasses.create=false --set leaderElection.enabled=false --set replicas=1";
+    "--set priorityClasses.create=false --set leaderElection.enabled=false --set replicas=1 "
+    "--set networkPolicy.enabled=true";
 
 TEST(ChartLint, PassesWithDefaults) {
   SKIP_WITHOUT_HELM();
@@ -96,6 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"image.pullPolicy=Sometimes", "image.pullPolicy: image.pullPolicy must be one of"},
         BadValue{"metrics.serviceMonitor.enabled=yes",
                  "metrics.serviceMonitor.enabled: Invalid type. Expected: boolean"},
+        BadValue{"networkPolicy.enabled=yes",
+                 "networkPolicy.enabled: Invalid type. Expected: boolean"},
         BadValue{"replicaCount=3", "Additional property replicaCount is not allowed"},
         BadValue{"leaderElection.enabled=false", "replicas: Must be less than or equal to 1"}),
     [](const auto& info) {
