@@ -41,7 +41,7 @@ double Percentile(std::vector<double> values, double fraction) {
   return values[std::min(values.size() - 1, static_cast<std::size_t>(fraction * values.size()))];
 }
 
-// The chart's controller flags: the Deployment's args, metrics on a free port.
+// The chart's controller flags: the Deployment's args, metrics and probes on free ports.
 std::vector<std::string> ChartControllerFlags() {
   for (const Json& object :
        gpupool::api::LoadYamlFile(std::string(GPUPOOL_SOURCE_DIR) + "/manifests/gpupool.yaml")) {
@@ -49,7 +49,8 @@ std::vector<std::string> ChartControllerFlags() {
     auto args =
         object["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-      if (args[i] == "--metrics-bind-address") args[i + 1] = "127.0.0.1:0";
+      if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
+        args[i + 1] = "127.0.0.1:0";
     }
     args.insert(args.end(), {"--log-level", "info"});
     // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--qps 1000".

@@ -64,8 +64,11 @@ constexpr char kUsage[] =
     "                             (default: the system's)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
     "  --log-format F             text or json (default text)\n"
-    "  --metrics-bind-address A   HOST:PORT of /metrics, /healthz and /readyz (default :8080;\n"
-    "                             port 0: any free port; 0: no endpoint)\n";
+    "  --metrics-bind-address A   HOST:PORT of /metrics (default :8080; port 0: any free\n"
+    "                             port; 0: not served)\n"
+    "  --health-probe-bind-address A  HOST:PORT of /healthz and /readyz, a listener of\n"
+    "                             their own (default :8081; port 0: any free port; 0: not\n"
+    "                             served)\n";
 
 struct Flags {
   std::string kubeconfig, context, lease_namespace, identity, reservation_namespace;
@@ -87,6 +90,7 @@ struct Flags {
   int gpu_metrics_timeout = 5;
   std::string log_level = "info", log_format = "text";
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
+  std::optional<metrics::BindAddress> probe_address = metrics::BindAddress{"0.0.0.0", 8081};
 };
 
 std::optional<metrics::BindAddress> BindAddressFlag(const std::string& flag,
@@ -117,6 +121,15 @@ std::unique_ptr<utilization::Scraper> MakeScraper(const Flags& flags) {
   options.timeout = std::chrono::seconds(flags.gpu_metrics_timeout);
   options.ca_file = flags.gpu_metrics_ca_file;
   return std::make_unique<utilization::Scraper>(std::move(options));
+}
+
+void RequireDistinctAddresses(const Flags& flags) {
+  const auto& metrics = flags.metrics_address;
+  const auto& probes = flags.probe_address;
+  if (metrics && probes && metrics->port != 0 && metrics->port == probes->port &&
+      metrics->host == probes->host)
+    throw UsageError("--metrics-bind-address and --health-probe-bind-address: both are " +
+                     metrics->ToString() + "; the probes need a listener of their own");
 }
 
 Flags ParseFlags(Args args) {
@@ -179,9 +192,12 @@ Flags ParseFlags(Args args) {
       flags.log_format = value();
     else if (flag == "--metrics-bind-address")
       flags.metrics_address = BindAddressFlag(flag, value());
+    else if (flag == "--health-probe-bind-address")
+      flags.probe_address = BindAddressFlag(flag, value());
     else
       throw UsageError("unknown flag " + flag);
   }
+  RequireDistinctAddresses(flags);
   ConfigureLogging(flags.log_level, flags.log_format);
   return flags;
 }
@@ -214,8 +230,8 @@ std::string UserAgentOf(const std::string& identity) { return "gpupool-controlle
 
 int RunWith(const Flags& flags) {
   std::unique_ptr<ControllerTelemetry> telemetry;
-  if (flags.metrics_address)
-    telemetry = std::make_unique<ControllerTelemetry>(*flags.metrics_address);
+  if (flags.metrics_address || flags.probe_address)
+    telemetry = std::make_unique<ControllerTelemetry>(flags.metrics_address, flags.probe_address);
   const std::string identity = flags.identity.empty() ? Hostname() : flags.identity;
   kube::TransportOptions transport;
   transport.user_agent = UserAgentOf(identity);
@@ -262,8 +278,8 @@ int RunWith(const Flags& flags) {
   // the informers stop at once instead of finishing their retries.
   const CancelOnExit cancel_requests{client.transport()};
   // Serves from before the caches sync (/readyz says so) until the controller stops.
-  std::unique_ptr<metrics::HttpEndpoint> endpoint;
-  if (telemetry) endpoint = telemetry->Serve(controller, elector.get(), scraper.get(), identity);
+  ControllerTelemetry::Listeners listeners;
+  if (telemetry) listeners = telemetry->Serve(controller, elector.get(), scraper.get(), identity);
   if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
     if (g_stop) {
       spdlog::info("stopped before the caches synced");

@@ -7,8 +7,10 @@
 
 namespace gpupool::cli {
 
-ControllerTelemetry::ControllerTelemetry(metrics::BindAddress address)
-    : address_(std::move(address)),
+ControllerTelemetry::ControllerTelemetry(std::optional<metrics::BindAddress> metrics_address,
+                                         std::optional<metrics::BindAddress> probe_address)
+    : metrics_address_(std::move(metrics_address)),
+      probe_address_(std::move(probe_address)),
       metrics_(std::make_shared<metrics::ControllerMetrics>(GPUPOOL_VERSION)) {}
 
 void ControllerTelemetry::Observe(op::ControllerOptions& options) {
@@ -20,11 +22,11 @@ void ControllerTelemetry::Observe(op::ControllerOptions& options) {
   };
 }
 
-std::unique_ptr<metrics::HttpEndpoint> ControllerTelemetry::Serve(
-    const op::Controller& controller, const kube::LeaderElector* elector,
-    const utilization::Scraper* scraper, const std::string& identity) const {
-  metrics::EndpointHandlers handlers;
-  handlers.metrics_text = [metrics = metrics_] { return metrics->Text(); };
+metrics::ProbeHandlers ControllerTelemetry::ProbeHandlersOf(const op::Controller& controller,
+                                                            const kube::LeaderElector* elector,
+                                                            const utilization::Scraper* scraper,
+                                                            const std::string& identity) const {
+  metrics::ProbeHandlers handlers;
   handlers.ready_detail = [scraper] {
     metrics::ReadinessState state;
     if (scraper) {
@@ -42,10 +44,28 @@ std::unique_ptr<metrics::HttpEndpoint> ControllerTelemetry::Serve(
     state.identity = identity;
     return metrics::NotReadyReason(state);
   };
-  auto endpoint = std::make_unique<metrics::HttpEndpoint>(address_, std::move(handlers));
-  spdlog::info("serving /metrics, /healthz and /readyz on {}",
-               metrics::BindAddress{address_.host, endpoint->port()}.ToString());
-  return endpoint;
+  return handlers;
+}
+
+ControllerTelemetry::Listeners ControllerTelemetry::Serve(const op::Controller& controller,
+                                                          const kube::LeaderElector* elector,
+                                                          const utilization::Scraper* scraper,
+                                                          const std::string& identity) const {
+  Listeners listeners;
+  if (metrics_address_) {
+    listeners.metrics =
+        metrics::ServeMetrics(*metrics_address_, [metrics = metrics_] { return metrics->Text(); });
+    spdlog::info(
+        "serving /metrics on {}",
+        metrics::BindAddress{metrics_address_->host, listeners.metrics->port()}.ToString());
+  }
+  if (probe_address_) {
+    listeners.probes = metrics::ServeProbes(
+        *probe_address_, ProbeHandlersOf(controller, elector, scraper, identity));
+    spdlog::info("serving /healthz and /readyz on {}",
+                 metrics::BindAddress{probe_address_->host, listeners.probes->port()}.ToString());
+  }
+  return listeners;
 }
 
 }  // namespace gpupool::cli

@@ -1,8 +1,9 @@
-// `gpupool controller`'s metrics and health endpoint, wired to its API client
+// `gpupool controller`'s metrics and health probe listeners, wired to its API client
 // (requests, watch restarts), its cycles and its leadership.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gpupool/kube/leader_election.h"
@@ -15,22 +16,33 @@ namespace gpupool::cli {
 
 class ControllerTelemetry {
  public:
-  explicit ControllerTelemetry(metrics::BindAddress address);
+  // Either address may be absent: that listener is not served.
+  ControllerTelemetry(std::optional<metrics::BindAddress> metrics_address,
+                      std::optional<metrics::BindAddress> probe_address);
+
+  struct Listeners {
+    std::unique_ptr<metrics::BoundedHttpServer> metrics;  // /metrics
+    std::unique_ptr<metrics::BoundedHttpServer> probes;   // /healthz, /readyz
+  };
 
   // For the API client's TransportOptions.
   std::shared_ptr<kube::ClientObserver> client_observer() const { return metrics_; }
   // Records every cycle the controller built with `options` runs, and its leadership.
   void Observe(op::ControllerOptions& options);
-  // Binds the address and serves until the endpoint is destroyed; throws
-  // std::runtime_error when it cannot bind. `controller` and `elector` (null
-  // without leader election) must outlive the endpoint.
-  std::unique_ptr<metrics::HttpEndpoint> Serve(const op::Controller& controller,
-                                               const kube::LeaderElector* elector,
-                                               const utilization::Scraper* scraper,
-                                               const std::string& identity) const;
+  // Binds the addresses and serves until the listeners are destroyed; throws
+  // std::runtime_error when it cannot bind. `controller`, `elector` (null
+  // without leader election) and `scraper` (null without one) must outlive them.
+  Listeners Serve(const op::Controller& controller, const kube::LeaderElector* elector,
+                  const utilization::Scraper* scraper, const std::string& identity) const;
 
  private:
-  metrics::BindAddress address_;
+  metrics::ProbeHandlers ProbeHandlersOf(const op::Controller& controller,
+                                         const kube::LeaderElector* elector,
+                                         const utilization::Scraper* scraper,
+                                         const std::string& identity) const;
+
+  std::optional<metrics::BindAddress> metrics_address_;
+  std::optional<metrics::BindAddress> probe_address_;
   std::shared_ptr<metrics::ControllerMetrics> metrics_;
 };
 

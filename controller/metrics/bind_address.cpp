@@ -1,8 +1,8 @@
+#include "gpupool/metrics/bind_address.h"
+
 #include <cctype>
 #include <charconv>
 #include <stdexcept>
-
-#include "gpupool/metrics/http_endpoint.h"
 
 namespace gpupool::metrics {
 namespace {

@@ -16,7 +16,8 @@ using ::testing::HasSubstr;
 
 constexpr char kEverythingOn[] =
     "--set metrics.serviceMonitor.enabled=true --set dashboard.enabled=true "
-    "--set priorityClasses.create=false --set leaderElection.enabled=false --set replicas=1";
+    "--set priorityClasses.create=false --set leaderElection.enabled=false --set replicas=1 "
+    "--set networkPolicy.enabled=true";
 
 TEST(ChartLint, PassesWithDefaults) {
   SKIP_WITHOUT_HELM();
@@ -40,6 +41,18 @@ TEST(ChartLint, PassesStrictWithEveryOptionalPartOn) {
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("-leader-election\n")));
   EXPECT_THAT(result.output, HasSubstr("name: gpupool-reservation\n"));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("--leader-elect")));
+}
+
+// A check across two values is the templates' `fail`, which `helm lint`
+// reports without failing: `helm template` (and so install) is what refuses it.
+TEST(ChartValues, OnePortForMetricsAndProbesFailsTemplateNamingTheValue) {
+  SKIP_WITHOUT_HELM();
+  const auto result =
+      Helm(std::string("template gpupool ") + kChart + " --set healthProbe.port=8080");
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output,
+              HasSubstr("healthProbe.port: 8080 is metrics.port too; the probes need a port of "
+                        "their own"));
 }
 
 struct BadValue {
@@ -77,12 +90,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "startTimeoutSeconds: Must be less than or equal to 86400"},
         BadValue{"pausePerPlan=-1", "pausePerPlan: Must be greater than or equal to 0"},
         BadValue{"metrics.port=70000", "metrics.port: Must be less than or equal to 65535"},
+        BadValue{"healthProbe.port=0", "healthProbe.port: Must be greater than or equal to 1"},
         BadValue{"gpuMetrics.url=dcgm:9400", "gpuMetrics.url: Does not match pattern"},
         BadValue{"gpuMetrics.intervalSeconds=0",
                  "gpuMetrics.intervalSeconds: Must be greater than or equal to 1"},
         BadValue{"image.pullPolicy=Sometimes", "image.pullPolicy: image.pullPolicy must be one of"},
         BadValue{"metrics.serviceMonitor.enabled=yes",
                  "metrics.serviceMonitor.enabled: Invalid type. Expected: boolean"},
+        BadValue{"networkPolicy.enabled=yes",
+                 "networkPolicy.enabled: Invalid type. Expected: boolean"},
         BadValue{"replicaCount=3", "Additional property replicaCount is not allowed"},
         BadValue{"leaderElection.enabled=false", "replicas: Must be less than or equal to 1"}),
     [](const auto& info) {

@@ -87,9 +87,11 @@ TEST(ControllerAgrees, CreatesThePriorityClassesTheChartCreates) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   // A cycle every second; SIGTERM after 10 s, by `timeout`, its parent.
   const std::string log = sandbox.dir() + "/controller.log";
-  // Its metrics on any free loopback port: the default :8080 may be taken.
+  // Its listeners on any free loopback ports: the defaults :8080 and :8081 may be taken.
   RunCommand("timeout -s TERM 10 " + std::string(GPUPOOL_BINARY) + " controller --kubeconfig " +
-             sandbox.kubeconfig() + " --resync-seconds 1 --metrics-bind-address 127.0.0.1:0 >" +
+             sandbox.kubeconfig() +
+             " --resync-seconds 1 --metrics-bind-address 127.0.0.1:0 "
+             "--health-probe-bind-address 127.0.0.1:0 >" +
              log + " 2>&1");
   result = sandbox.Kubectl("get priorityclasses -o json");
   ASSERT_EQ(result.exit_code, 0) << result.output;

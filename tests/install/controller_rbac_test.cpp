@@ -61,14 +61,15 @@ bool Running(int pid) {
 }
 
 // The controller container's args of the rendered Deployment, its metrics
-// moved to a free loopback port.
+// and probes moved to free loopback ports.
 std::vector<std::string> DeploymentArgs() {
   const YAML::Node deployment = FindObject(LoadManifests(), "Deployment");
   std::vector<std::string> args;
   for (const auto& arg : deployment["spec"]["template"]["spec"]["containers"][0]["args"])
     args.push_back(arg.as<std::string>());
   for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--metrics-bind-address") args[i + 1] = "127.0.0.1:0";
+    if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
+      args[i + 1] = "127.0.0.1:0";
   }
   return args;
 }

@@ -78,10 +78,13 @@ TEST(SandboxApply, KeepsTheControllersSecuritySettingsAndProbes) {
   EXPECT_EQ(container["securityContext"]["allowPrivilegeEscalation"], false);
   EXPECT_EQ(container["securityContext"]["capabilities"]["drop"], Json::array({"ALL"}));
   EXPECT_EQ(container["ports"][0]["name"], "metrics");
+  EXPECT_EQ(container["ports"][1]["name"], "health");
+  EXPECT_EQ(container["ports"][1]["containerPort"], 8081);
+  // The probes on a listener of their own, apart from the metrics port.
   EXPECT_EQ(container["livenessProbe"]["httpGet"]["path"], "/healthz");
-  EXPECT_EQ(container["livenessProbe"]["httpGet"]["port"], "metrics");
+  EXPECT_EQ(container["livenessProbe"]["httpGet"]["port"], "health");
   EXPECT_EQ(container["readinessProbe"]["httpGet"]["path"], "/readyz");
-  EXPECT_EQ(container["readinessProbe"]["httpGet"]["port"], "metrics");
+  EXPECT_EQ(container["readinessProbe"]["httpGet"]["port"], "health");
   EXPECT_TRUE(container["resources"]["requests"].contains("memory"));
   EXPECT_TRUE(container["resources"]["limits"].contains("memory"));
 }

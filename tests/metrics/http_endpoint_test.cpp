@@ -1,5 +1,6 @@
-// The HTTP endpoint on loopback: /metrics checked by the real promtool,
-// /healthz, /readyz before and after the caches sync, and bind failures.
+// The metrics and probe listeners on loopback: /metrics checked by the real
+// promtool, /healthz, /readyz before and after the caches sync, each path on
+// its own listener only, and bind failures.
 #include "gpupool/metrics/http_endpoint.h"
 
 #include <gtest/gtest.h>
@@ -46,11 +47,15 @@ std::shared_ptr<ControllerMetrics> BusyMetrics() {
 
 bool HavePromtool() { return std::system("command -v promtool >/dev/null 2>&1") == 0; }
 
+std::unique_ptr<BoundedHttpServer> ReadyProbes() {
+  return ServeProbes(kLoopbackAnyPort, {[] { return std::string(); }, {}});
+}
+
 TEST(HttpEndpoint, MetricsPassPromtoolCheck) {
   if (!HavePromtool()) GTEST_SKIP() << "promtool is not installed (Debian package prometheus)";
   auto metrics = BusyMetrics();
-  HttpEndpoint endpoint(kLoopbackAnyPort, {[metrics] { return metrics->Text(); }, {}});
-  auto response = Fetch(endpoint.port(), "/metrics");
+  const auto endpoint = ServeMetrics(kLoopbackAnyPort, [metrics] { return metrics->Text(); });
+  auto response = Fetch(endpoint->port(), "/metrics");
   ASSERT_TRUE(response) << httplib::to_string(response.error());
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
@@ -63,42 +68,50 @@ TEST(HttpEndpoint, MetricsPassPromtoolCheck) {
 }
 
 TEST(HttpEndpoint, HealthzAnswersWhileTheProcessLives) {
-  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); }, {}});
-  auto response = Fetch(endpoint.port(), "/healthz");
+  const auto probes = ReadyProbes();
+  auto response = Fetch(probes->port(), "/healthz");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
 }
 
 TEST(HttpEndpoint, ReadyzIs503UntilTheCachesSyncThen200) {
   std::atomic<bool> synced{false};
-  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); },
-                                           [&] {
-                                             ReadinessState state;
-                                             state.caches_synced = synced;
-                                             return NotReadyReason(state);
-                                           }});
-  auto before = Fetch(endpoint.port(), "/readyz");
+  const auto probes = ServeProbes(kLoopbackAnyPort, {[&] {
+                                                       ReadinessState state;
+                                                       state.caches_synced = synced;
+                                                       return NotReadyReason(state);
+                                                     },
+                                                     {}});
+  auto before = Fetch(probes->port(), "/readyz");
   ASSERT_TRUE(before);
   EXPECT_EQ(before->status, 503);
   EXPECT_EQ(before->body, "informer caches have not synced yet\n");
   synced = true;
-  auto after = Fetch(endpoint.port(), "/readyz");
+  auto after = Fetch(probes->port(), "/readyz");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 200);
 }
 
-TEST(HttpEndpoint, UnknownPathIs404) {
-  HttpEndpoint endpoint(kLoopbackAnyPort, {[] { return std::string(); }, {}});
-  auto response = Fetch(endpoint.port(), "/nothing");
-  ASSERT_TRUE(response);
-  EXPECT_EQ(response->status, 404);
+TEST(HttpEndpoint, EachListenerServesOnlyItsOwnPaths) {
+  const auto metrics = ServeMetrics(kLoopbackAnyPort, [] { return std::string(); });
+  const auto probes = ReadyProbes();
+  for (const char* path : {"/healthz", "/readyz", "/nothing"}) {
+    auto response = Fetch(metrics->port(), path);
+    ASSERT_TRUE(response) << path;
+    EXPECT_EQ(response->status, 404) << path;
+  }
+  for (const char* path : {"/metrics", "/nothing"}) {
+    auto response = Fetch(probes->port(), path);
+    ASSERT_TRUE(response) << path;
+    EXPECT_EQ(response->status, 404) << path;
+  }
 }
 
 TEST(HttpEndpoint, PortInUseIsAnErrorNamingTheAddress) {
-  HttpEndpoint first(kLoopbackAnyPort, {[] { return std::string(); }, {}});
-  const BindAddress taken{"127.0.0.1", first.port()};
+  const auto first = ReadyProbes();
+  const BindAddress taken{"127.0.0.1", first->port()};
   try {
-    HttpEndpoint second(taken, {[] { return std::string(); }, {}});
+    ServeMetrics(taken, [] { return std::string(); });
     FAIL() << "bound a port already in use";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find(taken.ToString()), std::string::npos) << error.what();

@@ -23,7 +23,7 @@ using testing::PrometheusProcess;
 
 // The port the controller logged it serves metrics on; 0 if not within 10 s.
 int MetricsPort(const ClusterHarness& cluster) {
-  const std::regex serving(R"(readyz on 127\.0\.0\.1:(\d+))");
+  const std::regex serving(R"(/metrics on 127\.0\.0\.1:(\d+))");
   for (int i = 0; i < 100; ++i) {
     std::smatch match;
     const std::string log = cluster.ControllerLog();

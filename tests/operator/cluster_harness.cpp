@@ -40,10 +40,10 @@ GpupoolProcess::~GpupoolProcess() {
 void GpupoolProcess::Start() {
   std::vector<std::string> args = {GPUPOOL_BINARY, command_, "--kubeconfig", kubeconfig_};
   if (command_ == "controller") {
-    // Any free port: tests run side by side, and a restarted controller must not
-    // wait for its predecessor's port. A flag of the test's own comes later and wins.
-    for (const char* flag :
-         {"--start-timeout-seconds", "60", "--metrics-bind-address", "127.0.0.1:0"})
+    // Any free ports: tests run side by side, and a restarted controller must not
+    // wait for its predecessor's ports. A flag of the test's own comes later and wins.
+    for (const char* flag : {"--start-timeout-seconds", "60", "--metrics-bind-address",
+                             "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"})
       args.push_back(flag);
   }
   args.insert(args.end(), flags_.begin(), flags_.end());

@@ -20,11 +20,11 @@ TEST(ControllerProcess, StopsOnSigtermBeforeItsCachesSync) {
       "context: {cluster: c, user: u}}]\\ncurrent-context: x\\n' > " +
       kubeconfig);
   const auto start = std::chrono::steady_clock::now();
-  const auto result = RunCommand(
-      "bash -c 'timeout 30 " + std::string(GPUPOOL_BINARY) + " controller --kubeconfig " +
-      kubeconfig +
-      " --metrics-bind-address 127.0.0.1:0 & pid=$!; sleep 1; kill -TERM $pid; wait $pid; "
-      "echo exit=$?' 2>&1");
+  const auto result = RunCommand("bash -c 'timeout 30 " + std::string(GPUPOOL_BINARY) +
+                                 " controller --kubeconfig " + kubeconfig +
+                                 " --metrics-bind-address 127.0.0.1:0 --health-probe-bind-address "
+                                 "127.0.0.1:0 & pid=$!; sleep 1; kill -TERM $pid; wait $pid; "
+                                 "echo exit=$?' 2>&1");
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(result.output.find("exit=0"), std::string::npos) << result.output;

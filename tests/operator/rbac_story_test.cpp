@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kNamespace[] = "gpupool-system";
 
-// The rendered Deployment's controller args, its metrics on a free loopback port.
+// The rendered Deployment's controller args, its listeners on free loopback ports.
 std::vector<std::string> DeploymentArgs() {
   for (const Json& object :
        api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml"))) {
@@ -26,7 +26,8 @@ std::vector<std::string> DeploymentArgs() {
     std::vector<std::string> args =
         object["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();
     for (size_t i = 0; i + 1 < args.size(); ++i) {
-      if (args[i] == "--metrics-bind-address") args[i + 1] = "127.0.0.1:0";
+      if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
+        args[i + 1] = "127.0.0.1:0";
     }
     return args;
   }

@@ -77,4 +77,7 @@ without leader election would both write: admissions and preemptions twice.
 {{- if and (not .Values.leaderElection.enabled) (gt (int .Values.replicas) 1) }}
 {{- fail (printf "replicas: %v controllers need leaderElection.enabled: true (without it every replica writes)" .Values.replicas) }}
 {{- end }}
+{{- if eq (int .Values.metrics.port) (int .Values.healthProbe.port) }}
+{{- fail (printf "healthProbe.port: %v is metrics.port too; the probes need a port of their own" .Values.healthProbe.port) }}
+{{- end }}
 {{- end }}

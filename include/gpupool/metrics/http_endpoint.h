@@ -1,48 +1,40 @@
-// The controller's HTTP endpoint: /metrics (Prometheus text format), /healthz
-// (the process answers: 200) and /readyz (200 when ready, else 503 with the
-// reason on one line), all on one address.
+// The controller's two HTTP listeners, each a BoundedHttpServer:
+//  - metrics: /metrics (Prometheus text format);
+//  - probes: /healthz (the process answers: 200) and /readyz (200 when ready,
+//    else 503 with the reason on one line).
+// Probes have a listener of their own so that nothing done to the metrics
+// port (scrapes, slow or hostile clients) can fail a liveness probe.
 #pragma once
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
+
+#include "gpupool/metrics/bind_address.h"
+#include "gpupool/metrics/bounded_http_server.h"
 
 namespace gpupool::metrics {
 
-struct BindAddress {
-  std::string host;  // "0.0.0.0" for every interface.
-  int port = 0;      // 0: any free port.
-  std::string ToString() const;
-};
-
-// "HOST:PORT", ":PORT" (every interface) or "[IPv6]:PORT"; std::nullopt for
-// "0" (no endpoint). Throws std::invalid_argument saying what is wrong.
-std::optional<BindAddress> ParseBindAddress(const std::string& text);
-
-struct EndpointHandlers {
-  std::function<std::string()> metrics_text;
+struct ProbeHandlers {
   // "" when ready, else why not (one line).
   std::function<std::string()> not_ready_reason;
   // Lines after the first of /readyz's answer, ready or not ("" for none).
   std::function<std::string()> ready_detail;
 };
 
-class HttpEndpoint {
- public:
-  // Binds at once and serves on a thread of its own; throws std::runtime_error
-  // naming the address when it cannot bind (a port in use).
-  HttpEndpoint(const BindAddress& address, EndpointHandlers handlers);
-  ~HttpEndpoint();
-  HttpEndpoint(const HttpEndpoint&) = delete;
-  HttpEndpoint& operator=(const HttpEndpoint&) = delete;
+// 1 s to send the request headers (at most 4 KiB), 1 s to take the answer,
+// 32 connections.
+ServerLimits ProbeLimits();
+// 1 s to send the request headers (at most 8 KiB), 10 s to take the answer,
+// 64 connections.
+ServerLimits MetricsLimits();
 
-  int port() const { return port_; }
-
- private:
-  struct Server;
-  std::unique_ptr<Server> server_;
-  int port_ = 0;
-};
+// Both bind at once and serve on a thread of their own; they throw
+// std::runtime_error naming the address when they cannot bind.
+std::unique_ptr<BoundedHttpServer> ServeMetrics(const BindAddress& address,
+                                                std::function<std::string()> metrics_text,
+                                                ServerLimits limits = MetricsLimits());
+std::unique_ptr<BoundedHttpServer> ServeProbes(const BindAddress& address, ProbeHandlers handlers,
+                                               ServerLimits limits = ProbeLimits());
 
 }  // namespace gpupool::metrics
