@@ -64,8 +64,8 @@ constexpr char kUsage[] =
     "                             (default: the system's)\n"
     "  --log-level L              trace, debug, info, warn, error (default info)\n"
     "  --log-format F             text or json (default text)\n"
-    "  --metrics-bind-address A   HOST:PORT of /metrics (default :8080; port 0: any free\n"
-    "                             port; 0: not served)\n"
+    "  --metrics-bind-address A   HOST:PORT of /metrics (default 127.0.0.1:8080; :8080 for\n"
+    "                             every interface; port 0: any free port; 0: not served)\n"
     "  --health-probe-bind-address A  HOST:PORT of /healthz and /readyz, a listener of\n"
     "                             their own (default :8081; port 0: any free port; 0: not\n"
     "                             served)\n";
@@ -89,7 +89,8 @@ struct Flags {
   int gpu_metrics_interval = 15;
   int gpu_metrics_timeout = 5;
   std::string log_level = "info", log_format = "text";
-  std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"0.0.0.0", 8080};
+  // Loopback unless asked: /metrics has no authentication (the chart names its port).
+  std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"127.0.0.1", 8080};
   std::optional<metrics::BindAddress> probe_address = metrics::BindAddress{"0.0.0.0", 8081};
 };
 
