@@ -25,8 +25,7 @@ void RefuseInitContainerGpus(JsonReader& pod) {
         continue;
       }
       pod.errors().push_back(
-          {Child(pod.PathOf("initContainers"), i) + ".resources." + kind + "[" + kGpuResource +
-               "]",
+          {Child(pod.PathOf("initContainers"), i) + ".resources." + kind + "[" + kGpuResource + "]",
            "must not be set: a replica's GPUs go to its first container (gpusPerReplica); an "
            "init container or sidecar holding GPUs would hold devices its project is not "
            "charged for"});
