@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <variant>
 #include <vector>
@@ -53,8 +54,8 @@ class Parser {
   [[noreturn]] void Fail(const std::string& why) {
     throw std::invalid_argument("unsupported CEL rule \"" + text_ + "\": " + why +
                                 " (the sandbox evaluates only self, field selection, has(), "
-                                "&&, ||, !, comparisons, literals, string() and the quantity "
-                                "library)");
+                                "&&, ||, !, comparisons, + and - on integers, literals, "
+                                "string(), size(), matches() and the quantity library)");
   }
   void Skip() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -93,15 +94,27 @@ class Parser {
     return left;
   }
   NodePtr ParseComparison() {
-    NodePtr left = ParseUnary();
+    NodePtr left = ParseAdditive();
     for (const char* op : {"<=", ">=", "==", "!=", "<", ">"}) {
-      if (Eat(op)) return Make(Node::Kind::kBinary, op, {left, ParseUnary()});
+      if (Eat(op)) return Make(Node::Kind::kBinary, op, {left, ParseAdditive()});
     }
     Skip();
-    if (pos_ < text_.size() && std::string("+-*/%?[").find(text_[pos_]) != std::string::npos) {
+    if (pos_ < text_.size() && std::string("*/%?[").find(text_[pos_]) != std::string::npos) {
       Fail(std::string("operator \"") + text_[pos_] + "\" is not supported");
     }
     return left;
+  }
+  NodePtr ParseAdditive() {
+    NodePtr left = ParseUnary();
+    for (;;) {
+      if (Eat("+")) {
+        left = Make(Node::Kind::kBinary, "+", {left, ParseUnary()});
+      } else if (Eat("-")) {
+        left = Make(Node::Kind::kBinary, "-", {left, ParseUnary()});
+      } else {
+        return left;
+      }
+    }
   }
   NodePtr ParseUnary() {
     if (Eat("!")) return Make(Node::Kind::kNot, "!", {ParseUnary()});
@@ -114,7 +127,8 @@ class Parser {
       if (Eat("(")) {
         std::vector<NodePtr> args = {node};
         ParseArguments(args);
-        static const char* kMethods[] = {"compareTo", "isInteger", "isLessThan", "isGreaterThan"};
+        static const char* kMethods[] = {"compareTo", "isInteger", "isLessThan", "isGreaterThan",
+                                         "matches"};
         if (name == "sign") {
           throw std::invalid_argument(
               "compilation failed: no matching overload for 'sign' "
@@ -124,12 +138,26 @@ class Parser {
         if (std::find(std::begin(kMethods), std::end(kMethods), name) == std::end(kMethods)) {
           Fail("method " + name + "() is not supported");
         }
+        if (name == "matches") CheckPattern(args);
         node = Make(Node::Kind::kMethod, name, std::move(args));
       } else {
         node = Make(Node::Kind::kSelect, name, {node});
       }
     }
     return node;
+  }
+  // The server compiles a pattern literal with the rule: a bad one fails then.
+  void CheckPattern(const std::vector<NodePtr>& args) {
+    const std::string* pattern =
+        args.size() == 2 ? std::get_if<std::string>(&args[1]->literal) : nullptr;
+    if (!pattern || args[1]->kind != Node::Kind::kLiteral) {
+      Fail("matches() needs one string literal");
+    }
+    try {
+      std::regex(*pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      Fail("matches(): invalid pattern \"" + *pattern + "\"");
+    }
   }
   void ParseArguments(std::vector<NodePtr>& args) {
     if (Eat(")")) return;
@@ -161,7 +189,7 @@ class Parser {
       if (field->kind != Node::Kind::kSelect) Fail("has() needs a field selection");
       return Make(Node::Kind::kHas, "has", {field});
     }
-    if (name == "quantity" || name == "string") {
+    if (name == "quantity" || name == "string" || name == "size") {
       Expect("(");
       std::vector<NodePtr> args;
       ParseArguments(args);
@@ -274,8 +302,22 @@ std::optional<long double> ParseQuantity(const std::string& text) {
   return (negative ? -value : value) * std::pow(10.0L, exponent);
 }
 
+// size() of a string counts its code points, as CEL does.
+int64_t CodePoints(const std::string& text) {
+  return std::count_if(text.begin(), text.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
 Value Call(const Node& node, const Json& self) {
   Value arg = Eval(*node.args[0], self);
+  if (node.name == "size") {
+    if (auto s = std::get_if<std::string>(&arg)) return CodePoints(*s);
+    auto json = std::get_if<const Json*>(&arg);
+    if (json && ((*json)->is_array() || (*json)->is_object())) {
+      return static_cast<int64_t>((*json)->size());
+    }
+    EvalError("size() needs a string, a list or a map");
+  }
   if (node.name == "string") {
     if (auto s = std::get_if<std::string>(&arg)) return *s;
     if (auto i = std::get_if<int64_t>(&arg)) return std::to_string(*i);
@@ -289,7 +331,16 @@ Value Call(const Node& node, const Json& self) {
   return QuantityValue{*quantity};
 }
 
+Value Matches(const Node& node, const Json& self) {
+  Value target = Eval(*node.args[0], self);
+  auto text = std::get_if<std::string>(&target);
+  if (!text) EvalError("matches() needs a string");
+  const auto& pattern = std::get<std::string>(node.args[1]->literal);
+  return std::regex_search(*text, std::regex(pattern, std::regex::ECMAScript));
+}
+
 Value Method(const Node& node, const Json& self) {
+  if (node.name == "matches") return Matches(node, self);
   const long double target = AsQuantity(Eval(*node.args[0], self));
   auto other = [&] {
     if (node.args.size() != 2) EvalError(node.name + "() takes one argument");
@@ -312,6 +363,18 @@ bool Compare(const std::string& op, const T& left, const T& right) {
   return left >= right;
 }
 
+// Integer + and -; CEL refuses an overflow rather than wrapping.
+Value Arithmetic(const std::string& op, const Value& left, const Value& right) {
+  auto a = std::get_if<int64_t>(&left);
+  if (!a) EvalError("no matching overload for " + op);
+  const int64_t b = std::get<int64_t>(right);
+  int64_t result = 0;
+  const bool overflow =
+      op == "+" ? __builtin_add_overflow(*a, b, &result) : __builtin_sub_overflow(*a, b, &result);
+  if (overflow) EvalError("integer overflow");
+  return result;
+}
+
 Value Binary(const Node& node, const Json& self) {
   if (node.name == "&&") {
     return AsBool(Eval(*node.args[0], self)) && AsBool(Eval(*node.args[1], self));
@@ -322,6 +385,7 @@ Value Binary(const Node& node, const Json& self) {
   Value left = Eval(*node.args[0], self);
   Value right = Eval(*node.args[1], self);
   if (left.index() != right.index()) EvalError("no matching overload for " + node.name);
+  if (node.name == "+" || node.name == "-") return Arithmetic(node.name, left, right);
   if (auto i = std::get_if<int64_t>(&left)) return Compare(node.name, *i, std::get<int64_t>(right));
   if (auto s = std::get_if<std::string>(&left)) {
     return Compare(node.name, *s, std::get<std::string>(right));
@@ -403,7 +467,14 @@ std::uint64_t Cost(const Node& node, const Json& self_schema) {
   // quantity() parses its string, and string() copies it (in the estimate of
   // Kubernetes 1.30 and later; 1.29 counts string() as 1): a tenth of its
   // characters each, rounded up.
-  if (node.kind == Node::Kind::kCall) cost += (LargestSize(*node.args[0], self_schema) + 9) / 10;
+  if (node.kind == Node::Kind::kCall && node.name != "size") {
+    cost += (LargestSize(*node.args[0], self_schema) + 9) / 10;
+  }
+  // matches(): a tenth of the string's characters times a quarter of the pattern's.
+  if (node.kind == Node::Kind::kMethod && node.name == "matches") {
+    const std::uint64_t pattern = std::get<std::string>(node.args[1]->literal).size();
+    cost += (LargestSize(*node.args[0], self_schema) + 9) / 10 * ((pattern + 3) / 4);
+  }
   return cost;
 }
 

@@ -1,6 +1,7 @@
 // A small interpreter for the subset of CEL that our CRDs'
 // x-kubernetes-validations rules use: `self` and field selection, has(),
-// &&, ||, !, comparisons, integer and string literals, string(), and the
+// &&, ||, !, comparisons, + and - on integers, integer and string literals,
+// string(), size(), a string's matches() (a pattern literal), and the
 // Kubernetes quantity library as Kubernetes 1.29 has it (quantity(),
 // compareTo(), isInteger(), isLessThan(), isGreaterThan(); no sign(), which no
 // tested version offers to CRD rules).

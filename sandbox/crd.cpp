@@ -32,6 +32,27 @@ Json TakeTypeAndMetadata(Json& object) {
   return kept;
 }
 
+// The object's metadata as a CRD sees it: its name and generateName, all
+// that its schema may constrain and all that its rules may read.
+Json NamesOf(const Json& kept) {
+  Json names = Json::object();
+  const Json* metadata = api::Member(&kept, "metadata");
+  for (const char* field : {"name", "generateName"}) {
+    if (const Json* value = api::Member(metadata, field)) names[field] = *value;
+  }
+  return names;
+}
+
+// metadata.name and metadata.generateName against the schema's limits on them.
+void CheckMetadataNames(const api::SchemaNode& schema, const Json& names,
+                        api::FieldErrors& errors) {
+  const api::SchemaNode* metadata = schema.Property("metadata");
+  if (!metadata) return;
+  for (auto& error : api::ValidateAgainstSchema(*metadata, names)) {
+    errors.push_back({"metadata." + error.path, error.message});
+  }
+}
+
 // A path inside the status, as a path from the object.
 std::string StatusPath(const std::string& path) {
   if (path.empty()) return "status";
@@ -170,8 +191,9 @@ void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::
     } catch (const std::exception& error) {
       message = std::string("failed rule: ") + text + ": " + error.what();
     }
-    const std::string field =
+    std::string field =
         rule.contains("fieldPath") ? path.str() + rule["fieldPath"].get<std::string>() : path.str();
+    if (!field.empty() && field[0] == '.') field.erase(0, 1);  // a rule at the root
     errors.push_back({field, "Invalid value: \"object\": " + message});
   }
   if (value.is_object() && schema.has_properties) {
@@ -203,11 +225,14 @@ bool BlocksRules(const api::FieldError& error) {
 }
 
 // The rules, unless a schema error blocks them; then the one error the server
-// adds in their place (where the schema has rules at all).
-void CheckRules(const api::SchemaNode& schema, const Json& object, const Json* old,
+// adds in their place (where the schema has rules at all). Rules at the root
+// read the object's name and generateName (`kept` holds its metadata).
+void CheckRules(const api::SchemaNode& schema, Json& object, const Json& kept, const Json* old,
                 api::FieldErrors& errors) {
   if (std::none_of(errors.begin(), errors.end(), BlocksRules)) {
+    if (object.is_object()) object["metadata"] = NamesOf(kept);
     EvaluateRules(schema, object, api::SchemaPath(""), errors, old);
+    if (object.is_object()) object.erase("metadata");
   } else if (schema.HasRules()) {
     errors.push_back(
         {"<nil>",
@@ -355,7 +380,8 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
   check.pruned = api::Prune(schema, object);
   check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
                      : api::ValidateAgainstSchema(schema, object);
-  CheckRules(schema, object, old, check.errors);
+  CheckMetadataNames(schema, NamesOf(kept), check.errors);
+  CheckRules(schema, object, kept, old, check.errors);
   object.update(kept);
   return check;
 }
@@ -376,7 +402,7 @@ CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json
     for (auto& error : check.errors) error.path = StatusPath(error.path);
   }
   Json kept = TakeTypeAndMetadata(object);
-  CheckRules(schema, object, &old, check.errors);
+  CheckRules(schema, object, kept, &old, check.errors);
   object.update(kept);
   return check;
 }

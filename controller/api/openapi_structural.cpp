@@ -168,6 +168,28 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
   CheckChildren(schema, path, errors);
 }
 
+// The server owns an object's metadata: a schema may describe it, and limit
+// its name and generateName (strings), nothing else.
+void CheckMetadata(const Json& metadata, FieldErrors& errors) {
+  const std::string path = "openAPIV3Schema.properties.metadata";
+  for (const auto& [key, value] : metadata.items()) {
+    if (key != "type" && key != "properties" && key != "description") {
+      errors.push_back({path + "." + key, "must not be set: only type is allowed for metadata"});
+    }
+  }
+  const Json* properties = Member(&metadata, "properties");
+  if (!properties || !properties->is_object()) return;
+  for (const auto& [key, value] : properties->items()) {
+    const Json* type = value.is_object() ? Member(&value, "type") : nullptr;
+    if (key != "name" && key != "generateName") {
+      errors.push_back({path + ".properties[" + key + "]",
+                        "Forbidden: must not be specified: only name and generateName may be"});
+    } else if (!type || *type != "string") {
+      errors.push_back({path + ".properties[" + key + "].type", "must be string"});
+    }
+  }
+}
+
 }  // namespace
 
 FieldErrors CheckStructural(const Json& schema) {
@@ -182,14 +204,7 @@ FieldErrors CheckStructural(const Json& schema) {
       schema["properties"].contains("metadata")) {
     metadata = &schema["properties"]["metadata"];
   }
-  if (metadata && metadata->is_object()) {
-    for (const auto& [key, value] : metadata->items()) {
-      if (key != "type" && key != "properties" && key != "description") {
-        errors.push_back({"openAPIV3Schema.properties.metadata." + key,
-                          "must not be set: only type is allowed for metadata"});
-      }
-    }
-  }
+  if (metadata && metadata->is_object()) CheckMetadata(*metadata, errors);
   return errors;
 }
 

@@ -48,6 +48,8 @@ constexpr char kUsage[] =
     "                             (default gpupool)\n"
     "  --reservation-service-account NAME  their ServiceAccount, allowed to patch pods\n"
     "                             in that namespace (default: the namespace's default)\n"
+    "  --skip-priority-classes    the installation created the PriorityClasses the pods\n"
+    "                             name: never create them (default: create the missing)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
     "  --resync-seconds S         a cycle at least every S seconds (default 30)\n"
     "  --pause-per-plan R         after a cycle, wait R times its planning time\n"
@@ -75,6 +77,7 @@ struct Flags {
   std::string reservation_image = "gpupool", reservation_service_account;
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
+  bool skip_priority_classes = false;
   double qps = 200;
   double pause_per_plan = 0;
   int burst = 400;
@@ -147,6 +150,8 @@ Flags ParseFlags(Args args) {
       flags.context = value();
     else if (flag == "--leader-elect")
       flags.leader_elect = true;
+    else if (flag == "--skip-priority-classes")
+      flags.skip_priority_classes = true;
     else if (flag == "--leader-elect-namespace")
       flags.lease_namespace = value();
     else if (flag == "--leader-elect-name")
@@ -251,6 +256,7 @@ int RunWith(const Flags& flags) {
                                            : flags.reservation_namespace;
   options.plan.reservation_image = flags.reservation_image;
   options.plan.reservation_service_account = flags.reservation_service_account;
+  options.create_priority_classes = !flags.skip_priority_classes;
   options.concurrent_writes = flags.concurrent_writes;
   options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);
   options.gated_pods_per_cycle = static_cast<std::size_t>(flags.gated_pods_per_cycle);

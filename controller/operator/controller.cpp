@@ -173,7 +173,7 @@ std::map<std::pair<Kind, std::string>, std::string> Controller::VersionsBefore(
 CycleReport Controller::RunCycle() {
   CycleReport report;
   // The pods name these classes: without them every pod create is refused.
-  if (!priority_classes_ready_)
+  if (options_.create_priority_classes && !priority_classes_ready_)
     priority_classes_ready_ = EnsurePriorityClasses(client_, options_.plan);
   WaitForCaches();
   const auto start = Clock::now();

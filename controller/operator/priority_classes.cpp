@@ -48,6 +48,15 @@ bool EnsurePriorityClasses(kube::Client& client, const PlanOptions& options) {
       spdlog::info("created PriorityClass {}", name);
     } catch (const kube::ApiError& error) {
       if (kube::IsAlreadyExists(error)) continue;
+      if (error.reason() == kube::Reason::kForbidden) {
+        // Not ours to create (the installation made them, and granted no
+        // create): asking again every cycle would only be refused again.
+        spdlog::warn(
+            "not allowed to create PriorityClass {}: taken to exist; pods naming it are refused "
+            "if it does not ({})",
+            name, error.what());
+        continue;
+      }
       spdlog::warn("create PriorityClass {}: {}", name, error.what());
       ok = false;
     }

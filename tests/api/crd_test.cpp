@@ -75,6 +75,21 @@ TEST(Crds, StructuralCheckRejectsNodesWithoutType) {
   EXPECT_TRUE(has("openAPIV3Schema.properties.either.anyOf[0].type"));
 }
 
+// A schema may limit metadata.name and metadata.generateName (strings), and
+// nothing else of the server's metadata.
+TEST(Crds, StructuralCheckLimitsMetadataToNameAndGenerateName) {
+  auto schema = Json::parse(R"({"type": "object", "properties": {"metadata": {"type": "object",
+      "properties": {"name": {"type": "string", "maxLength": 63},
+                     "generateName": {"type": "string", "maxLength": 58}}}}})");
+  EXPECT_EQ(JoinErrors(CheckStructural(schema)), "");
+  schema["properties"]["metadata"]["properties"]["namespace"] = {{"type", "string"}};
+  schema["properties"]["metadata"]["properties"]["name"]["type"] = "integer";
+  EXPECT_EQ(JoinErrors(CheckStructural(schema)),
+            "openAPIV3Schema.properties.metadata.properties[name].type: must be string; "
+            "openAPIV3Schema.properties.metadata.properties[namespace]: Forbidden: must not be "
+            "specified: only name and generateName may be");
+}
+
 // The API server decodes a schema into typed fields: a keyword's value of the
 // wrong type refuses the definition, instead of every object checked against it.
 TEST(Crds, StructuralCheckRejectsKeywordValuesOfTheWrongType) {

@@ -122,6 +122,24 @@ TEST_P(FieldErrorOnBackend, AStringOverItsMaxLengthIsFieldValueTooLong) {
   EXPECT_EQ(causes[0].value("field", ""), "spec.namespaces[0]") << answer.body;
 }
 
+// The same for metadata.name, which the CRDs limit to 63 characters (the
+// controller writes names into pod labels): the cause names the field, and
+// the rules the error blocks are reported as not checked.
+TEST_P(FieldErrorOnBackend, ANameOverItsMaxLengthIsFieldValueTooLong) {
+  Json job = api::testing::ValidTrainingJob();
+  job["metadata"]["name"] = std::string(64, 'a');
+  auto client = cluster_->Http();
+  const Answer answer = Send(*client, "POST", CollectionPath(job) + "?dryRun=All", job);
+  ASSERT_EQ(answer.status, 422) << answer.body;
+  const Json causes = answer.body["details"].value("causes", Json::array());
+  bool too_long = false;
+  for (const auto& cause : causes) {
+    too_long = too_long || (cause.value("field", "") == "metadata.name" &&
+                            cause.value("reason", "") == "FieldValueTooLong");
+  }
+  EXPECT_TRUE(too_long) << answer.body;
+}
+
 INSTANTIATE_TEST_SUITE_P(All, FieldErrorOnBackend, ::testing::ValuesIn(Backends()),
                          [](const auto& info) { return BackendTestName(info.param); });
 

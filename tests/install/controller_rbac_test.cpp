@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -78,7 +79,8 @@ std::vector<std::string> DeploymentArgs() {
 // running as the chart's ServiceAccount (stopped by its PID at the end).
 class ControllerUnderRbac {
  public:
-  explicit ControllerUnderRbac(const std::string& manifests)
+  explicit ControllerUnderRbac(const std::string& manifests,
+                               const std::vector<std::string>& args = DeploymentArgs())
       : sandbox_({"--authorize-service-accounts", "--nodes", kNodes, "--time-scale", "10"}) {
     Admin("apply -f " + manifests);
     Admin("wait --for=condition=Established crd --all --timeout=30s");
@@ -92,7 +94,7 @@ class ControllerUnderRbac {
     // `timeout` bounds the run should the test never stop it.
     std::string command =
         "timeout -s TERM 150 " + std::string(GPUPOOL_BINARY) + " controller --kubeconfig " + path;
-    for (const auto& arg : DeploymentArgs()) command += " '" + arg + "'";
+    for (const auto& arg : args) command += " '" + arg + "'";
     const auto started = RunCommand(command + " >" + log_path() + " 2>&1 & echo $!");
     pid_ = std::stoi(started.output);
   }
@@ -196,6 +198,25 @@ TEST(ControllerUnderRbac, CountsTheDenialOfAVerbTheChartLeftOut) {
     EXPECT_THAT(run.ControllerLog(), HasSubstr("forbidden")) << run.Logs();
   }
   std::filesystem::remove_all(manifests);
+}
+
+// Started without --skip-priority-classes under the chart's RBAC (which grants
+// no create, as the chart made the classes), the controller asks once per
+// class, is refused, and goes on: no request repeated every cycle.
+TEST(ControllerUnderRbac, ADeniedPriorityClassCreateIsNotRetried) {
+  std::vector<std::string> args = DeploymentArgs();
+  const auto skip = std::find(args.begin(), args.end(), "--skip-priority-classes");
+  ASSERT_NE(skip, args.end());
+  args.erase(skip);
+  ControllerUnderRbac run(SourcePath(kManifestsDir), args);
+  run.Admin(Example("queues.yaml"));
+  run.Admin(Example("story1-susan-joe-jemma.yaml"));
+  ASSERT_TRUE(Eventually(60, [&] { return run.JobsIn("susan", "Running") == 8; })) << run.Logs();
+  run.Stop();
+  const std::string denied = "cannot create resource \"priorityclasses\"";
+  EXPECT_EQ(Count(run.SandboxLog(), denied), 3u) << run.Logs();
+  EXPECT_EQ(Count(run.SandboxLog(), kDenial), 3u) << run.Logs();
+  EXPECT_EQ(Count(run.ControllerLog(), "not allowed to create PriorityClass"), 3u) << run.Logs();
 }
 
 }  // namespace

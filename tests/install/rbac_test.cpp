@@ -46,13 +46,16 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "services", "list", "operator/controller.cpp gang Service informer"},
       {"", "services", "watch", "operator/controller.cpp gang Service informer"},
       {"", "services", "create", "operator/writer.cpp CreateService"},
-      {"scheduling.k8s.io", "priorityclasses", "create",
-       "operator/priority_classes.cpp EnsurePriorityClasses"},
       {"events.k8s.io", "events", "create", "kube/event_recorder.cpp Create"},
       {"events.k8s.io", "events", "patch", "kube/event_recorder.cpp Aggregate"},
   };
   return calls;
 }
+
+// Only with priorityClasses.create=false: otherwise the chart creates the
+// classes and the controller, started with --skip-priority-classes, never asks.
+const Permission kPriorityClassCreate = {"scheduling.k8s.io", "priorityclasses", "create",
+                                         "operator/priority_classes.cpp EnsurePriorityClasses"};
 
 // Granted without a call: pods and gang Services carry a blockOwnerDeletion
 // owner reference to their TrainingJob (operator/pod_template.cpp), which the
@@ -162,6 +165,33 @@ TEST_F(Rbac, GrantsNothingTheControllerDoesNotCall) {
   for (const auto& call : LeaseCalls())
     lease_allowed.insert({call.group, call.resource, call.verb});
   EXPECT_EQ(Grants(lease_role_), lease_allowed);
+}
+
+bool HasArg(const YAML::Node& deployment, const std::string& arg) {
+  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
+  return std::find(args.begin(), args.end(), arg) != args.end();
+}
+
+// The chart creates the PriorityClasses by default: the controller is told so
+// and may not create them. Without them, it creates them and may.
+TEST_F(Rbac, PriorityClassCreateIsGrantedOnlyWhenTheChartDoesNotCreateThem) {
+  const Grant create{kPriorityClassCreate.group, kPriorityClassCreate.resource,
+                     kPriorityClassCreate.verb};
+  EXPECT_EQ(Grants(cluster_role_).count(create), 0u);
+  EXPECT_TRUE(HasArg(FindObject(objects_, "Deployment"), "--skip-priority-classes"));
+  size_t classes = 0;
+  for (const auto& object : objects_)
+    classes += object["kind"].as<std::string>("") == "PriorityClass";
+  EXPECT_EQ(classes, 3u);
+
+  SKIP_WITHOUT_HELM();
+  const auto rendered = Helm(std::string("template gpupool ") + kChart + " --namespace " +
+                             kNamespace + " --set priorityClasses.create=false");
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  const auto objects = LoadDocuments(rendered.output);
+  EXPECT_EQ(Grants(FindObject(objects, "ClusterRole")).count(create), 1u);
+  EXPECT_FALSE(HasArg(FindObject(objects, "Deployment"), "--skip-priority-classes"));
+  EXPECT_FALSE(FindObject(objects, "PriorityClass").IsMap());
 }
 
 // Reservation pods report their device by patching themselves: that, in a

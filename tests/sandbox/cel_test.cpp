@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace gpupool::sandbox::cel {
 namespace {
 
@@ -41,7 +43,7 @@ TEST(CelTest, ReplicaAndFractionRulesOfTrainingJobs) {
 }
 
 TEST(CelTest, UnsupportedRulesAreRejectedWhenCompiled) {
-  for (const char* rule : {"self.a + 1 > 2", "size(self.items) > 0", "self.x.matches('a')",
+  for (const char* rule : {"self.a * 2 > 2", "self.x.matches(self.y)", "self.x.matches('(')",
                            "self.a > 1.5", "self.items.all(i, i > 0)", "self.a ? 1 : 2"}) {
     try {
       Program::Compile(rule);
@@ -50,6 +52,45 @@ TEST(CelTest, UnsupportedRulesAreRejectedWhenCompiled) {
       EXPECT_NE(std::string(error.what()).find("unsupported CEL rule"), std::string::npos);
     }
   }
+}
+
+// The root rules on a TrainingJob's name: a gang's name is an RFC 1035 label
+// and leaves room for "-<replica>" in 63 characters.
+TEST(CelTest, NameRulesOfTrainingJobs) {
+  const std::string label =
+      "!has(self.spec.replicas) || self.spec.replicas <= 1 || "
+      "self.metadata.name.matches('^[a-z][-a-z0-9]*$')";
+  const std::string room =
+      "!has(self.spec.replicas) || self.spec.replicas <= 1 || "
+      "size(self.metadata.name) + size(string(self.spec.replicas - 1)) < 63";
+  auto job = [](const std::string& name, int replicas) {
+    return Json{{"metadata", {{"name", name}}}, {"spec", {{"replicas", replicas}}}};
+  };
+  EXPECT_TRUE(Eval(label, job("bert", 2)));
+  EXPECT_TRUE(Eval(label, job("bert.large", 1)));
+  EXPECT_FALSE(Eval(label, job("bert.large", 2)));
+  EXPECT_FALSE(Eval(label, job("1st-run", 2)));
+  EXPECT_TRUE(Eval(room, job(std::string(61, 'a'), 10)));
+  EXPECT_FALSE(Eval(room, job(std::string(61, 'a'), 11)));
+  EXPECT_FALSE(Eval(room, job(std::string(62, 'a'), 2)));
+  EXPECT_TRUE(Eval(room, job(std::string(63, 'a'), 1)));
+}
+
+TEST(CelTest, IntegerArithmeticAndSizes) {
+  EXPECT_TRUE(Eval("self.a + 1 - 3 == 0", {{"a", 2}}));
+  EXPECT_TRUE(Eval("size(self.s) == 3 && size(self.l) == 2", {{"s", "añb"}, {"l", {1, 2}}}));
+  EXPECT_THROW(Eval("self.a + 1 > 0", {{"a", INT64_MAX}}), std::runtime_error);
+  EXPECT_THROW(Eval("self.s + 1 > 0", {{"s", "x"}}), std::runtime_error);
+}
+
+// matches(): a tenth of the string's size times a quarter of the pattern's.
+TEST(CelTest, CostOfMatchesFollowsTheStringsBound) {
+  const Json schema = {{"type", "object"},
+                       {"properties", {{"name", {{"type", "string"}, {"maxLength", 63}}}}}};
+  const auto bounded = Program::Compile("self.name.matches('^[a-z]+$')");
+  EXPECT_LT(bounded.EstimatedCost(schema), 30u);
+  const auto unbounded = Program::Compile("self.other.matches('^[a-z]+$')");
+  EXPECT_GE(unbounded.EstimatedCost(schema), 2 * Program::kUnboundedStringSize / 10);
 }
 
 // No tested Kubernetes (1.29 to 1.32) offers Quantity.sign() to CRD rules: its

@@ -45,7 +45,10 @@ struct ControllerOptions {
   std::chrono::seconds resync{30};             // A cycle at least this often.
   std::chrono::milliseconds cache_wait{2000};  // Longest wait for the caches to show our writes.
   std::function<bool()> is_leader;             // Empty: always leading.
-  int concurrent_writes = 8;                   // Requests in flight at once within a step.
+  // False when the installation creates the PriorityClasses the pods name
+  // (and grants no create): the controller then never asks for them.
+  bool create_priority_classes = true;
+  int concurrent_writes = 8;  // Requests in flight at once within a step.
   // At most this many job statuses that neither admit nor free anything per
   // cycle, plus one per job it admits and an eighth of the others (0: no
   // limit); the rest follow in the next cycles (PlanOptions::status_writes_per_cycle).
