@@ -17,8 +17,13 @@ Json BuildReservationPod(const CycleState& state, const std::string& node, int s
 
 // Whether `pod` is one of gpupool's reservation pods (in its namespace, labelled).
 bool IsReservation(const CycleState& state, const PodView& pod);
-// Fills state.reservations and state.stray_reservations from the view.
+// Fills state.reservations and state.stray_reservations from the view, and
+// state.refused_reports (RefuseBadReports).
 void IndexReservations(CycleState& state);
+// Marks in state.refused_reports each reservation whose report names no device
+// of its node, or one another reservation of the node reports too, with a
+// Warning Event on its pod.
+void RefuseBadReports(CycleState& state);
 
 // The device (as the device plugin names it) that fractions on `slot` of `node`
 // use; "" while no reservation pod holds one.
