@@ -142,13 +142,15 @@ std::set<SlotKey> WantedSlots(const CycleState& state) {
   for (const auto& [key, pod] : state.reservations)
     if (!pod->visible_devices.empty() && !state.refused_reports.count(pod))
       by_device[{key.first, pod->visible_devices}] = key;
-  // Only the pods of jobs (by ownership), never a pod that merely wears their labels.
-  for (const JobRecord& job : state.jobs) {
-    for (const PodView* pod : job.pods) {
-      if (!pod || pod->Finished() || pod->gpu_device.empty() || pod->gates > 0) continue;
-      auto it = by_device.find({pod->Host(), pod->gpu_device});
-      if (it != by_device.end()) wanted.insert(it->second);
-    }
+  // A fraction's pod keeps its device's reservation until it stops, even once
+  // its job is deleted (the garbage collector removes the pod later): any
+  // labelled pod with a controlling owner, not only the pods of jobs in view.
+  for (const auto& pod : state.view.pods) {
+    if (!pod->Managed() || pod->owner_uid.empty() || pod->Finished() || pod->gpu_device.empty() ||
+        pod->gates > 0)
+      continue;
+    auto it = by_device.find({pod->Host(), pod->gpu_device});
+    if (it != by_device.end()) wanted.insert(it->second);
   }
   return wanted;
 }
