@@ -95,6 +95,27 @@ std::optional<TopologySpec> ReadTopology(JsonReader& spec) {
   return result;
 }
 
+// The longest checkpoint path accepted (the CRD's maxLength says the same).
+constexpr std::size_t kMaxCheckpointPath = 1024;
+
+std::optional<CheckpointSpec> ReadCheckpoint(JsonReader& spec) {
+  const Json* checkpoint = spec.Object("checkpoint");
+  if (!checkpoint) return std::nullopt;
+  JsonReader reader(*checkpoint, spec, "checkpoint");
+  CheckpointSpec result;
+  result.on_preemption = reader.Bool("onPreemption").value_or(false);
+  const std::optional<std::string> path = reader.String("path");
+  result.path = path.value_or("");
+  if (path && (path->empty() || path->front() != '/')) {
+    reader.Error("path", "must be an absolute path (start with /)");
+  } else if (result.path.size() > kMaxCheckpointPath) {
+    reader.Error("path", "must be at most 1024 characters");
+  } else if (result.on_preemption && !reader.Has("path")) {
+    reader.Error("path", "is required when onPreemption is true");
+  }
+  return result;
+}
+
 WorkloadClass ReadWorkloadClass(JsonReader& spec) {
   auto name = ReadEnum(spec, "workloadClass", {"Train", "Build", "Inference"});
   if (name == "Build") return WorkloadClass::kBuild;
@@ -145,6 +166,7 @@ TrainingJobSpec ReadSpec(JsonReader& spec) {
   result.backoff_limit = backoff && *backoff >= 0 ? *backoff : 3;
   result.active_deadline_seconds = ReadMinimum(spec, "activeDeadlineSeconds", 1);
   result.checkpoint_interval_seconds = ReadMinimum(spec, "checkpointIntervalSeconds", 1);
+  result.checkpoint = ReadCheckpoint(spec);
   result.expected_runtime_seconds = ReadMinimum(spec, "expectedRuntimeSeconds", 1);
   CheckGang(spec, result, gpus.has_value());
   return result;
@@ -169,6 +191,13 @@ Json SpecToJson(const TrainingJobSpec& spec, Json json) {
   json["backoffLimit"] = spec.backoff_limit;
   SetOrErase(json, "activeDeadlineSeconds", spec.active_deadline_seconds);
   SetOrErase(json, "checkpointIntervalSeconds", spec.checkpoint_interval_seconds);
+  if (spec.checkpoint) {
+    Json checkpoint = {{"onPreemption", spec.checkpoint->on_preemption}};
+    if (!spec.checkpoint->path.empty()) checkpoint["path"] = spec.checkpoint->path;
+    json["checkpoint"] = std::move(checkpoint);
+  } else {
+    json.erase("checkpoint");
+  }
   SetOrErase(json, "expectedRuntimeSeconds", spec.expected_runtime_seconds);
   return json;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fair_share.h"
+#include "quota_standing.h"
 #include "reasons.h"
 
 namespace gpupool::engine::internal {
@@ -58,6 +59,7 @@ Decisions Cycle::Run() {
   decisions_.waiting.reserve(state_.pending_count);
   waiting_jobs_.reserve(state_.pending_count);
   ComputeDeserved();
+  MarkUnknownStanding();
   for (int job : state_.invalid_pending) {
     Wait(job, WaitCode::kUnknownQueue,
          "queue \"" + state_.jobs[job].queue_name + "\" does not exist");
@@ -70,12 +72,41 @@ Decisions Cycle::Run() {
   return std::move(decisions_);
 }
 
+void Cycle::MarkUnknownStanding() {
+  if (!state_.standing_unknown) return;
+  state_.standing_changes.all = true;
+  standing_changed_ = MarkQuotaStanding(state_);
+  state_.standing_unknown = false;
+}
+
+// Marks the standing after this cycle's decisions (a full cycle marks every slot:
+// time alone moves the order) and lists the jobs it set or changed, with every job
+// admitted.
+void Cycle::ReportStanding() {
+  if (!incremental_) state_.standing_changes.all = true;
+  std::vector<int> jobs = MarkQuotaStanding(state_);
+  jobs.insert(jobs.end(), standing_changed_.begin(), standing_changed_.end());
+  for (const Admission& admission : decisions_.admissions) {
+    jobs.push_back(state_.job_index.Find(admission.job));
+  }
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  for (int job : jobs) {
+    const JobState& j = state_.jobs[job];
+    if (job >= 0 && j.alive && j.running) decisions_.standing.push_back({j.name, j.over_quota});
+  }
+  std::sort(decisions_.standing.begin(), decisions_.standing.end(),
+            [](const Standing& a, const Standing& b) { return a.job < b.job; });
+}
+
 void Cycle::Finish() {
   RetryReclaim();
   WriteCapacityReasons();
   NoteReclaimWaits();
   // Jobs admitted by the last reclaim attempt left an emptied waiting entry.
   std::erase_if(decisions_.waiting, [](const Waiting& w) { return w.job.empty(); });
+  // What the statuses show from now on, and the next cycle's reclaims go by.
+  ReportStanding();
   RecordShares();
 }
 

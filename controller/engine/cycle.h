@@ -165,6 +165,11 @@ class Cycle {
   void RecordShares();
   void RetryReclaim();
   void Finish();
+  // Running jobs added without a standing get one, as the last cycle would have
+  // shown it (quota_standing.h), before any victim is chosen.
+  void MarkUnknownStanding();
+  void ReportStanding();
+  std::vector<int> standing_changed_;  // By MarkUnknownStanding: reported with the rest.
   void RememberReservations();
   std::vector<std::vector<int>> Candidates(const EngineState::Changes& changes);
   bool Helps(const JobState& job, int node);

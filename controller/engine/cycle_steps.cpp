@@ -246,9 +246,9 @@ void Cycle::RecordShares() {
       const QuotaState& quota = state_.quotas[slot];
       const Usage& usage = state_.usage[slot];
       if (quota.gpu == 0 && usage.gpu == 0 && usage.pending_gpu == 0) continue;
-      decisions_.shares.push_back(
-          {state_.projects[p].name, state_.queues[q].spec.name, quota.gpu, quota.deserved,
-           usage.gpu, std::max<MilliGpu>(0, usage.gpu - quota.gpu), usage.pending_gpu});
+      decisions_.shares.push_back({state_.projects[p].name, state_.queues[q].spec.name, quota.gpu,
+                                   quota.deserved, usage.gpu, state_.over_gpu[slot],
+                                   usage.pending_gpu});
     }
   }
   RecordDepartmentShares();

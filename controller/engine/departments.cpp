@@ -47,6 +47,7 @@ bool EngineState::RemoveDepartment(const std::string& name) {
 
 void EngineState::ApplyDepartments() {
   if (departments.empty()) return;  // Guarantees stay as given: SetQuotas wrote them.
+  standing_changes.all = true;      // Guarantees in force may move in any department.
   for (DepartmentState& department : departments) department.projects.clear();
   for (int p = 0; p < static_cast<int>(projects.size()); ++p) {
     ProjectState& project = projects[p];

@@ -86,6 +86,13 @@ void Engine::ForEachJob(const std::function<void(const HeldJob&)>& visit) const 
 }
 bool Engine::HoldsExactly(const RunningJob& job) const { return state_->HoldsExactly(job); }
 bool Engine::HoldsExactly(const PendingJob& job) const { return state_->HoldsExactly(job); }
+bool Engine::Runs(std::string_view job) const {
+  const int index = state_->job_index.Find(job);
+  return index >= 0 && state_->jobs[index].alive && state_->jobs[index].running;
+}
+bool Engine::ShownOverQuota(std::string_view job) const {
+  return Runs(job) && state_->jobs[state_->job_index.Find(job)].over_quota;
+}
 
 Decisions Engine::Decide() {
   if (!state_->NeedsFullCycle()) {

@@ -22,10 +22,12 @@ bool EngineState::HoldsExactly(const RunningJob& spec) const {
   if (!job.alive || !holds || job.placed.size() != spec.replicas.size()) return false;
   if (std::tie(job.uid, job.queue_name, job.project_name, job.workload_class, job.priority,
                job.start_time, job.arrival_time, job.min_replicas, job.replicas,
-               job.checkpoint_interval_seconds, job.expected_runtime_seconds) !=
+               job.checkpoint_interval_seconds, job.saves_on_preemption,
+               job.expected_runtime_seconds) !=
           std::tie(spec.uid, spec.queue, spec.project, spec.workload_class, spec.priority,
                    spec.start_time, spec.arrival_time, spec.min_replicas, spec.max_replicas,
-                   spec.checkpoint_interval_seconds, spec.expected_runtime_seconds) ||
+                   spec.checkpoint_interval_seconds, spec.saves_on_preemption,
+                   spec.expected_runtime_seconds) ||
       ShapeFields(job.shape) != ShapeFields(spec.shape))
     return false;
   for (std::size_t r = 0; r < job.placed.size(); ++r) {
@@ -50,11 +52,13 @@ bool EngineState::HoldsExactly(const PendingJob& spec) const {
   return std::tie(job.uid, job.queue_name, job.project_name, job.workload_class, job.priority,
                   job.replicas, job.min_replicas, job.topology.mode, job.topology.key,
                   *job.node_selector, job.gpu_models, job.arrival_time,
-                  job.checkpoint_interval_seconds, job.expected_runtime_seconds) ==
+                  job.checkpoint_interval_seconds, job.saves_on_preemption,
+                  job.expected_runtime_seconds) ==
              std::tie(spec.uid, spec.queue, spec.project, spec.workload_class, spec.priority,
                       spec.replicas, spec.min_replicas, spec.topology.mode, spec.topology.key,
                       spec.node_selector, spec.gpu_models, spec.arrival_time,
-                      spec.checkpoint_interval_seconds, spec.expected_runtime_seconds) &&
+                      spec.checkpoint_interval_seconds, spec.saves_on_preemption,
+                      spec.expected_runtime_seconds) &&
          ShapeFields(job.shape) == ShapeFields(spec.shape);
 }
 

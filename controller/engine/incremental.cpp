@@ -15,6 +15,7 @@ Decisions Cycle::RunIncremental() {
   over_quota_admitted_.assign(state_.queues.size(), 0);
   queued_.assign(state_.jobs.size(), 0);
   ComputeDeserved();
+  MarkUnknownStanding();
   // Preemptions change the state again (room on the victims' nodes, projects with
   // less): rounds follow until nothing is left to look at. Victims themselves wait
   // for the next cycle, as they would after a full one.

@@ -100,6 +100,7 @@ Decisions LiveEngine::Decide(const Snapshot& snapshot) {
   if (engine_ && Follow(snapshot)) {
     ++stats_.synced;
   } else {
+    misstated_.clear();
     engine_.emplace(snapshot, options_);
     ++stats_.rebuilds;
   }
@@ -107,7 +108,21 @@ Decisions LiveEngine::Decide(const Snapshot& snapshot) {
   config_.queues = snapshot.queues;
   config_.projects = snapshot.projects;
   config_.departments = snapshot.departments;
-  return engine_->Decide();
+  Decisions decisions = engine_->Decide();
+  RestateStanding(decisions);
+  return decisions;
+}
+
+void LiveEngine::RestateStanding(Decisions& decisions) const {
+  if (misstated_.empty()) return;
+  std::unordered_set<std::string_view> listed;
+  for (const Standing& s : decisions.standing) listed.insert(s.job);
+  for (const std::string& job : misstated_) {
+    if (listed.count(job) || !engine_->Runs(job)) continue;
+    decisions.standing.push_back({job, engine_->ShownOverQuota(job)});
+  }
+  std::sort(decisions.standing.begin(), decisions.standing.end(),
+            [](const Standing& a, const Standing& b) { return a.job < b.job; });
 }
 
 // What leaves the engine before anything else changes: jobs the snapshot no longer
@@ -149,8 +164,12 @@ bool LiveEngine::Follow(const Snapshot& next) {
   Engine& engine = *engine_;
   engine.SetNow(next.now);
   // What runs must already run exactly so: the engine cannot start a job itself.
-  for (const auto& job : next.running)
+  misstated_.clear();
+  for (const auto& job : next.running) {
     if (!engine.HoldsExactly(job)) return false;
+    if (job.over_quota && *job.over_quota != engine.ShownOverQuota(job.name))
+      misstated_.push_back(job.name);
+  }
   const std::unordered_set<std::string> requeued = LeaveFinished(next);
   std::uint64_t updates = 0;
   updates +=

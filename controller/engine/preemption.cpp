@@ -337,9 +337,10 @@ std::vector<int> Cycle::ReclaimOnOneNode(int job, const std::vector<MilliGpu>& a
         best = std::move(cost);
         best_node = n;
       }
-      // The earlier rule's shortcut: one victim, of a department over its quota if
-      // there are departments.
-      if (fewest_victims && best.jobs.size() == 1 && !best.cost.outside_departments_over_quota) {
+      // The earlier rule's shortcut: one victim shown over quota, of a department
+      // over its quota if there are departments.
+      if (fewest_victims && best.jobs.size() == 1 && !best.cost.outside_departments_over_quota &&
+          !best.cost.some_within_quota) {
         break;
       }
     }
@@ -366,8 +367,9 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
 }
 
 // Whether no set of the node's candidates can be cheaper than `best` by criteria 1
-// to 3 of the victim order. A set is all of departments over their quota only if
-// its candidates are, and if `best` is, only such candidates can beat it. A set's
+// to 4 of the victim order. A set is all of departments over their quota (or all
+// shown over quota) only if its candidates are, and if `best` is, only such
+// candidates can beat it; criteria 1 and 2 make one rank, compared first. A set's
 // top priority is at least the lowest candidate priority p; a set at p holds only
 // candidates of p, and destroys at least the work of the cheapest of them alone,
 // and at least the GPUs the node lacks times the fewest seconds any of them has run
@@ -375,7 +377,10 @@ bool Cycle::NodeCouldFit(const JobState& job, int node, MilliGpu need) {
 bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>& allocated,
                        const VictimCost& best) {
   const bool departments = !state_.departments.empty();
-  const bool best_outside = best.cost.outside_departments_over_quota;
+  auto rank = [](bool outside_departments, bool within_quota) {
+    return (outside_departments ? 2 : 0) + (within_quota ? 1 : 0);
+  };
+  const int best_rank = rank(best.cost.outside_departments_over_quota, best.cost.some_within_quota);
   bool any = false;
   int priority = 0;
   std::int64_t work = 0;
@@ -384,11 +389,10 @@ bool Cycle::CannotBeat(const JobState& j, int node, const std::vector<MilliGpu>&
     const JobState& victim = state_.jobs[v];
     if (!victim.running || victim.queue != j.queue || allocated[victim.project] < 0) continue;
     if (!ReclaimAllowed(v)) continue;
-    if (departments) {
-      bool over = state_.DepartmentOverQuota(victim.queue, victim.project);
-      if (over && best_outside) return false;  // A set of such candidates is cheaper.
-      if (!over && !best_outside) continue;    // Would make a set dearer than `best`.
-    }
+    const bool outside = departments && !state_.DepartmentOverQuota(victim.queue, victim.project);
+    const int candidate_rank = rank(outside, !victim.over_quota);
+    if (candidate_rank < best_rank) return false;  // A set of such candidates is cheaper.
+    if (candidate_rank > best_rank) continue;      // Would make a set dearer than `best`.
     Seconds seconds = SinceCheckpoint(victim, state_.now);
     std::int64_t lost = state_.JobGpu(victim, static_cast<int>(victim.placed.size())) * seconds;
     if (!any || victim.priority < priority) {

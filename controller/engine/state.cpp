@@ -142,6 +142,7 @@ int EngineState::NewJobFrom(const Spec& spec, int project) {
   job.shape = spec.shape;
   job.min_replicas = spec.min_replicas;
   job.checkpoint_interval_seconds = spec.checkpoint_interval_seconds;
+  job.saves_on_preemption = spec.saves_on_preemption;
   job.expected_runtime_seconds = spec.expected_runtime_seconds;
   return index;
 }
@@ -177,6 +178,8 @@ int EngineState::AddRunning(const RunningJob& spec, int project) {
     placed.push_back(p);
   }
   job.start_time = spec.start_time;
+  job.over_quota = spec.over_quota.value_or(false);
+  if (!spec.over_quota) standing_unknown = true;
   if (spec.terminating) {
     StartHeld(index, std::move(placed));
   } else {
@@ -390,6 +393,7 @@ void EngineState::IndexPending(int index, bool insert) {
 
 void EngineState::IndexRunning(int index, bool insert) {
   JobState& job = jobs[index];
+  if (job.queue >= 0) StandingChanged(Slot(job.queue, job.project));
   if (job.queue >= 0 && IsPreemptible(job.workload_class)) {
     std::size_t slot = Slot(job.queue, job.project);
     auto& set = victims[slot];

@@ -85,11 +85,13 @@ struct JobState {
   bool alive = false;
   bool running = false;
   bool terminating = false;    // Preempted, still stopping: holds `placed`, not running.
+  bool over_quota = false;     // Shown over its project's quota (quota_standing.h).
   std::vector<Placed> placed;  // Running replicas.
   std::string name;
   int replicas = 1;
   int min_replicas = 1;
   Seconds checkpoint_interval_seconds = 0;  // 0: none declared.
+  bool saves_on_preemption = false;         // Stopping it loses no work.
   Seconds expected_runtime_seconds = 0;     // 0: not declared.
   // Interned ids (ShapeTable), computed on first use: caches, hence mutable.
   mutable int constraint_id = -1;
@@ -366,6 +368,18 @@ class EngineState {
 
   std::size_t running_count = 0;
   std::size_t pending_count = 0;
+  // A running job was added without its standing (RunningJob::over_quota unset): the
+  // next cycle marks every standing before it starts.
+  bool standing_unknown = false;
+  // Slots whose standing must be marked again (quota_standing.h): their running work
+  // or their quota changed since the last marking. Every slot when `all`.
+  struct StandingChanges {
+    std::vector<std::size_t> slots;
+    bool all = true;
+  };
+  StandingChanges standing_changes;
+  void StandingChanged(std::size_t slot) { standing_changes.slots.push_back(slot); }
+  std::vector<MilliGpu> over_gpu;  // Per slot: GPUs of its jobs shown over quota.
   Snapshot ToSnapshot() const;
   std::size_t JobMemoryBytes() const;
 

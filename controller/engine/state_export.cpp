@@ -100,6 +100,7 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
       out.name = job.name;
       out.uid = job.uid;
       out.terminating = job.terminating;
+      out.over_quota = job.over_quota;
       out.queue = job.queue_name;
       out.project = job.project_name;
       out.workload_class = job.workload_class;
@@ -111,6 +112,8 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
       out.min_replicas = job.min_replicas;
       out.max_replicas = job.replicas;
       out.checkpoint_interval_seconds = job.checkpoint_interval_seconds;
+      out.saves_on_preemption = job.saves_on_preemption;
+      out.saves_on_preemption = job.saves_on_preemption;
       out.expected_runtime_seconds = job.expected_runtime_seconds;
       snapshot.running.push_back(std::move(out));
       continue;
@@ -130,6 +133,7 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
     out.gpu_models = job.gpu_models;
     out.arrival_time = job.arrival_time;
     out.checkpoint_interval_seconds = job.checkpoint_interval_seconds;
+    out.saves_on_preemption = job.saves_on_preemption;
     out.expected_runtime_seconds = job.expected_runtime_seconds;
     snapshot.pending.push_back(std::move(out));
   }

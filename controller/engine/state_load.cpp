@@ -151,6 +151,7 @@ void EngineState::SetQuotas(int p) {
       if (quota.queue == spec.queue) spec = quota;  // The last one wins.
     }
     QuotaState& state = quotas[Slot(static_cast<int>(q), p)];
+    StandingChanged(Slot(static_cast<int>(q), p));
     state.gpu = state.gpu_spec = std::max<MilliGpu>(0, spec.gpu);
     state.limit_spec = spec.limit;
     state.limit =

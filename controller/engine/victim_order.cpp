@@ -6,26 +6,30 @@
 namespace gpupool::engine::internal {
 namespace {
 
-bool ByNameThenUid(const EngineState& state, int a, int b) {
+// The tiebreak for one job: the one started last first, then by UID, then by name.
+bool LaterThenUid(const EngineState& state, int a, int b) {
   const JobState& x = state.jobs[a];
   const JobState& y = state.jobs[b];
-  return std::tie(x.name, x.uid) < std::tie(y.name, y.uid);
+  if (x.start_time != y.start_time) return x.start_time > y.start_time;
+  return std::tie(x.uid, x.name) < std::tie(y.uid, y.name);
 }
 
-bool NamesFirst(const EngineState& state, const std::vector<int>& a, const std::vector<int>& b) {
+bool TiebreakFirst(const EngineState& state, const std::vector<int>& a, const std::vector<int>& b) {
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                      [&](int x, int y) { return ByNameThenUid(state, x, y); });
+                                      [&](int x, int y) { return LaterThenUid(state, x, y); });
 }
 
-// Criterion 1 of both orders: below 0 when `a` is cheaper, 0 on a tie.
-int CompareDepartments(const StopCost& a, const StopCost& b) {
-  if (a.outside_departments_over_quota == b.outside_departments_over_quota) return 0;
-  return a.outside_departments_over_quota ? 1 : -1;
+// Criteria 1 and 2 of both orders: below 0 when `a` is cheaper, 0 on a tie.
+int CompareStanding(const StopCost& a, const StopCost& b) {
+  if (a.outside_departments_over_quota != b.outside_departments_over_quota) {
+    return a.outside_departments_over_quota ? 1 : -1;
+  }
+  if (a.some_within_quota == b.some_within_quota) return 0;
+  return a.some_within_quota ? 1 : -1;
 }
 
-// Criteria 1 to 5 of CheaperToStop: below 0 when `a` is cheaper, 0 on a tie.
-int CompareCost(const StopCost& a, const StopCost& b) {
-  if (int c = CompareDepartments(a, b)) return c;
+// Criteria 3 to 6 of CheaperToStop: below 0 when `a` is cheaper, 0 on a tie.
+int CompareWork(const StopCost& a, const StopCost& b) {
   if (a.top_priority != b.top_priority) return a.top_priority < b.top_priority ? -1 : 1;
   if (a.work_lost != b.work_lost) return a.work_lost < b.work_lost ? -1 : 1;
   if (a.gpu != b.gpu) return a.gpu < b.gpu ? -1 : 1;
@@ -33,6 +37,12 @@ int CompareCost(const StopCost& a, const StopCost& b) {
     return a.least_over_share > b.least_over_share ? -1 : 1;
   }
   return 0;
+}
+
+// Criteria 1 to 6 of CheaperToStop.
+int CompareCost(const StopCost& a, const StopCost& b) {
+  if (int c = CompareStanding(a, b)) return c;
+  return CompareWork(a, b);
 }
 
 // Criteria 3 to 6 of FewerVictimsFirst, after the number of victims.
@@ -49,6 +59,7 @@ int CompareFewest(const StopCost& a, const StopCost& b) {
 }  // namespace
 
 Seconds SinceCheckpoint(const JobState& job, Seconds now) {
+  if (job.saves_on_preemption) return 0;
   Seconds ran = std::max<Seconds>(0, now - job.start_time);
   if (job.checkpoint_interval_seconds <= 0) return ran;
   return ran % job.checkpoint_interval_seconds;
@@ -64,6 +75,7 @@ void StopCost::Add(const EngineState& state, const JobState& victim, double over
   if (!state.departments.empty() && !state.DepartmentOverQuota(victim.queue, victim.project)) {
     outside_departments_over_quota = true;
   }
+  if (!victim.over_quota) some_within_quota = true;
   top_priority = std::max(top_priority, victim.priority);
   work_lost += victim_gpu * SinceCheckpoint(victim, state.now);
   gpu += victim_gpu;
@@ -74,31 +86,45 @@ void StopCost::Add(const EngineState& state, const JobState& victim, double over
 void VictimCost::Add(const EngineState& state, int job, double over_share) {
   cost.Add(state, state.jobs[job], over_share);
   auto at = std::lower_bound(jobs.begin(), jobs.end(), job,
-                             [&](int a, int b) { return ByNameThenUid(state, a, b); });
+                             [&](int a, int b) { return LaterThenUid(state, a, b); });
   jobs.insert(at, job);
 }
 
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b) {
-  if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 5.
-  return NamesFirst(state, a.jobs, b.jobs);               // 6.
+  if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 6.
+  return TiebreakFirst(state, a.jobs, b.jobs);            // 7.
 }
 
 bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
   if (int c = CompareCost(a.cost, b.cost)) return c < 0;
-  return ByNameThenUid(state, a.job, b.job);
+  return LaterThenUid(state, a.job, b.job);
+}
+
+InProjectStopKey InProjectStopKey::Of(const EngineState& state, int job) {
+  const JobState& j = state.jobs[job];
+  MilliGpu gpu = state.JobGpu(j, static_cast<int>(j.placed.size()));
+  return {j.priority, gpu * SinceCheckpoint(j, state.now), gpu, j.start_time, &j.uid, &j.name, job};
+}
+
+bool operator<(const InProjectStopKey& a, const InProjectStopKey& b) {
+  if (a.priority != b.priority) return a.priority < b.priority;
+  if (a.work_lost != b.work_lost) return a.work_lost < b.work_lost;
+  if (a.gpu != b.gpu) return a.gpu < b.gpu;
+  if (a.start != b.start) return a.start > b.start;  // The one started last first.
+  return std::tie(*a.uid, *a.name) < std::tie(*b.uid, *b.name);
 }
 
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b) {
-  if (int c = CompareDepartments(a.cost, b.cost)) return c < 0;
+  if (int c = CompareStanding(a.cost, b.cost)) return c < 0;
   if (a.jobs.size() != b.jobs.size()) return a.jobs.size() < b.jobs.size();
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
-  return NamesFirst(state, a.jobs, b.jobs);
+  return TiebreakFirst(state, a.jobs, b.jobs);
 }
 
 bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
-  if (int c = CompareDepartments(a.cost, b.cost)) return c < 0;
+  if (int c = CompareStanding(a.cost, b.cost)) return c < 0;
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
-  return ByNameThenUid(state, a.job, b.job);
+  return LaterThenUid(state, a.job, b.job);
 }
 
 }  // namespace gpupool::engine::internal

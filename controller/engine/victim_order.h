@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "state.h"
@@ -16,6 +17,7 @@ struct StopCost {
   // Some victim is not of a department over its department quota (never set
   // without departments).
   bool outside_departments_over_quota = false;
+  bool some_within_quota = false;  // Some victim is shown within its project's quota.
   int top_priority = std::numeric_limits<int>::min();  // Highest job priority among them.
   std::int64_t work_lost = 0;  // Milli-GPUs x seconds since each victim's last checkpoint.
   MilliGpu gpu = 0;            // GPUs stopped.
@@ -27,7 +29,7 @@ struct StopCost {
   void Add(const EngineState& state, const JobState& victim, double over_share);
 };
 
-// A set of victims with its cost; the victims by namespace/name then UID.
+// A set of victims with its cost; the victims in the tiebreak's order (criterion 7).
 struct VictimCost {
   StopCost cost;
   std::vector<int> jobs;
@@ -42,8 +44,9 @@ struct LoneVictim {
   int job = -1;
 };
 
-// Seconds of work a running job loses if stopped now: since its last checkpoint,
-// or since its start when it declares no checkpoint interval.
+// Seconds of work a running job loses if stopped now: none when it saves its state
+// on preemption, else since its last checkpoint, or since its start when it
+// declares no checkpoint interval.
 Seconds SinceCheckpoint(const JobState& job, Seconds now);
 
 // Allocation / deserved share; a project with no deserved share but some
@@ -54,22 +57,40 @@ double OverShare(MilliGpu allocated, MilliGpu deserved);
 //   1. the victims' departments: a set whose victims are all of departments over
 //      their department quota first (a project in no department counts as within;
 //      without departments every set ties here);
-//   2. the highest job priority among its victims: lower first;
-//   3. the work it destroys: less first (each victim's GPUs x the seconds since its
+//   2. the victims' standing: a set whose victims are all shown over their
+//      project's quota first (quota_standing.h);
+//   3. the highest job priority among its victims: lower first;
+//   4. the work it destroys: less first (each victim's GPUs x the seconds since its
 //      last checkpoint, or since its start when it declares none);
-//   4. the GPUs it stops: fewer first;
-//   5. the victims' projects: the set whose least over-share project is further over
+//   5. the GPUs it stops: fewer first;
+//   6. the victims' projects: the set whose least over-share project is further over
 //      its deserved share first;
-//   6. the victims' namespace/names, then their UIDs, compared in order: the
-//      deterministic tiebreak (never an internal index).
+//   7. the tiebreak between sets that destroy the same work: the victims compared in
+//      order, each the one started last first, then by UID (a name decides only
+//      between jobs without UIDs, which no cluster has; never an internal index).
 bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b);
 // The same order for single victims (sets of one).
 bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
+// The same order between running jobs of one project, as a key: criteria 3 to 5 and
+// 7 (criteria 1 and 6 tie there, and 2 is the standing this order decides,
+// quota_standing.h). `a < b` when `a` is cheaper to stop.
+struct InProjectStopKey {
+  int priority = 0;
+  std::int64_t work_lost = 0;
+  MilliGpu gpu = 0;
+  Seconds start = 0;
+  const std::string* uid = nullptr;
+  const std::string* name = nullptr;
+  int job = -1;
+
+  static InProjectStopKey Of(const EngineState& state, int job);
+  friend bool operator<(const InProjectStopKey& a, const InProjectStopKey& b);
+};
 
 // The earlier order, selectable as VictimPolicy::kFewestVictims so the replay can
-// compare the two: 1. as 1 above; 2. fewer victims; 3. fewer GPUs; 4. lower highest
-// priority; 5. the project further over its share; 6. the younger youngest victim;
-// 7. as 6 above.
+// compare the two: 1. as 1 and 2 above; 2. fewer victims; 3. fewer GPUs; 4. lower
+// highest priority; 5. the project further over its share; 6. the younger youngest
+// victim; 7. as 7 above.
 bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b);
 bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
 

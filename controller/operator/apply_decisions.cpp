@@ -1,6 +1,8 @@
 // Cycle step 4: the engine's decisions written into the jobs' desired statuses.
 // Victims go back to their queue keeping their place in line; admissions record
 // their placement first, before any pod moves (docs/operator.md, "Order of writes").
+#include <algorithm>
+
 #include "cycle_state.h"
 
 namespace gpupool::op::internal {
@@ -20,9 +22,9 @@ void Preempt(CycleState& state, const engine::Preemption& preemption) {
   state.Event(*job, "Normal", "Preempted", "Preempt", message);
 }
 
-std::string PlacementText(const engine::Admission& admission) {
+std::string PlacementText(const api::TrainingJobStatus& status) {
   std::map<std::string, int> per_node;
-  for (const auto& replica : admission.replicas) ++per_node[replica.node];
+  for (const auto& replica : status.placement) ++per_node[replica.node];
   std::string text;
   for (const auto& [node, count] : per_node) {
     if (!text.empty()) text += ", ";
@@ -31,7 +33,49 @@ std::string PlacementText(const engine::Admission& admission) {
   return text;
 }
 
-void Admit(CycleState& state, const engine::Admission& admission) {
+const char* AdmittedReason(bool over_quota) {
+  return over_quota ? "AdmittedOverQuota" : "Admitted";
+}
+
+std::string AdmittedMessage(const api::TrainingJobStatus& status) {
+  std::string message = "admitted on " + PlacementText(status);
+  if (status.over_quota) message += ", over quota (may be reclaimed)";
+  return message;
+}
+
+// A running job's standing as this cycle decided it (the engine's
+// Decisions::standing): its status, its Admitted condition's reason and an Event
+// follow each change. The condition keeps the generation it was written for.
+void ShowStanding(CycleState& state, JobRecord& job, bool over_quota) {
+  if (job.status.over_quota == over_quota) return;
+  job.status.over_quota = over_quota;
+  const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
+  if (admitted && admitted->status == "True") {
+    SetCondition(job.status.conditions, "Admitted", "True", AdmittedReason(over_quota),
+                 AdmittedMessage(job.status), state.now, admitted->observed_generation);
+  }
+  if (over_quota) {
+    state.Event(job, "Normal", "OverQuota", "Rank",
+                "now over its project's quota: among the first of its project's jobs a reclaim "
+                "would stop");
+  } else {
+    state.Event(job, "Normal", "WithinQuota", "Rank",
+                "now within its project's quota: a reclaim stops the project's jobs shown over "
+                "quota before it");
+  }
+}
+
+// Whether the decisions show the job over its project's quota (they list every job
+// they admit; `standing` is sorted by name).
+bool ShownOverQuota(const std::vector<engine::Standing>& standing, const std::string& job) {
+  auto it = std::lower_bound(
+      standing.begin(), standing.end(), job,
+      [](const engine::Standing& s, const std::string& name) { return s.job < name; });
+  return it != standing.end() && it->job == job && it->over_quota;
+}
+
+// `over_quota`: shown over its project's quota (engine::Decisions::standing).
+void Admit(CycleState& state, const engine::Admission& admission, bool over_quota) {
   JobRecord* job = state.Job(admission.job);
   if (!job) return;
   const auto& spec = job->job().spec;
@@ -50,13 +94,11 @@ void Admit(CycleState& state, const engine::Admission& admission) {
   job->status.admitted_queue = spec.queue;
   job->status.allocated_gpu = api::Quantity::FromMilli(
       spec.gpus_per_replica.milli * static_cast<std::int64_t>(admission.replicas.size()));
-  job->status.over_quota = admission.over_quota;
-  std::string message = "admitted on " + PlacementText(admission);
-  if (admission.over_quota) message += ", over quota (may be reclaimed)";
+  job->status.over_quota = over_quota;
+  std::string message = AdmittedMessage(job->status);
   if (!admission.message.empty()) message += "; " + admission.message;
-  SetCondition(job->status.conditions, "Admitted", "True",
-               admission.over_quota ? "AdmittedOverQuota" : "Admitted", message, state.now,
-               generation);
+  SetCondition(job->status.conditions, "Admitted", "True", AdmittedReason(over_quota), message,
+               state.now, generation);
   if (api::FindCondition(job->status.conditions, "Preempted"))
     SetCondition(job->status.conditions, "Preempted", "False", "Resumed", "admitted again",
                  state.now, generation);
@@ -78,8 +120,14 @@ void Wait(CycleState& state, const engine::Waiting& waiting) {
 
 void ApplyDecisions(CycleState& state, const engine::Decisions& decisions) {
   for (const auto& preemption : decisions.preemptions) Preempt(state, preemption);
-  for (const auto& admission : decisions.admissions) Admit(state, admission);
+  for (const auto& admission : decisions.admissions)
+    Admit(state, admission, ShownOverQuota(decisions.standing, admission.job));
   for (const auto& waiting : decisions.waiting) Wait(state, waiting);
+  for (const auto& standing : decisions.standing) {
+    JobRecord* job = state.Job(standing.job);
+    if (!job || job->stage != Stage::kHolding || job->admitted_now) continue;
+    ShowStanding(state, *job, standing.over_quota);
+  }
 }
 
 }  // namespace gpupool::op::internal

@@ -44,11 +44,23 @@ Json LiteralEnv(const std::string& name, const std::string& value) {
   return {{"name", name}, {"value", value}};
 }
 
+// Where the job saves its state, and, in pods that replace preempted or failed
+// ones, where it resumes from (docs/api.md, spec.checkpoint).
+void AddCheckpointEnv(const JobRecord& job, std::vector<Json>& env) {
+  const int32_t replaced = job.status.restart_count + job.status.preemption_count;
+  env.push_back(LiteralEnv("GPUPOOL_RESTART_COUNT", std::to_string(replaced)));
+  env.push_back(
+      LiteralEnv("GPUPOOL_PREEMPTION_COUNT", std::to_string(job.status.preemption_count)));
+  const auto& checkpoint = job.job().spec.checkpoint;
+  if (!checkpoint || checkpoint->path.empty()) return;
+  env.push_back(LiteralEnv("GPUPOOL_CHECKPOINT_PATH", checkpoint->path));
+  if (replaced > 0) env.push_back(LiteralEnv("GPUPOOL_RESUME_FROM", checkpoint->path));
+}
+
 std::vector<Json> ReplicaEnv(const CycleState& state, const JobRecord& job, int replica) {
   const auto& spec = job.job().spec;
   std::vector<Json> env;
-  env.push_back(LiteralEnv("GPUPOOL_RESTART_COUNT",
-                           std::to_string(job.status.restart_count + job.status.preemption_count)));
+  AddCheckpointEnv(job, env);
   if (spec.replicas > 1) {
     env.push_back(AnnotationEnv("WORLD_SIZE", kWorldSizeAnnotation));
     env.push_back(LiteralEnv("RANK", std::to_string(replica)));

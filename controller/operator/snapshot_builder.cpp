@@ -128,7 +128,9 @@ engine::RunningJob RunningFrom(const JobRecord& job, engine::Seconds admitted) {
   out.min_replicas = spec.EffectiveMinReplicas();
   out.max_replicas = spec.replicas;
   out.checkpoint_interval_seconds = spec.checkpoint_interval_seconds.value_or(0);
+  out.saves_on_preemption = spec.checkpoint && spec.checkpoint->on_preemption;
   out.expected_runtime_seconds = spec.expected_runtime_seconds.value_or(0);
+  out.over_quota = job.status.over_quota;
   return out;
 }
 
@@ -196,6 +198,7 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
   }
   out.arrival_time = ParseTime(job.status.queued_time.value_or("")).value_or(0);
   out.checkpoint_interval_seconds = spec.checkpoint_interval_seconds.value_or(0);
+  out.saves_on_preemption = spec.checkpoint && spec.checkpoint->on_preemption;
   out.expected_runtime_seconds = spec.expected_runtime_seconds.value_or(0);
   return out;
 }

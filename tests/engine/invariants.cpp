@@ -278,6 +278,7 @@ std::vector<std::string> CheckInvariants(const Snapshot& before, const Decisions
   CheckRunningSet(before, decisions, after, errors);
   CheckPlacementRules(before, decisions, errors);
   CheckDepartments(before, decisions, after, errors);
+  CheckStanding(before, decisions, after, errors);
   if (check_reclaim_progress) {
     CheckReclaimProgress(before, decisions, after, errors);
     CheckFairShare(before, decisions, after, errors);

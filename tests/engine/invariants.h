@@ -21,6 +21,13 @@ std::map<std::pair<std::string, std::string>, MilliGpu> Guarantees(const Snapsho
 void CheckDepartments(const Snapshot& before, const Decisions& decisions, const Snapshot& after,
                       std::vector<std::string>& errors);
 
+// The quota-standing invariants (invariants_standing.cpp): the jobs shown over
+// quota are the ones the decisions list, what a project shows within its quota fits
+// in it, and a reclaim never stops a job shown within quota while its project runs
+// a job shown over quota, no victim, that would free the same room.
+void CheckStanding(const Snapshot& before, const Decisions& decisions, const Snapshot& after,
+                   std::vector<std::string>& errors);
+
 // Returns one line per violated invariant; empty when all hold.
 // `check_reclaim_progress`: also check that an in-quota job of a Guaranteed queue
 // never waits for capacity while a single reclaimable over-quota job of another

@@ -66,6 +66,18 @@ TEST(VictimCost, FewestVictimsPolicyKeepsTheEarlierRule) {
   EXPECT_THAT(Victims(d), ElementsAre("b-old"));
 }
 
+// A job that saves its state when stopped loses nothing: it goes before one that
+// started a minute ago and saves nothing, though it has run for days.
+TEST(VictimCost, AJobThatSavesWhenStoppedLosesNothing) {
+  std::vector<RunningJob> running = {Running("b-saves", "bob", 2 * kGpu, "n-0", {0, 1}, 0),
+                                     Running("b-young", "bob", 2 * kGpu, "n-0", {2, 3}, 259140),
+                                     Running("b-other-1", "bob", 2 * kGpu, "n-1", {0, 1}, 0),
+                                     Running("b-other-2", "bob", 2 * kGpu, "n-1", {2, 3}, 0)};
+  running[0].saves_on_preemption = true;
+  Decisions d = Decide(TwoFullNodes(running, 259200));
+  EXPECT_THAT(Victims(d), ElementsAre("b-saves"));
+}
+
 // Work lost counts from the last checkpoint: the job that ran longer but saved its
 // work 100 s ago loses less than the younger one that never checkpoints.
 TEST(VictimCost, CountsFromTheLastCheckpoint) {

@@ -325,6 +325,51 @@ TEST(PlanCycle, ReclaimEvictsTheVictimAndHoldsTheBeneficiaryUntilItsPodsAreGone)
   EXPECT_TRUE(plan.pod_releases.empty());
 }
 
+// Each holding job shows the standing the victim order gives it: of Susan's four
+// one-GPU jobs on her quota of 2, the two that started last are over it, whatever
+// their statuses said before. A change rewrites the Admitted reason (keeping the
+// generation it was written for) and records an Event; no change writes nothing.
+TEST(PlanCycle, EachRunningJobShowsTheStandingTheVictimOrderGivesIt) {
+  auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "s" + std::to_string(i);
+    Json status = HoldingStatus("Running", "node-0", {i}, kNow - 100 + i, "susan");
+    const bool said_over = i == 0 || i == 3;
+    status["overQuota"] = said_over;
+    status["conditions"] = {{{"type", "Admitted"},
+                             {"status", "True"},
+                             {"reason", said_over ? "AdmittedOverQuota" : "Admitted"},
+                             {"message", "admitted on node-0"},
+                             {"lastTransitionTime", FormatTime(kNow - 100)},
+                             {"observedGeneration", 1}}};
+    b.Job("susan", name, 1, 1, status);
+    b.JobPod("susan", name, 0, "node-0", "Running", false);
+  }
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* s0 = FindStatus(plan.other_statuses, "s0");
+  ASSERT_NE(s0, nullptr);
+  ASSERT_TRUE(s0->patch["status"].contains("overQuota"));  // Removed: false is not written.
+  EXPECT_NE(s0->patch["status"]["overQuota"], true);
+  EXPECT_EQ((*FindCondition(*s0, "Admitted"))["reason"], "Admitted");
+  EXPECT_EQ((*FindCondition(*s0, "Admitted"))["observedGeneration"], 1);
+  const StatusWrite* s2 = FindStatus(plan.other_statuses, "s2");
+  ASSERT_NE(s2, nullptr);
+  EXPECT_EQ(s2->patch["status"]["overQuota"], true);
+  EXPECT_EQ((*FindCondition(*s2, "Admitted"))["reason"], "AdmittedOverQuota");
+  EXPECT_EQ((*FindCondition(*s2, "Admitted"))["message"],
+            "admitted on node-0, over quota (may be reclaimed)");
+  for (const auto& [unchanged, over] : {std::pair{"s1", false}, std::pair{"s3", true}}) {
+    const StatusWrite* write = FindStatus(plan.other_statuses, unchanged);
+    if (write) {
+      EXPECT_EQ(write->patch["status"].value("overQuota", false), over) << unchanged;
+    }
+  }
+  std::map<std::string, std::string> events;
+  for (const auto& event : plan.events) events[event.name] = event.reason;
+  EXPECT_EQ(events,
+            (std::map<std::string, std::string>{{"s0", "WithinQuota"}, {"s2", "OverQuota"}}));
+}
+
 TEST(PlanCycle, TwoJobsRecordedOnOneDeviceCannotBothHoldIt) {
   auto b = Cluster();
   b.Job("susan", "first", 1, 1, HoldingStatus("Running", "node-0", {2}, kNow - 50, "susan"));

@@ -38,6 +38,27 @@ std::string AnaProject(const std::string& quotas) {
          quotas + "}\n";
 }
 
+// The names of the namespace's jobs whose status shows them over quota (`over`)
+// or within it.
+std::set<std::string> ShownOverQuota(const Json& jobs, const std::string& ns, bool over) {
+  std::set<std::string> names;
+  for (const Json& job : jobs)
+    if (job["metadata"]["namespace"] == ns &&
+        job.value("status", Json::object()).value("overQuota", false) == over)
+      names.insert(job["metadata"]["name"].get<std::string>());
+  return names;
+}
+
+void ExpectNeverPreempted(const Json& jobs, const std::string& ns,
+                          const std::set<std::string>& names) {
+  for (const Json& job : jobs) {
+    if (job["metadata"]["namespace"] != ns ||
+        !names.count(job["metadata"]["name"].get<std::string>()))
+      continue;
+    EXPECT_EQ(job["status"].value("preemptionCount", 0), 0) << job.dump();
+  }
+}
+
 int PreemptedOnce(const Json& jobs, const std::string& ns) {
   int count = 0;
   for (const Json& job : jobs)
@@ -55,10 +76,13 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
                 int joe_run_seconds = 60, double slack = 10) {
   cluster.Apply(kStory1Projects);
   cluster.Apply(SusanJobs(8, 900));
-  // Susan alone: every GPU runs her work, 6 of 8 over quota.
+  // Susan alone: every GPU runs her work, 6 of 8 shown over quota.
+  std::set<std::string> within;
   ASSERT_TRUE(cluster.WaitFor(slack, [&](const Json& jobs) {
     between();
-    return CountPhase(jobs, "susan", "Running") == 8;
+    within = ShownOverQuota(jobs, "susan", false);
+    return CountPhase(jobs, "susan", "Running") == 8 &&
+           ShownOverQuota(jobs, "susan", true).size() == 6;
   })) << cluster.ControllerLog();
   EXPECT_EQ(cluster.CheckDevices(), "");
   cluster.Apply(TrainJobYaml("joe", "bert-1", joe_run_seconds) +
@@ -70,12 +94,15 @@ void PlayStory1(ClusterHarness& cluster, const std::function<void()>& between,
   })) << cluster.ControllerLog();
   const Json jobs = cluster.Get("trainingjobs");
   EXPECT_EQ(PreemptedOnce(jobs, "susan"), 2);
+  // The reclaim took two of the jobs shown over quota: the two shown within run on.
+  ExpectNeverPreempted(jobs, "susan", within);
   EXPECT_EQ(cluster.CheckDevices(), "");
   // Joe's finish; Susan's preempted jobs resume by themselves.
   ASSERT_TRUE(cluster.WaitFor(slack + joe_run_seconds / 10.0, [&](const Json& jobs) {
     between();
     return CountPhase(jobs, "joe", "Succeeded") == 2 && CountPhase(jobs, "susan", "Running") == 8;
   })) << cluster.ControllerLog();
+  ExpectNeverPreempted(cluster.Get("trainingjobs"), "susan", within);
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 

@@ -19,6 +19,16 @@ struct TopologySpec {
   TopologyMode mode = TopologyMode::kPreferred;
 };
 
+// How the job saves its state: gpupool tells its pods where (GPUPOOL_CHECKPOINT_PATH)
+// and, in the pods that replace preempted or failed ones, where to resume from
+// (GPUPOOL_RESUME_FROM).
+struct CheckpointSpec {
+  // The job saves its state when its pods are sent SIGTERM, within the queue's
+  // grace period: a preemption then loses nothing it saved.
+  bool on_preemption = false;
+  std::string path;  // Absolute; required when on_preemption.
+};
+
 struct TrainingJobSpec {
   std::string queue;
   WorkloadClass workload_class = WorkloadClass::kTrain;
@@ -33,6 +43,7 @@ struct TrainingJobSpec {
   // Seconds between the job's own checkpoints: a preemption loses at most this much
   // of its work. Absent: it declares none, and a preemption loses all of it.
   std::optional<int64_t> checkpoint_interval_seconds;
+  std::optional<CheckpointSpec> checkpoint;
   // How long the job expects to run; reclaim may wait for over-quota work about to end.
   std::optional<int64_t> expected_runtime_seconds;
 

@@ -13,7 +13,9 @@ namespace gpupool::engine {
 struct Admission {
   std::string job;
   std::vector<ReplicaPlacement> replicas;  // min_replicas..replicas entries.
-  bool over_quota = false;                 // Admitted beyond the project's quota: may be reclaimed.
+  // Admitted beyond the project's quota. Which of the project's jobs its status
+  // shows over quota is Decisions::over_quota, decided at the cycle's end.
+  bool over_quota = false;
   // Victims (names, also listed in `preemptions`) whose resources this admission
   // uses: the operator releases the job's pods once these have stopped.
   std::vector<std::string> waits_for;
@@ -59,10 +61,12 @@ struct ProjectShare {
   std::string project;
   std::string queue;
   MilliGpu quota = 0;
-  MilliGpu deserved = 0;    // Quota plus its water-filled share of idle capacity.
-  MilliGpu allocated = 0;   // Running plus admitted, minus preempted.
-  MilliGpu over_quota = 0;  // Part of `allocated` above quota.
-  MilliGpu pending = 0;     // GPUs asked for by jobs still waiting.
+  MilliGpu deserved = 0;   // Quota plus its water-filled share of idle capacity.
+  MilliGpu allocated = 0;  // Running plus admitted, minus preempted.
+  // GPUs of its jobs shown over quota (Decisions::over_quota): at least `allocated`
+  // less `quota`, unless work that is never preempted holds more than the quota.
+  MilliGpu over_quota = 0;
+  MilliGpu pending = 0;  // GPUs asked for by jobs still waiting.
 };
 
 // Accounting per department and queue after this cycle's decisions: its projects'
@@ -77,12 +81,23 @@ struct DepartmentShare {
   MilliGpu pending = 0;
 };
 
+// A running job's standing after a cycle: shown over its project's quota or within.
+struct Standing {
+  std::string job;
+  bool over_quota = false;
+};
+
 struct Decisions {
   std::vector<Admission> admissions;
   std::vector<Preemption> preemptions;
   std::vector<Waiting> waiting;
   std::vector<ProjectShare> shares;
   std::vector<DepartmentShare> department_shares;  // Empty without departments.
+  // Running jobs whose standing this cycle set or changed, every job it admitted
+  // among them, by name: within each project, the jobs the victim order takes first
+  // are shown over its quota (docs/scheduling.md, "Over quota"). A running job not
+  // listed keeps the standing it was last given (RunningJob::over_quota).
+  std::vector<Standing> standing;
 };
 
 const char* ToString(WaitCode code);

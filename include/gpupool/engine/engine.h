@@ -114,6 +114,10 @@ class Engine {
   // job: on exactly these devices; a pending one: with exactly this spec).
   bool HoldsExactly(const RunningJob& job) const;
   bool HoldsExactly(const PendingJob& job) const;
+  // Whether the job runs (not stopping), and whether it is shown over its project's
+  // quota (false for a job that does not run).
+  bool Runs(std::string_view job) const;
+  bool ShownOverQuota(std::string_view job) const;
   // Runs one cycle and applies its decisions to the state. An incremental cycle
   // (see Options::full_cycle_interval_seconds) lists in `waiting` only the jobs it
   // re-examined; every other pending job keeps the reason it was last given.

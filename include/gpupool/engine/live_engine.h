@@ -37,12 +37,16 @@ class LiveEngine {
 
  private:
   bool Follow(const Snapshot& snapshot);
+  // Lists again, in `decisions`, the standing of each running job the snapshot
+  // shows otherwise than the engine holds (a status write that failed).
+  void RestateStanding(Decisions& decisions) const;
   std::unordered_set<std::string> LeaveFinished(const Snapshot& snapshot);
 
   Options options_;
   std::optional<Engine> engine_;
   Snapshot config_;  // Nodes, queues, projects and departments last given to the engine.
   LiveEngineStats stats_;
+  std::vector<std::string> misstated_;  // Found by Follow for RestateStanding.
 };
 
 }  // namespace gpupool::engine

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,12 +132,20 @@ struct RunningJob {
   // Seconds between the job's checkpoints: stopping it loses the work since the last
   // one. 0: it declares none, and loses everything since its start.
   Seconds checkpoint_interval_seconds = 0;
+  // The job saves its state when stopped (TrainingJob spec.checkpoint.onPreemption):
+  // stopping it loses no work.
+  bool saves_on_preemption = false;
   // Seconds the job expects to run in all; 0: not declared. Reclaim may wait for
   // over-quota work about to end (Options::reclaim_wait_seconds).
   Seconds expected_runtime_seconds = 0;
   // Preempted, its pods still stopping: it holds its devices and counts against its
   // project, but is no victim and no candidate. Pending again once gone.
   bool terminating = false;
+  // Shown over its project's quota, as the last cycle decided (Decisions::over_quota)
+  // and the job's status says: a reclaim takes such jobs before any shown within.
+  // Unset (a snapshot with no statuses behind it): if any running job leaves it
+  // unset, the first cycle decides every job's standing itself before it starts.
+  std::optional<bool> over_quota;
 };
 
 enum class TopologyMode { kNone, kPreferred, kRequired };
@@ -161,6 +170,7 @@ struct PendingJob {
   std::vector<std::string> gpu_models;      // Any of these; empty means any model.
   Seconds arrival_time = 0;                 // Earlier first among equals.
   Seconds checkpoint_interval_seconds = 0;  // As RunningJob.
+  bool saves_on_preemption = false;         // As RunningJob.
   Seconds expected_runtime_seconds = 0;     // As RunningJob.
 };
 
