@@ -92,8 +92,9 @@ void Cycle::ReportStanding() {
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   for (int job : jobs) {
+    if (job < 0) continue;
     const JobState& j = state_.jobs[job];
-    if (job >= 0 && j.alive && j.running) decisions_.standing.push_back({j.name, j.over_quota});
+    if (j.alive && j.running) decisions_.standing.push_back({j.name, j.over_quota});
   }
   std::sort(decisions_.standing.begin(), decisions_.standing.end(),
             [](const Standing& a, const Standing& b) { return a.job < b.job; });
