@@ -17,9 +17,16 @@ build: configure
 test: build format-check
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-demo: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target gpupool
-	bash scripts/demo
+# The demo builds only the binary it runs, quietly: the build's output goes to a log,
+# shown only when the build fails.
+DEMO_LOG = $(BUILD_DIR)/demo-build.log
+demo: deps
+	@mkdir -p $(BUILD_DIR)
+	@echo "Building $(BUILD_DIR)/gpupool (log: $(DEMO_LOG))"
+	@{ cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) && \
+	   cmake --build $(BUILD_DIR) -j $(JOBS) --target gpupool; } \
+	   >$(DEMO_LOG) 2>&1 || { tail -n 60 $(DEMO_LOG); exit 1; }
+	@bash scripts/demo
 
 bench: build
 	bash scripts/bench

@@ -255,8 +255,8 @@ Json ToJson(const TrainingJob& job) {
       json, "status",
       Overlay(json.value("status", Json::object()), TrainingJobStatusToJson(job.status),
               {"phase", "project", "conditions", "queuedTime", "admittedTime", "startTime",
-               "completionTime", "preemptionCount", "restartCount", "allocatedGpu", "admittedQueue",
-               "overQuota", "placement", "observedGeneration"}));
+               "completionTime", "preemptionCount", "restartCount", "allocatedGpu", "requestedGpu",
+               "admittedQueue", "overQuota", "placement", "observedGeneration"}));
   return json;
 }
 

@@ -55,6 +55,7 @@ TrainingJobStatus ReadTrainingJobStatus(JsonReader& status) {
   result.preemption_count = status.Int32("preemptionCount").value_or(0);
   result.restart_count = status.Int32("restartCount").value_or(0);
   result.allocated_gpu = status.QuantityField("allocatedGpu");
+  result.requested_gpu = status.QuantityField("requestedGpu");
   result.admitted_queue = status.String("admittedQueue").value_or("");
   result.over_quota = status.Bool("overQuota").value_or(false);
   result.placement = ReadPlacement(status);
@@ -75,8 +76,9 @@ Json TrainingJobStatusToJson(const TrainingJobStatus& status) {
   if (status.preemption_count) json["preemptionCount"] = status.preemption_count;
   if (status.restart_count) json["restartCount"] = status.restart_count;
   if (status.allocated_gpu) json["allocatedGpu"] = status.allocated_gpu->ToJson();
+  if (status.requested_gpu) json["requestedGpu"] = status.requested_gpu->ToJson();
   if (!status.admitted_queue.empty()) json["admittedQueue"] = status.admitted_queue;
-  if (status.over_quota) json["overQuota"] = true;
+  json["overQuota"] = status.over_quota;  // false too: a column shows false, not <none>.
   if (!status.placement.empty()) {
     Json list = Json::array();
     for (const auto& entry : status.placement) {

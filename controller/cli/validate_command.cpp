@@ -67,7 +67,7 @@ void Print(const std::string& file, const ObjectCheck& check, Tally& tally) {
   std::cout << file << ": " << check.label << ": ";
   switch (check.verdict) {
     case Verdict::kValid:
-      std::cout << "valid (" << check.note << ")\n";
+      std::cout << "valid (checked against: " << check.note << ")\n";
       ++tally.valid;
       return;
     case Verdict::kSkipped:
@@ -75,7 +75,9 @@ void Print(const std::string& file, const ObjectCheck& check, Tally& tally) {
       ++tally.skipped;
       return;
     case Verdict::kInvalid:
-      std::cout << "INVALID" << (check.note.empty() ? "" : " (" + check.note + ")") << "\n";
+      std::cout << "INVALID, " << check.errors.size()
+                << (check.errors.size() == 1 ? " error" : " errors")
+                << (check.note.empty() ? "" : " (checked against: " + check.note + ")") << "\n";
       for (const auto& error : check.errors) std::cout << "  " << error.ToString() << "\n";
       ++tally.invalid;
       return;

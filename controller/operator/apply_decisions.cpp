@@ -13,13 +13,13 @@ void Preempt(CycleState& state, const engine::Preemption& preemption) {
   if (!job) return;
   const bool reclaim = preemption.reason == engine::PreemptionReason::kReclaim;
   const std::string reason = reclaim ? "Reclaimed" : "PreemptedByPriority";
-  const std::string message = preemption.message + "; for job " + preemption.beneficiary;
+  const std::string& message = preemption.message;  // Names the job that takes the room.
   Requeue(state, *job, api::JobPhase::kPreempted, reason, message);
   ++job->status.preemption_count;
   SetCondition(job->status.conditions, "Preempted", "True", reason, message, state.now,
                job->job().metadata.generation);
   StopAsPreempted(state, *job);
-  state.Event(*job, "Normal", "Preempted", "Preempt", message);
+  state.Event(*job, "Warning", "Preempted", "Preempt", message);
 }
 
 std::string PlacementText(const api::TrainingJobStatus& status) {
@@ -105,6 +105,14 @@ void Admit(CycleState& state, const engine::Admission& admission, bool over_quot
   state.Event(*job, "Normal", "Admitted", "Admit", message);
 }
 
+// Why the job waits; a preempted job first says what stopped it.
+std::string WaitingMessage(const JobRecord& job, const engine::Waiting& waiting) {
+  const api::Condition* preempted = api::FindCondition(job.status.conditions, "Preempted");
+  if (job.status.phase != api::JobPhase::kPreempted || !preempted || preempted->status != "True")
+    return waiting.message;
+  return preempted->message + "; now waits: " + waiting.message;
+}
+
 void Wait(CycleState& state, const engine::Waiting& waiting) {
   JobRecord* job = state.Job(waiting.job);
   if (!job) return;
@@ -113,7 +121,7 @@ void Wait(CycleState& state, const engine::Waiting& waiting) {
     return SetCondition(job->status.conditions, "Admitted", "False", "QueueNotInForce", overlap,
                         state.now, job->job().metadata.generation);
   SetCondition(job->status.conditions, "Admitted", "False", engine::ToString(waiting.code),
-               waiting.message, state.now, job->job().metadata.generation);
+               WaitingMessage(*job, waiting), state.now, job->job().metadata.generation);
 }
 
 }  // namespace

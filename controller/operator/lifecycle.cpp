@@ -18,6 +18,9 @@ void InitStatus(CycleState& state, JobRecord& job) {
     job.status.queued_time =
         meta.creation_timestamp.empty() ? FormatTime(state.now) : meta.creation_timestamp;
   if (!job.status.phase) job.status.phase = JobPhase::kQueued;
+  const auto& spec = job.job().spec;
+  job.status.requested_gpu = api::Quantity::FromMilli(spec.gpus_per_replica.milli *
+                                                      static_cast<std::int64_t>(spec.replicas));
   job.status.observed_generation = meta.generation;
 }
 

@@ -14,6 +14,11 @@ struct ParseCase {
   int64_t milli;
 };
 
+// Named by its text in test listings (ctest -N), not by its bytes.
+void PrintTo(const ParseCase& c, std::ostream* out) {
+  *out << '"' << c.text << "\" -> " << c.milli;
+}
+
 class QuantityParseTest : public ::testing::TestWithParam<ParseCase> {};
 
 TEST_P(QuantityParseTest, ParsesToMilliUnits) {

@@ -36,7 +36,8 @@ TEST(Validate, SaysWhatItCheckedForAValidObject) {
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_THAT(
       result.output,
-      HasSubstr("x.yaml: TrainingJob susan/a: valid (CRD schema, CEL rules, gpupool rules)"));
+      HasSubstr("x.yaml: TrainingJob susan/a: valid (checked against: CRD schema, CEL rules, "
+                "gpupool rules)"));
   EXPECT_THAT(result.output, HasSubstr("1 file: 1 valid, 0 invalid, 0 skipped"));
 }
 
@@ -68,7 +69,9 @@ TEST(Validate, MisspelledFieldsAreUnknownFields) {
   auto file = dir.Write("x.yaml", TrainingJob("  replica: 4\n  gpuMemory: 40Gi\n"));
   auto result = RunGpupool("validate " + file);
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  EXPECT_THAT(result.output, HasSubstr("TrainingJob susan/a: INVALID"));
+  EXPECT_THAT(result.output,
+              HasSubstr("TrainingJob susan/a: INVALID, 2 errors (checked against: CRD schema, CEL "
+                        "rules, gpupool rules)\n"));
   EXPECT_THAT(result.output, HasSubstr("  spec.replica: unknown field, did you mean replicas?\n"));
   EXPECT_THAT(result.output, HasSubstr("  spec.gpuMemory: unknown field\n"));
 }

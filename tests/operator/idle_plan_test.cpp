@@ -44,6 +44,7 @@ ViewBuilder AnasNotebook(const Json& idle, const Json& idle_condition = nullptr,
   b.Project("ana", "ana", 1, "build");
   Json status = HoldingStatus("Running", "node-0", {0}, kNow - 3600, "ana");
   status["observedGeneration"] = 1;
+  status["requestedGpu"] = 1;  // As every cycle writes it: only what a test changes differs.
   if (!idle_condition.is_null()) status["conditions"] = Json::array({idle_condition});
   if (!utilization.is_null()) status["gpuUtilizationPercent"] = utilization;
   b.RawJob(Notebook(status));

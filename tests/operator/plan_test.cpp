@@ -316,6 +316,16 @@ TEST(PlanCycle, ReclaimEvictsTheVictimAndHoldsTheBeneficiaryUntilItsPodsAreGone)
   EXPECT_EQ(preempted->patch["status"]["preemptionCount"], 1);
   EXPECT_TRUE(preempted->patch["status"]["placement"].is_null());
   EXPECT_EQ((*FindCondition(*preempted, "Preempted"))["status"], "True");
+  // Said once, naming the job that takes the room; a Warning, as kube-scheduler's is.
+  const std::string said =
+      "reclaimed by project joe (below its quota of 2 GPUs in queue train) for job joe/j0";
+  EXPECT_EQ((*FindCondition(*preempted, "Preempted"))["message"], said);
+  ASSERT_FALSE(plan.events.empty());
+  const auto event = std::find_if(plan.events.begin(), plan.events.end(),
+                                  [](const EventNote& e) { return e.reason == "Preempted"; });
+  ASSERT_NE(event, plan.events.end());
+  EXPECT_EQ(event->type, "Warning");
+  EXPECT_EQ(event->message, said);
   ASSERT_EQ(plan.pod_deletes.size(), 1u);
   EXPECT_TRUE(plan.pod_deletes[0].evict);
   EXPECT_EQ(plan.pod_deletes[0].grace_period_seconds, 30);
@@ -368,6 +378,34 @@ TEST(PlanCycle, EachRunningJobShowsTheStandingTheVictimOrderGivesIt) {
   for (const auto& event : plan.events) events[event.name] = event.reason;
   EXPECT_EQ(events,
             (std::map<std::string, std::string>{{"s0", "WithinQuota"}, {"s2", "OverQuota"}}));
+}
+
+// A preempted job that waits says first what stopped it, then what it waits for;
+// every job shows the GPUs it asks for, whatever its phase, and overQuota false.
+TEST(PlanCycle, APreemptedJobsReasonSaysItWasReclaimedAndWhatItNowWaitsFor) {
+  auto b = SusanFillsTheNodeOverQuota();
+  Json status = {{"phase", "Preempted"},
+                 {"project", "susan"},
+                 {"queuedTime", FormatTime(kNow - 300)},
+                 {"preemptionCount", 1}};
+  const std::string stopped =
+      "reclaimed by project joe (below its quota of 2 GPUs in queue train) for job joe/j0";
+  status["conditions"] = {{{"type", "Preempted"},
+                           {"status", "True"},
+                           {"reason", "Reclaimed"},
+                           {"message", stopped},
+                           {"lastTransitionTime", FormatTime(kNow - 60)},
+                           {"observedGeneration", 1}}};
+  b.Job("susan", "gang", 2, 1, status);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* write = FindStatus(plan.other_statuses, "gang");
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ((*FindCondition(*write, "Admitted"))["message"],
+            stopped +
+                "; now waits: project susan is at its limit of 4 GPUs in queue train (uses 4 GPUs, "
+                "this job needs 2 GPUs)");
+  EXPECT_EQ(write->patch["status"]["requestedGpu"], 2);
+  EXPECT_EQ(write->patch["status"]["overQuota"], false);
 }
 
 TEST(PlanCycle, TwoJobsRecordedOnOneDeviceCannotBothHoldIt) {

@@ -67,6 +67,8 @@ struct TrainingJobStatus {
   int32_t preemption_count = 0;
   int32_t restart_count = 0;
   std::optional<Quantity> allocated_gpu;
+  // GPUs the job asks for (replicas x gpusPerReplica), in every phase.
+  std::optional<Quantity> requested_gpu;
   // The queue it was admitted into, while it holds devices.
   std::string admitted_queue;
   bool over_quota = false;
