@@ -8,6 +8,9 @@
 namespace gpupool::op::internal {
 namespace {
 
+// How soon the standing is looked at again when every cycle is full (no interval).
+constexpr engine::Seconds kStandingRecheckSeconds = 30;
+
 void Preempt(CycleState& state, const engine::Preemption& preemption) {
   JobRecord* job = state.Job(preemption.victim);
   if (!job) return;
@@ -124,6 +127,17 @@ void Wait(CycleState& state, const engine::Waiting& waiting) {
                WaitingMessage(*job, waiting), state.now, job->job().metadata.generation);
 }
 
+// The standing moves with time alone (each job's work lost grows at its own rate):
+// while a project runs over its quota, the controller looks again by the next full
+// cycle, which marks it anew, even if nothing else happens.
+void WakeForStanding(CycleState& state, const engine::Decisions& decisions) {
+  const bool over = std::any_of(decisions.shares.begin(), decisions.shares.end(),
+                                [](const engine::ProjectShare& s) { return s.over_quota > 0; });
+  if (!over) return;
+  const engine::Seconds interval = state.options.engine.full_cycle_interval_seconds;
+  state.Wake(state.now + (interval > 0 ? interval : kStandingRecheckSeconds));
+}
+
 }  // namespace
 
 void ApplyDecisions(CycleState& state, const engine::Decisions& decisions) {
@@ -136,6 +150,7 @@ void ApplyDecisions(CycleState& state, const engine::Decisions& decisions) {
     if (!job || job->stage != Stage::kHolding || job->admitted_now) continue;
     ShowStanding(state, *job, standing.over_quota);
   }
+  WakeForStanding(state, decisions);
 }
 
 }  // namespace gpupool::op::internal

@@ -5,8 +5,10 @@
 // the restart but is given nothing to resume from.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "cluster_harness.h"
 
@@ -39,15 +41,29 @@ std::map<std::string, std::string> EnvOf(const Json& pods, const std::string& na
   return env;
 }
 
+// Whether the job's status shows it over its project's quota.
+bool ShownOver(const Json& jobs, const std::string& name) {
+  for (const Json& job : jobs)
+    if (job["metadata"]["name"] == name)
+      return job.value("status", Json::object()).value("overQuota", false);
+  return false;
+}
+
 TEST_P(CheckpointOnBackend, AJobThatSavesWhenStoppedIsReclaimedFirstAndResumes) {
-  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
+  // A full cycle every 2 s: the standing follows the work each job would lose soon
+  // after they start (jobs started in one second lose the same, nothing, at first).
+  ClusterHarness cluster(kStoryNodes, {}, {"--full-cycle-seconds", "2"}, GetParam());
   cluster.Apply(kStory1Projects);
   std::string jobs = TrainJobYaml("susan", "resumable", 900, "train", kResumable);
   for (int i = 1; i <= 7; ++i) jobs += TrainJobYaml("susan", "sweep-" + std::to_string(i), 900);
   cluster.Apply(jobs);
-  ASSERT_TRUE(cluster.WaitFor(10, [&](const Json& all) {
-    return CountPhase(all, "susan", "Running") == 8;
+  // Once the others have run a moment, the job that loses nothing is shown over quota
+  // (the controller looks again at each full cycle while Susan runs over her quota).
+  ASSERT_TRUE(cluster.WaitFor(15, [&](const Json& all) {
+    return CountPhase(all, "susan", "Running") == 8 && ShownOver(all, "resumable");
   })) << cluster.ControllerLog();
+  // Time is counted in seconds: the others have lost work by Joe's reclaim.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
   EXPECT_EQ(EnvOf(cluster.Get("pods"), "resumable-0")["GPUPOOL_CHECKPOINT_PATH"],
             "/ckpt/resumable");
   cluster.Apply(TrainJobYaml("joe", "bert-1", 600) + TrainJobYaml("joe", "bert-2", 600));
