@@ -75,14 +75,20 @@ TEST(QuotaStanding, Story1ReclaimStopsTwoOfTheSixShownOverQuota) {
   EXPECT_EQ(ShownOver(engine), still_over);
 }
 
+// One node of `gpus` devices in queue train, Susan alone with `quota`, at time 1000.
+Snapshot SusanAlone(int gpus, MilliGpu quota) {
+  ClusterBuilder cluster;
+  cluster.Nodes(1, gpus, "n").AddQueue("train", Sharing::kGuaranteed);
+  cluster.AddProject("susan", "train", quota);
+  Snapshot s = cluster.Build();
+  s.now = 1000;
+  return s;
+}
+
 // The within-quota job stays within even when it is the one that started last: a
 // higher priority keeps it, and so does more work to lose.
 TEST(QuotaStanding, ShownWithinAreTheDearestToStop) {
-  ClusterBuilder cluster;
-  cluster.Nodes(1, 4, "n").AddQueue("train", Sharing::kGuaranteed);
-  cluster.AddProject("susan", "train", 2 * kGpu);
-  Snapshot s = cluster.Build();
-  s.now = 1000;
+  Snapshot s = SusanAlone(4, 2 * kGpu);
   s.running = {Held("susan/young-important", "n-0", {0}, 900, 1), Held("susan/old", "n-0", {1}, 0),
                Held("susan/mid", "n-0", {2}, 500), Held("susan/young", "n-0", {3}, 900)};
   const Decisions d = Decide(s);
@@ -95,11 +101,7 @@ TEST(QuotaStanding, ShownWithinAreTheDearestToStop) {
 // cheaper to stop: what is shown within never outweighs the quota, and never hides
 // behind a job shown over.
 TEST(QuotaStanding, AJobStraddlingTheQuotaIsOverItAndSoIsEveryCheaperOne) {
-  ClusterBuilder cluster;
-  cluster.Nodes(1, 8, "n").AddQueue("train", Sharing::kGuaranteed);
-  cluster.AddProject("susan", "train", 3 * kGpu);
-  Snapshot s = cluster.Build();
-  s.now = 1000;
+  Snapshot s = SusanAlone(8, 3 * kGpu);
   s.running = {Held("susan/a", "n-0", {0, 1}, 0), Held("susan/b", "n-0", {2, 3}, 100),
                Held("susan/c", "n-0", {4}, 900)};
   const Decisions d = Decide(s);
