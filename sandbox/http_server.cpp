@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "gpupool/api/yaml.h"
+#include "gpupool/tls/certificates.h"
 #include "sandbox/body_limits.h"
 #include "sandbox/connection_pool.h"
 #include "sandbox/dcgm_exporter.h"
@@ -16,7 +17,6 @@
 #include "sandbox/http_util.h"
 #include "sandbox/object_meta.h"
 #include "sandbox/table.h"
-#include "sandbox/tls.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -95,7 +95,7 @@ void WidenListenBacklog(int port) {
 
 }  // namespace
 
-HttpServer::HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
+HttpServer::HttpServer(Cluster& cluster, const Options& options, const tls::TlsMaterial* tls,
                        const std::string& token)
     : cluster_(cluster), options_(options), token_(token), faults_(options.faults) {
   if (options.authorize_service_accounts) {

@@ -20,9 +20,11 @@ struct Request;
 struct Response;
 }  // namespace httplib
 
-namespace gpupool::sandbox {
-
+namespace gpupool::tls {
 struct TlsMaterial;
+}  // namespace gpupool::tls
+
+namespace gpupool::sandbox {
 
 // A parsed resource URL: /api/v1/namespaces/{ns}/{plural}/{name}/{sub}.
 struct ResourcePath {
@@ -36,7 +38,7 @@ struct ResourcePath {
 
 class HttpServer {
  public:
-  HttpServer(Cluster& cluster, const Options& options, const TlsMaterial* tls,
+  HttpServer(Cluster& cluster, const Options& options, const tls::TlsMaterial* tls,
              const std::string& token);
   ~HttpServer();
 

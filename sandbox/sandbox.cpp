@@ -9,11 +9,11 @@
 #include <random>
 #include <thread>
 
+#include "gpupool/tls/certificates.h"
 #include "sandbox/encoding.h"
 #include "sandbox/http_server.h"
 #include "sandbox/nodes.h"
 #include "sandbox/simulator.h"
-#include "sandbox/tls.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -89,15 +89,15 @@ int Run(const Options& options) {
   std::signal(SIGTERM, OnSignal);
   Cluster cluster(ClusterConfig{options.history_window});
   CreateInitialObjects(cluster, options);
-  TlsMaterial tls;
-  if (!options.plain_http) GenerateTls(tls);
+  tls::TlsMaterial certificates;
+  if (!options.plain_http) tls::GenerateTls({"gpupool-sandbox"}, certificates);
   const std::string token = options.token.empty() ? RandomToken() : options.token;
-  HttpServer server(cluster, options, options.plain_http ? nullptr : &tls, token);
+  HttpServer server(cluster, options, options.plain_http ? nullptr : &certificates, token);
   const int port = server.Bind();
   const std::string url =
       std::string(options.plain_http ? "http" : "https") + "://127.0.0.1:" + std::to_string(port);
   if (!options.kubeconfig_out.empty())
-    WriteKubeconfig(options.kubeconfig_out, url, tls.ca_pem, token);
+    WriteKubeconfig(options.kubeconfig_out, url, certificates.ca_pem, token);
   if (!options.port_file.empty()) std::ofstream(options.port_file) << port << "\n";
   std::cout << "gpupool sandbox serving on " << url << std::endl;
   Simulator simulator(cluster, SimulatorConfig{options.time_scale, options.start_seconds, 1.0});

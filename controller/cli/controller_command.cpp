@@ -68,6 +68,13 @@ constexpr char kUsage[] =
     "  --log-format F             text or json (default text)\n"
     "  --metrics-bind-address A   HOST:PORT of /metrics (default 127.0.0.1:8080; :8080 for\n"
     "                             every interface; port 0: any free port; 0: not served)\n"
+    "  --metrics-secure           serve /metrics over HTTPS, only to bearer tokens whose\n"
+    "                             user may get the path /metrics (TokenReview and\n"
+    "                             SubjectAccessReview; the ServiceAccount needs create on\n"
+    "                             both) (default: plain HTTP, no authentication)\n"
+    "  --metrics-cert-dir DIR     with --metrics-secure: DIR/tls.crt and DIR/tls.key, read\n"
+    "                             again when they change (default: a certificate\n"
+    "                             generated at start)\n"
     "  --health-probe-bind-address A  HOST:PORT of /healthz and /readyz, a listener of\n"
     "                             their own (default :8081; port 0: any free port; 0: not\n"
     "                             served)\n";
@@ -92,7 +99,9 @@ struct Flags {
   int gpu_metrics_interval = 15;
   int gpu_metrics_timeout = 5;
   std::string log_level = "info", log_format = "text";
-  // Loopback unless asked: /metrics has no authentication (the chart names its port).
+  bool metrics_secure = false;
+  std::string metrics_cert_dir;
+  // Loopback unless asked: plain /metrics has no authentication (the chart names its port).
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"127.0.0.1", 8080};
   std::optional<metrics::BindAddress> probe_address = metrics::BindAddress{"0.0.0.0", 8081};
 };
@@ -125,6 +134,13 @@ std::unique_ptr<utilization::Scraper> MakeScraper(const Flags& flags) {
   options.timeout = std::chrono::seconds(flags.gpu_metrics_timeout);
   options.ca_file = flags.gpu_metrics_ca_file;
   return std::make_unique<utilization::Scraper>(std::move(options));
+}
+
+std::string CertDirFlag(const std::string& flag, const std::string& dir) {
+  for (const char* file : {"/tls.crt", "/tls.key"})
+    if (!std::ifstream(dir + file).good())
+      throw UsageError(flag + ": cannot read \"" + dir + file + "\"");
+  return dir;
 }
 
 void RequireDistinctAddresses(const Flags& flags) {
@@ -200,9 +216,15 @@ Flags ParseFlags(Args args) {
       flags.metrics_address = BindAddressFlag(flag, value());
     else if (flag == "--health-probe-bind-address")
       flags.probe_address = BindAddressFlag(flag, value());
+    else if (flag == "--metrics-secure")
+      flags.metrics_secure = true;
+    else if (flag == "--metrics-cert-dir")
+      flags.metrics_cert_dir = CertDirFlag(flag, value());
     else
       throw UsageError("unknown flag " + flag);
   }
+  if (!flags.metrics_cert_dir.empty() && !flags.metrics_secure)
+    throw UsageError("--metrics-cert-dir: needs --metrics-secure (plain /metrics has no TLS)");
   RequireDistinctAddresses(flags);
   ConfigureLogging(flags.log_level, flags.log_format);
   return flags;
@@ -244,7 +266,8 @@ int RunWith(const Flags& flags) {
   transport.qps = flags.qps;
   transport.burst = flags.burst;
   if (telemetry) transport.observer = telemetry->client_observer();
-  kube::Client client(kube::LoadDefaultConfig(flags.kubeconfig, flags.context), transport);
+  const kube::RestConfig config = kube::LoadDefaultConfig(flags.kubeconfig, flags.context);
+  kube::Client client(config, transport);
   kube::EventRecorderOptions event_options;
   event_options.reporting_instance = identity;
   kube::EventRecorder events(client, event_options);
@@ -286,7 +309,12 @@ int RunWith(const Flags& flags) {
   const CancelOnExit cancel_requests{client.transport()};
   // Serves from before the caches sync (/readyz says so) until the controller stops.
   ControllerTelemetry::Listeners listeners;
-  if (telemetry) listeners = telemetry->Serve(controller, elector.get(), scraper.get(), identity);
+  if (telemetry)
+    listeners =
+        telemetry->Serve(controller, elector.get(), scraper.get(), identity,
+                         flags.metrics_secure && flags.metrics_address
+                             ? SecureMetrics(flags.metrics_cert_dir, config, transport.user_agent)
+                             : metrics::ServerSecurity{});
   if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
     if (g_stop) {
       spdlog::info("stopped before the caches synced");

@@ -4,8 +4,29 @@
 
 #include "gpupool/metrics/cycle_metrics.h"
 #include "gpupool/metrics/readiness.h"
+#include "gpupool/metrics/token_access_review.h"
+#include "gpupool/tls/server_context.h"
 
 namespace gpupool::cli {
+
+metrics::ServerSecurity SecureMetrics(const std::string& cert_dir, const kube::RestConfig& config,
+                                      const std::string& user_agent) {
+  metrics::ServerSecurity security;
+  security.tls = cert_dir.empty()
+                     ? tls::ServerContext::SelfSigned({"gpupool-controller-metrics"})
+                     : tls::ServerContext::FromFiles(cert_dir + "/tls.crt", cert_dir + "/tls.key");
+  // A few reviews a minute per scraper; a flood of made-up tokens waits here,
+  // not in the controller's own request budget.
+  kube::TransportOptions transport;
+  transport.user_agent = user_agent;
+  transport.qps = 20;
+  transport.burst = 40;
+  transport.request_timeout = std::chrono::seconds(5);
+  transport.max_retries = 1;
+  security.guard = metrics::GuardWith(std::make_shared<metrics::TokenAccessReviewer>(
+      metrics::KubeAccessReviews(std::make_unique<kube::Client>(config, transport))));
+  return security;
+}
 
 ControllerTelemetry::ControllerTelemetry(std::optional<metrics::BindAddress> metrics_address,
                                          std::optional<metrics::BindAddress> probe_address)
@@ -50,14 +71,17 @@ metrics::ProbeHandlers ControllerTelemetry::ProbeHandlersOf(const op::Controller
 ControllerTelemetry::Listeners ControllerTelemetry::Serve(const op::Controller& controller,
                                                           const kube::LeaderElector* elector,
                                                           const utilization::Scraper* scraper,
-                                                          const std::string& identity) const {
+                                                          const std::string& identity,
+                                                          metrics::ServerSecurity security) const {
   Listeners listeners;
   if (metrics_address_) {
-    listeners.metrics =
-        metrics::ServeMetrics(*metrics_address_, [metrics = metrics_] { return metrics->Text(); });
-    spdlog::info(
-        "serving /metrics on {}",
-        metrics::BindAddress{metrics_address_->host, listeners.metrics->port()}.ToString());
+    const bool secure = security.tls != nullptr;
+    listeners.metrics = metrics::ServeMetrics(
+        *metrics_address_, [metrics = metrics_] { return metrics->Text(); },
+        metrics::MetricsLimits(), std::move(security));
+    spdlog::info("serving /metrics on {}{}",
+                 metrics::BindAddress{metrics_address_->host, listeners.metrics->port()}.ToString(),
+                 secure ? " over HTTPS to ServiceAccount tokens allowed to get /metrics" : "");
   }
   if (probe_address_) {
     listeners.probes = metrics::ServeProbes(

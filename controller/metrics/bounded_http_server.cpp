@@ -1,5 +1,6 @@
-// One thread and poll(): a connection that trickles its request costs one
-// slot and one pollfd, never a worker. A thread-pool server (cpp-httplib) lets
+// One thread and poll(): a connection that trickles its request (or its TLS
+// handshake) costs one slot and one pollfd, never a worker; a request waiting
+// for its guard holds no thread either. A thread-pool server (cpp-httplib) lets
 // as many slow clients as it has workers starve every other request, since its
 // read timeout restarts with each header line.
 #include "gpupool/metrics/bounded_http_server.h"
@@ -17,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "connection_io.h"
+#include "gpupool/tls/server_context.h"
 #include "http_request.h"
 
 namespace gpupool::metrics {
@@ -29,20 +32,27 @@ using Clock = std::chrono::steady_clock;
 constexpr int kAcceptsPerTurn = 16;
 constexpr std::size_t kDrainBytesPerTurn = 64 * 1024;
 
-enum class Stage { kReading, kAnswering, kDraining };
+enum class Stage { kReading, kWaiting, kAnswering, kDraining };
 
 struct Connection {
-  int fd = -1;
+  internal::ConnectionIo io;
   Stage stage = Stage::kReading;
   Clock::time_point deadline;
   std::string received;
+  internal::ParsedRequest request;  // Once its headers are in.
   std::string answer;
   std::size_t sent = 0;
 };
 
-void Close(Connection& connection) {
-  if (connection.fd >= 0) ::close(connection.fd);
-  connection.fd = -1;
+short WantedEvents(const Connection& connection) {
+  switch (connection.stage) {
+    case Stage::kWaiting:
+      return 0;
+    case Stage::kAnswering:
+      return connection.io.PollEvents(POLLOUT);
+    default:
+      return connection.io.PollEvents(POLLIN);
+  }
 }
 
 [[noreturn]] void CannotListen(const BindAddress& address, const std::string& why) {
@@ -94,13 +104,21 @@ int BoundPort(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 }
 
+void Signal(int event_fd) {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(event_fd, &one, sizeof one);
+}
+
 }  // namespace
 
 struct BoundedHttpServer::Loop {
   int listener = -1;
-  int wake = -1;
+  int stop = -1;     // Readable: the server is being destroyed.
+  int decided = -1;  // Readable: the guard can decide a waiting request.
   std::map<std::string, GetHandler> routes;
   ServerLimits limits;
+  ServerSecurity security;
+  std::function<void()> wake_on_decision;
   std::vector<Connection> connections;  // Oldest first.
   std::thread thread;
 
@@ -110,7 +128,9 @@ struct BoundedHttpServer::Loop {
   void MakeRoomForOne();
   void Service(Connection& connection, short events);
   void Read(Connection& connection);
-  void StartAnswer(Connection& connection, const internal::ParsedAnswer& parsed);
+  void Decide(Connection& connection);
+  void DecideWaiting();
+  void StartAnswer(Connection& connection, const HttpAnswer& answer);
   void Write(Connection& connection);
   void Drain(Connection& connection);
   void CloseExpired();
@@ -119,19 +139,18 @@ struct BoundedHttpServer::Loop {
 void BoundedHttpServer::Loop::Run() {
   std::vector<pollfd> polled;
   for (;;) {
-    polled.assign({{wake, POLLIN, 0}, {listener, POLLIN, 0}});
+    polled.assign({{stop, POLLIN, 0}, {decided, POLLIN, 0}, {listener, POLLIN, 0}});
     for (const auto& connection : connections)
-      polled.push_back(
-          {connection.fd,
-           static_cast<short>(connection.stage == Stage::kAnswering ? POLLOUT : POLLIN), 0});
+      polled.push_back({connection.io.fd(), WantedEvents(connection), 0});
     if (::poll(polled.data(), polled.size(), PollTimeoutMs()) < 0 && errno != EINTR) return;
     if (polled[0].revents) return;
+    if (polled[1].revents) DecideWaiting();
     const std::size_t held = connections.size();
     for (std::size_t i = 0; i < held; ++i)
-      if (polled[i + 2].revents) Service(connections[i], polled[i + 2].revents);
+      if (polled[i + 3].revents) Service(connections[i], polled[i + 3].revents);
     CloseExpired();
-    if (polled[1].revents & POLLIN) Accept();
-    std::erase_if(connections, [](const Connection& connection) { return connection.fd < 0; });
+    if (polled[2].revents & POLLIN) Accept();
+    std::erase_if(connections, [](const Connection& connection) { return !connection.io.open(); });
   }
 }
 
@@ -147,9 +166,13 @@ void BoundedHttpServer::Loop::Accept() {
   for (int i = 0; i < kAcceptsPerTurn; ++i) {
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
+    SSL* ssl = security.tls ? security.tls->Accept(fd) : nullptr;
+    if (security.tls && !ssl) {
+      ::close(fd);
+      continue;
+    }
     MakeRoomForOne();
-    Connection accepted;
-    accepted.fd = fd;
+    Connection accepted{internal::ConnectionIo(fd, ssl)};
     accepted.deadline = Clock::now() + limits.request_deadline;
     connections.push_back(std::move(accepted));
     // Most clients send their request with the connect: answer it now.
@@ -160,61 +183,84 @@ void BoundedHttpServer::Loop::Accept() {
 // Past the cap the oldest goes: a slow client has held it longest.
 void BoundedHttpServer::Loop::MakeRoomForOne() {
   auto open = static_cast<std::size_t>(std::count_if(
-      connections.begin(), connections.end(), [](const Connection& c) { return c.fd >= 0; }));
+      connections.begin(), connections.end(), [](const Connection& c) { return c.io.open(); }));
   for (auto& oldest : connections) {
     if (open < limits.max_connections) return;
-    if (oldest.fd < 0) continue;
-    Close(oldest);
+    if (!oldest.io.open()) continue;
+    oldest.io.Close();
     --open;
   }
 }
 
 void BoundedHttpServer::Loop::Service(Connection& connection, short events) {
-  if (connection.fd < 0) return;
+  if (!connection.io.open()) return;
   if (connection.stage == Stage::kReading)
     Read(connection);
   else if (connection.stage == Stage::kAnswering)
     Write(connection);
-  else
+  else if (connection.stage == Stage::kDraining)
     Drain(connection);
-  if (connection.fd >= 0 && (events & (POLLERR | POLLNVAL))) Close(connection);
+  if (connection.io.open() && (events & (POLLERR | POLLNVAL))) connection.io.Close();
 }
 
 void BoundedHttpServer::Loop::Read(Connection& connection) {
   char buffer[4096];
   while (connection.received.size() <= limits.max_request_bytes) {
-    const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, 0);
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (got <= 0) return Close(connection);
+    const long got = connection.io.Receive(buffer, sizeof buffer);
+    if (got == 0) return;
+    if (got < 0) return connection.io.Close();
     connection.received.append(buffer, static_cast<std::size_t>(got));
     const auto end = internal::EndOfHeaders(connection.received);
-    if (end && *end <= limits.max_request_bytes)
-      return StartAnswer(connection,
-                         internal::AnswerRequest(connection.received.substr(0, *end), routes));
+    if (end && *end <= limits.max_request_bytes) {
+      connection.request = internal::ParseRequest(connection.received.substr(0, *end), routes);
+      connection.received.clear();
+      if (connection.request.refusal) return StartAnswer(connection, *connection.request.refusal);
+      connection.stage = Stage::kWaiting;
+      connection.deadline = Clock::now() + limits.answer_deadline;
+      return Decide(connection);
+    }
   }
-  StartAnswer(connection, {internal::RequestTooLarge()});
+  StartAnswer(connection, internal::RequestTooLarge());
 }
 
-void BoundedHttpServer::Loop::StartAnswer(Connection& connection,
-                                          const internal::ParsedAnswer& parsed) {
+// A request whose headers are in: answered when the guard allows it, refused
+// when it refuses, else left waiting for the guard's wake.
+void BoundedHttpServer::Loop::Decide(Connection& connection) {
+  if (!security.guard)
+    return StartAnswer(connection, internal::AnswerRoute(connection.request, routes));
+  const GuardVerdict verdict = security.guard(connection.request.head, wake_on_decision);
+  if (verdict.kind == GuardVerdict::Kind::kAllowed)
+    StartAnswer(connection, internal::AnswerRoute(connection.request, routes));
+  else if (verdict.kind == GuardVerdict::Kind::kRefused)
+    StartAnswer(connection, verdict.refusal);
+}
+
+void BoundedHttpServer::Loop::DecideWaiting() {
+  std::uint64_t count = 0;
+  [[maybe_unused]] const auto read = ::read(decided, &count, sizeof count);
+  for (auto& connection : connections)
+    if (connection.io.open() && connection.stage == Stage::kWaiting) Decide(connection);
+}
+
+void BoundedHttpServer::Loop::StartAnswer(Connection& connection, const HttpAnswer& answer) {
   connection.stage = Stage::kAnswering;
   connection.deadline = Clock::now() + limits.answer_deadline;
   connection.received.clear();
-  connection.answer = internal::FormatAnswer(parsed.answer, parsed.head_only);
+  connection.answer = internal::FormatAnswer(answer, connection.request.head_only);
   Write(connection);
 }
 
 void BoundedHttpServer::Loop::Write(Connection& connection) {
   while (connection.sent < connection.answer.size()) {
-    const ssize_t put = ::send(connection.fd, connection.answer.data() + connection.sent,
-                               connection.answer.size() - connection.sent, MSG_NOSIGNAL);
-    if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (put <= 0) return Close(connection);
+    const long put = connection.io.Send(connection.answer.data() + connection.sent,
+                                        connection.answer.size() - connection.sent);
+    if (put == 0) return;
+    if (put < 0) return connection.io.Close();
     connection.sent += static_cast<std::size_t>(put);
   }
   // Closing with unread request bytes would reset the connection and could
   // discard the answer before the client reads it: read them off first.
-  ::shutdown(connection.fd, SHUT_WR);
+  connection.io.FinishWriting();
   connection.stage = Stage::kDraining;
   connection.answer.clear();
   Drain(connection);
@@ -223,41 +269,55 @@ void BoundedHttpServer::Loop::Write(Connection& connection) {
 void BoundedHttpServer::Loop::Drain(Connection& connection) {
   char buffer[4096];
   for (std::size_t drained = 0; drained < kDrainBytesPerTurn; drained += sizeof buffer) {
-    const ssize_t got = ::recv(connection.fd, buffer, sizeof buffer, 0);
-    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (got <= 0) return Close(connection);
+    const long got = connection.io.Receive(buffer, sizeof buffer);
+    if (got == 0) return;
+    if (got < 0) return connection.io.Close();
   }
 }
 
+// A request still waiting for its guard at its deadline is answered 503; any
+// other connection past its deadline is closed.
 void BoundedHttpServer::Loop::CloseExpired() {
   const auto now = Clock::now();
-  for (auto& connection : connections)
-    if (connection.fd >= 0 && connection.deadline <= now) Close(connection);
+  for (auto& connection : connections) {
+    if (!connection.io.open() || connection.deadline > now) continue;
+    if (connection.stage == Stage::kWaiting)
+      StartAnswer(connection,
+                  internal::Plain(503, "the request could not be authorized in time\n"));
+    else
+      connection.io.Close();
+  }
 }
 
 BoundedHttpServer::BoundedHttpServer(const BindAddress& address,
-                                     std::map<std::string, GetHandler> routes, ServerLimits limits)
+                                     std::map<std::string, GetHandler> routes, ServerLimits limits,
+                                     ServerSecurity security)
     : loop_(std::make_unique<Loop>()) {
   loop_->listener = ListenOn(address);
   port_ = BoundPort(loop_->listener);
-  loop_->wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (loop_->wake < 0) {
-    ::close(loop_->listener);
-    throw std::runtime_error("cannot serve " + address.ToString() +
-                             ": eventfd: " + std::strerror(errno));
+  loop_->stop = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  loop_->decided = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (loop_->stop < 0 || loop_->decided < 0) {
+    const std::string why = std::strerror(errno);
+    for (const int fd : {loop_->stop, loop_->decided, loop_->listener})
+      if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot serve " + address.ToString() + ": eventfd: " + why);
   }
   loop_->routes = std::move(routes);
   loop_->limits = limits;
+  loop_->security = std::move(security);
+  loop_->wake_on_decision = [fd = loop_->decided] { Signal(fd); };
   loop_->thread = std::thread([loop = loop_.get()] { loop->Run(); });
 }
 
+// The guard goes before the descriptors close: a wake from its thread must
+// not reach a descriptor number reused since.
 BoundedHttpServer::~BoundedHttpServer() {
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const auto written = ::write(loop_->wake, &one, sizeof one);
+  Signal(loop_->stop);
   if (loop_->thread.joinable()) loop_->thread.join();
-  for (auto& connection : loop_->connections) Close(connection);
-  ::close(loop_->wake);
-  ::close(loop_->listener);
+  loop_->security.guard = nullptr;
+  loop_->connections.clear();
+  for (const int fd : {loop_->stop, loop_->decided, loop_->listener}) ::close(fd);
 }
 
 }  // namespace gpupool::metrics

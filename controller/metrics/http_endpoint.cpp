@@ -30,12 +30,13 @@ ServerLimits MetricsLimits() {
 
 std::unique_ptr<BoundedHttpServer> ServeMetrics(const BindAddress& address,
                                                 std::function<std::string()> metrics_text,
-                                                ServerLimits limits) {
+                                                ServerLimits limits, ServerSecurity security) {
   std::map<std::string, GetHandler> routes;
   routes["/metrics"] = [text = std::move(metrics_text)] {
     return HttpAnswer{200, kMetricsContentType, text()};
   };
-  return std::make_unique<BoundedHttpServer>(address, std::move(routes), limits);
+  return std::make_unique<BoundedHttpServer>(address, std::move(routes), limits,
+                                             std::move(security));
 }
 
 std::unique_ptr<BoundedHttpServer> ServeProbes(const BindAddress& address, ProbeHandlers handlers,

@@ -1,12 +1,12 @@
 #include "http_request.h"
 
+#include <algorithm>
+#include <cctype>
 #include <exception>
 #include <sstream>
 
 namespace gpupool::metrics::internal {
 namespace {
-
-HttpAnswer Plain(int status, std::string body) { return {status, "text/plain", std::move(body)}; }
 
 const char* ReasonPhrase(int status) {
   switch (status) {
@@ -14,6 +14,10 @@ const char* ReasonPhrase(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:
@@ -36,7 +40,34 @@ std::string FirstLine(const std::string& head) {
   return line;
 }
 
+std::string Lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string Trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The value of the first header named `name` (lower case); "" without one.
+std::string HeaderValue(const std::string& head, const std::string& name) {
+  std::istringstream lines(head);
+  std::string line;
+  std::getline(lines, line);  // The request line.
+  while (std::getline(lines, line)) {
+    const auto colon = line.find(':');
+    if (colon != std::string::npos && Lowercase(Trimmed(line.substr(0, colon))) == name)
+      return Trimmed(line.substr(colon + 1));
+  }
+  return "";
+}
+
 }  // namespace
+
+HttpAnswer Plain(int status, std::string body) { return {status, "text/plain", std::move(body)}; }
 
 std::optional<std::size_t> EndOfHeaders(const std::string& received) {
   const auto crlf = received.find("\r\n\r\n");
@@ -46,21 +77,33 @@ std::optional<std::size_t> EndOfHeaders(const std::string& received) {
   return lf + 2;
 }
 
-ParsedAnswer AnswerRequest(const std::string& head,
+ParsedRequest ParseRequest(const std::string& head,
                            const std::map<std::string, GetHandler>& routes) {
+  ParsedRequest request;
   std::istringstream line(FirstLine(head));
-  std::string method, target, version, extra;
-  if (!(line >> method >> target >> version) || (line >> extra) ||
-      version.rfind("HTTP/1.", 0) != 0 || target.empty() || target[0] != '/')
-    return {Plain(400, "bad request line\n")};
-  const bool head_only = method == "HEAD";
-  if (method != "GET" && !head_only) return {Plain(405, "only GET and HEAD\n")};
-  const auto route = routes.find(target.substr(0, target.find('?')));
-  if (route == routes.end()) return {Plain(404, "not found\n"), head_only};
+  std::string target, version, extra;
+  if (!(line >> request.head.method >> target >> version) || (line >> extra) ||
+      version.rfind("HTTP/1.", 0) != 0 || target.empty() || target[0] != '/') {
+    request.refusal = Plain(400, "bad request line\n");
+    return request;
+  }
+  request.head_only = request.head.method == "HEAD";
+  request.head.path = target.substr(0, target.find('?'));
+  if (request.head.method != "GET" && !request.head_only)
+    request.refusal = Plain(405, "only GET and HEAD\n");
+  else if (!routes.contains(request.head.path))
+    request.refusal = Plain(404, "not found\n");
+  else
+    request.head.authorization = HeaderValue(head, "authorization");
+  return request;
+}
+
+HttpAnswer AnswerRoute(const ParsedRequest& request,
+                       const std::map<std::string, GetHandler>& routes) {
   try {
-    return {route->second(), head_only};
+    return routes.at(request.head.path)();
   } catch (const std::exception& error) {
-    return {Plain(500, std::string(error.what()) + "\n"), head_only};
+    return Plain(500, std::string(error.what()) + "\n");
   }
 }
 

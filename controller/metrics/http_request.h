@@ -1,5 +1,5 @@
 // The request and answer text of BoundedHttpServer: where a request's headers
-// end, which answer its request line gets, and the answer's bytes.
+// end, what its head asks for, and the answer's bytes.
 #pragma once
 
 #include <cstddef>
@@ -14,18 +14,24 @@ namespace gpupool::metrics::internal {
 // The offset just past the blank line that ends the headers, if it has come.
 std::optional<std::size_t> EndOfHeaders(const std::string& received);
 
-struct ParsedAnswer {
-  HttpAnswer answer;
+struct ParsedRequest {
+  RequestHead head;
   bool head_only = false;  // A HEAD request: the answer's headers without its body.
+  // 400 (bad request line), 405 (not GET or HEAD) or 404 (no such route); the
+  // request then goes no further.
+  std::optional<HttpAnswer> refusal;
 };
 
-// Answers the request whose head (request line and headers) is `head`: the
-// route's handler for GET or HEAD of a known path (the query ignored), else
-// 400, 404 or 405. A handler that throws answers 500.
-ParsedAnswer AnswerRequest(const std::string& head,
+// Parses the request's head (request line and headers).
+ParsedRequest ParseRequest(const std::string& head,
                            const std::map<std::string, GetHandler>& routes);
 
+// The route's answer; 500 when its handler throws.
+HttpAnswer AnswerRoute(const ParsedRequest& request,
+                       const std::map<std::string, GetHandler>& routes);
+
 HttpAnswer RequestTooLarge();
+HttpAnswer Plain(int status, std::string body);
 
 // Status line, Content-Type, Content-Length, "Connection: close", then the body.
 std::string FormatAnswer(const HttpAnswer& answer, bool head_only);

@@ -48,6 +48,11 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "services", "create", "operator/writer.cpp CreateService"},
       {"events.k8s.io", "events", "create", "kube/event_recorder.cpp Create"},
       {"events.k8s.io", "events", "patch", "kube/event_recorder.cpp Aggregate"},
+      // With metrics.secure (the default): who a scraper's token is, and what it may.
+      {"authentication.k8s.io", "tokenreviews", "create",
+       "metrics/kube_access_reviews.cpp Authenticate"},
+      {"authorization.k8s.io", "subjectaccessreviews", "create",
+       "metrics/kube_access_reviews.cpp MayAccess"},
   };
   return calls;
 }
@@ -192,6 +197,30 @@ TEST_F(Rbac, PriorityClassCreateIsGrantedOnlyWhenTheChartDoesNotCreateThem) {
   EXPECT_EQ(Grants(FindObject(objects, "ClusterRole")).count(create), 1u);
   EXPECT_FALSE(HasArg(FindObject(objects, "Deployment"), "--skip-priority-classes"));
   EXPECT_FALSE(FindObject(objects, "PriorityClass").IsMap());
+}
+
+// Secure metrics by default: the controller serves /metrics over HTTPS to the
+// readers of one ClusterRole, which grants that and nothing else; without them
+// it neither reviews tokens nor may.
+TEST_F(Rbac, SecureMetricsByDefaultWithAReaderRoleThatGrantsOnlyGetMetrics) {
+  EXPECT_TRUE(HasArg(FindObject(objects_, "Deployment"), "--metrics-secure"));
+  const auto reader = FindObject(objects_, "ClusterRole", "gpupool-controller-metrics-reader");
+  ASSERT_TRUE(reader.IsMap()) << "no metrics-reader ClusterRole in manifests/";
+  ASSERT_EQ(reader["rules"].size(), 1u);
+  EXPECT_EQ(Strings(reader["rules"][0]["nonResourceURLs"]), std::vector<std::string>{"/metrics"});
+  EXPECT_EQ(Strings(reader["rules"][0]["verbs"]), std::vector<std::string>{"get"});
+  EXPECT_FALSE(reader["rules"][0]["resources"].IsDefined());
+
+  SKIP_WITHOUT_HELM();
+  const auto rendered = Helm(std::string("template gpupool ") + kChart + " --namespace " +
+                             kNamespace + " --set metrics.secure=false");
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  const auto objects = LoadDocuments(rendered.output);
+  const auto grants = Grants(FindObject(objects, "ClusterRole"));
+  EXPECT_EQ(grants.count({"authentication.k8s.io", "tokenreviews", "create"}), 0u);
+  EXPECT_EQ(grants.count({"authorization.k8s.io", "subjectaccessreviews", "create"}), 0u);
+  EXPECT_FALSE(HasArg(FindObject(objects, "Deployment"), "--metrics-secure"));
+  EXPECT_FALSE(FindObject(objects, "ClusterRole", "gpupool-controller-metrics-reader").IsMap());
 }
 
 // Reservation pods report their device by patching themselves: that, in a

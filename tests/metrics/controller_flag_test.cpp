@@ -65,5 +65,24 @@ TEST(MetricsBindAddressFlag, PortInUseStopsTheControllerWithAClearError) {
   std::remove(kubeconfig.c_str());
 }
 
+TEST(MetricsSecureFlags, ACertDirWithoutItsFilesIsAUsageErrorNamingTheFile) {
+  const auto result = RunCommand(kGpupool + " controller --metrics-secure --metrics-cert-dir " +
+                                 "/nonexistent-gpupool-certs 2>&1");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--metrics-cert-dir: cannot read "
+                               "\"/nonexistent-gpupool-certs/tls.crt\""),
+            std::string::npos)
+      << result.output;
+}
+
+TEST(MetricsSecureFlags, ACertDirWithoutSecureMetricsIsAUsageError) {
+  const auto result =
+      RunCommand("d=$(mktemp -d) && touch $d/tls.crt $d/tls.key && " + kGpupool +
+                 " controller --metrics-cert-dir $d 2>&1; code=$?; rm -rf $d; exit $code");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--metrics-cert-dir: needs --metrics-secure"), std::string::npos)
+      << result.output;
+}
+
 }  // namespace
 }  // namespace gpupool::metrics

@@ -5,8 +5,10 @@
 // controller logs, and fails the test. (The sandbox's own RBAC run is
 // tests/install/controller_rbac_test.cpp.)
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -122,7 +124,88 @@ TEST_P(RbacStoryOnBackend, AVerbTheChartLeftOutIsDenied) {
   EXPECT_TRUE(denied) << cluster.ControllerLog();
 }
 
+// The port of the controller's /metrics, from its log line "serving /metrics on
+// 127.0.0.1:PORT over HTTPS"; 0 until it is there.
+int SecureMetricsPort(const std::string& log) {
+  const std::string line = "serving /metrics on 127.0.0.1:";
+  const auto at = log.find(line);
+  if (at == std::string::npos || log.find(" over HTTPS", at) == std::string::npos) return 0;
+  return std::atoi(log.c_str() + at + line.size());
+}
+
+// A scrape as the chart's ServiceMonitor makes it: HTTPS without verifying the
+// generated certificate, the scraper's ServiceAccount token as bearer.
+std::pair<int, std::string> Scrape(int port, const std::string& token) {
+  httplib::SSLClient client("127.0.0.1", port);
+  client.enable_server_certificate_verification(false);
+  client.set_connection_timeout(3);
+  client.set_read_timeout(5);
+  httplib::Headers headers;
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  const auto result = client.Get("/metrics", headers);
+  if (!result) return {0, "no answer: " + httplib::to_string(result.error())};
+  return {result->status, result->body};
+}
+
+std::string Token(ClusterHarness& cluster, const std::string& account, const std::string& ns) {
+  const auto token = cluster.Kubectl("create token " + account + " -n " + ns);
+  EXPECT_EQ(token.exit_code, 0) << token.output;
+  return token.output.substr(0, token.output.find_last_not_of("\n ") + 1);
+}
+
+class SecureMetricsOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_BACKEND(GetParam()); }
+};
+
+// The chart's defaults: /metrics over HTTPS for the tokens of accounts bound
+// to its metrics-reader ClusterRole; the API server (TokenReview,
+// SubjectAccessReview) decides, under the chart's own RBAC for the controller.
+TEST_P(SecureMetricsOnBackend, OnlyTokensOfTheMetricsReaderRoleReadMetrics) {
+  ClusterHarness cluster(kStoryNodes, {"--authorize-service-accounts"}, {}, GetParam(),
+                         /*start_controller=*/false);
+  StartControllerUnderChartRbac(cluster, sandbox::testing::SourcePath("manifests"));
+  int port = 0;
+  ASSERT_TRUE(cluster.WaitFor(20, [&](const Json&) {
+    return (port = SecureMetricsPort(cluster.ControllerLog())) > 0;
+  })) << cluster.ControllerLog();
+  cluster.Apply(
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: monitoring}\n---\n"
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: prometheus, namespace: monitoring}\n"
+      "---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: nosy, namespace: monitoring}\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
+      "metadata: {name: gpupool-metrics-prometheus}\n"
+      "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
+      "name: gpupool-controller-metrics-reader}\n"
+      "subjects: [{kind: ServiceAccount, name: prometheus, namespace: monitoring}]\n");
+  const std::string reader = Token(cluster, "prometheus", "monitoring");
+  const std::string nosy = Token(cluster, "nosy", "monitoring");
+
+  const auto anonymous = Scrape(port, "");
+  EXPECT_EQ(anonymous.first, 401) << anonymous.second;
+  EXPECT_EQ(Scrape(port, "not-a-token").first, 401);
+  const auto denied = Scrape(port, nosy);
+  EXPECT_EQ(denied.first, 403) << denied.second;
+  EXPECT_NE(denied.second.find("system:serviceaccount:monitoring:nosy"), std::string::npos)
+      << denied.second;
+  // The binding reaches the server's authorizer within moments; a refusal is kept 10 s.
+  std::pair<int, std::string> allowed;
+  cluster.WaitFor(25, [&](const Json&) { return (allowed = Scrape(port, reader)).first == 200; });
+  EXPECT_EQ(allowed.first, 200) << allowed.second << "\n" << cluster.ControllerLog();
+  EXPECT_NE(allowed.second.find("gpupool_"), std::string::npos) << allowed.second;
+  cluster.controller().Kill(SIGTERM);
+  const std::string log = cluster.ControllerLog();
+  EXPECT_EQ(log.find("reviewing a /metrics token failed"), std::string::npos) << log;
+  EXPECT_EQ(log.find("orbidden"), std::string::npos) << log;
+  cluster.Kubectl("delete clusterrolebinding gpupool-metrics-prometheus --wait=false");
+  cluster.Kubectl("delete namespace monitoring --wait=false");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, RbacStoryOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
+INSTANTIATE_TEST_SUITE_P(All, SecureMetricsOnBackend,
                          ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
                            return backends::testing::BackendTestName(info.param);
                          });

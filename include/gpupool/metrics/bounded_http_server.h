@@ -3,7 +3,9 @@
 // a connection has a deadline from accept to the end of its request headers
 // and another for its answer; requests past a size limit are refused (431);
 // past the connection cap, the oldest connection is closed. One request per
-// connection (the answer says "Connection: close").
+// connection (the answer says "Connection: close"). Optionally over TLS, and
+// optionally behind a guard that decides, without blocking the thread, which
+// requests may be answered.
 #pragma once
 
 #include <chrono>
@@ -14,6 +16,10 @@
 #include <string>
 
 #include "gpupool/metrics/bind_address.h"
+
+namespace gpupool::tls {
+class ServerContext;
+}  // namespace gpupool::tls
 
 namespace gpupool::metrics {
 
@@ -26,8 +32,29 @@ struct HttpAnswer {
 // Runs on the server's only thread: it must not block.
 using GetHandler = std::function<HttpAnswer()>;
 
+// What a guard knows of a request to a served path.
+struct RequestHead {
+  std::string method;         // GET or HEAD
+  std::string path;           // Without the query.
+  std::string authorization;  // The Authorization header's value; "" without one.
+};
+
+struct GuardVerdict {
+  enum class Kind { kAllowed, kRefused, kPending };
+  Kind kind = Kind::kAllowed;
+  HttpAnswer refusal;  // The answer when refused.
+};
+
+// Runs on the server's thread and must not block. A verdict it cannot give at
+// once is kPending: it then calls `wake` (from any thread, at most once per
+// pending verdict) when asking again would decide, and the request waits, at
+// most its answer deadline (then 503).
+using RequestGuard =
+    std::function<GuardVerdict(const RequestHead& request, const std::function<void()>& wake)>;
+
 struct ServerLimits {
-  // From accept to the blank line that ends the request headers.
+  // From accept to the blank line that ends the request headers (the TLS
+  // handshake included).
   std::chrono::milliseconds request_deadline{1000};
   // From the end of the request headers to the last byte of the answer.
   std::chrono::milliseconds answer_deadline{1000};
@@ -36,13 +63,18 @@ struct ServerLimits {
   std::size_t max_request_bytes = 4096;
 };
 
+struct ServerSecurity {
+  std::shared_ptr<tls::ServerContext> tls;  // Null: plain HTTP.
+  RequestGuard guard;                       // Empty: every request is answered.
+};
+
 class BoundedHttpServer {
  public:
   // Binds at once and serves `routes` (path without query -> handler) on a
   // thread of its own; throws std::runtime_error naming the address when it
   // cannot bind (a port in use).
   BoundedHttpServer(const BindAddress& address, std::map<std::string, GetHandler> routes,
-                    ServerLimits limits);
+                    ServerLimits limits, ServerSecurity security = {});
   ~BoundedHttpServer();
   BoundedHttpServer(const BoundedHttpServer&) = delete;
   BoundedHttpServer& operator=(const BoundedHttpServer&) = delete;

@@ -31,9 +31,11 @@ ServerLimits MetricsLimits();
 
 // Both bind at once and serve on a thread of their own; they throw
 // std::runtime_error naming the address when they cannot bind.
+// `security`: HTTPS and a guard on /metrics (secure metrics); plain by default.
 std::unique_ptr<BoundedHttpServer> ServeMetrics(const BindAddress& address,
                                                 std::function<std::string()> metrics_text,
-                                                ServerLimits limits = MetricsLimits());
+                                                ServerLimits limits = MetricsLimits(),
+                                                ServerSecurity security = {});
 std::unique_ptr<BoundedHttpServer> ServeProbes(const BindAddress& address, ProbeHandlers handlers,
                                                ServerLimits limits = ProbeLimits());
 

@@ -1,4 +1,4 @@
-#include "sandbox/tls.h"
+#include "gpupool/tls/certificates.h"
 
 #include <openssl/bio.h>
 #include <openssl/ec.h>
@@ -9,7 +9,7 @@
 #include <memory>
 #include <stdexcept>
 
-namespace gpupool::sandbox {
+namespace gpupool::tls {
 namespace {
 
 void Check(bool ok, const char* what) {
@@ -46,7 +46,9 @@ X509* NewCert(EVP_PKEY* key, const char* common_name, long serial) {
   return cert;
 }
 
-std::string ToPem(X509* cert) {
+}  // namespace
+
+std::string CertificatePem(X509* cert) {
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
   Check(PEM_write_bio_X509(bio.get(), cert) == 1, "writing PEM");
   char* data = nullptr;
@@ -54,16 +56,15 @@ std::string ToPem(X509* cert) {
   return std::string(data, static_cast<size_t>(size));
 }
 
-}  // namespace
-
 TlsMaterial::~TlsMaterial() {
   X509_free(cert);
   EVP_PKEY_free(key);
 }
 
-void GenerateTls(TlsMaterial& out) {
+void GenerateTls(const CertificateNames& names, TlsMaterial& out) {
   EVP_PKEY* ca_key = NewKey();
-  X509* ca = NewCert(ca_key, "gpupool-sandbox-ca", 1);
+  const std::string ca_name = names.common_name + " CA";
+  X509* ca = NewCert(ca_key, ca_name.c_str(), 1);
   X509_set_issuer_name(ca, X509_get_subject_name(ca));
   AddExtension(ca, ca, NID_basic_constraints, "critical,CA:TRUE");
   AddExtension(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
@@ -71,17 +72,17 @@ void GenerateTls(TlsMaterial& out) {
   Check(X509_sign(ca, ca_key, EVP_sha256()) > 0, "signing the CA");
 
   out.key = NewKey();
-  out.cert = NewCert(out.key, "gpupool-sandbox", 2);
+  out.cert = NewCert(out.key, names.common_name.c_str(), 2);
   X509_set_issuer_name(out.cert, X509_get_subject_name(ca));
   AddExtension(out.cert, ca, NID_basic_constraints, "critical,CA:FALSE");
   AddExtension(out.cert, ca, NID_key_usage, "critical,digitalSignature,keyEncipherment");
   AddExtension(out.cert, ca, NID_ext_key_usage, "serverAuth");
-  AddExtension(out.cert, ca, NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost");
+  AddExtension(out.cert, ca, NID_subject_alt_name, names.alt_names.c_str());
   AddExtension(out.cert, ca, NID_authority_key_identifier, "keyid:always");
   Check(X509_sign(out.cert, ca_key, EVP_sha256()) > 0, "signing the serving certificate");
-  out.ca_pem = ToPem(ca);
+  out.ca_pem = CertificatePem(ca);
   X509_free(ca);
   EVP_PKEY_free(ca_key);
 }
 
-}  // namespace gpupool::sandbox
+}  // namespace gpupool::tls
