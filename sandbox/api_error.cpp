@@ -92,7 +92,7 @@ ApiError Invalid(const std::string& kind, const std::string& name, const api::Fi
   // Empty names and kinds are left out, as the real server's omitempty does.
   Json details = {{"causes", causes}};
   if (!name.empty()) details["name"] = name;
-  if (!kind.empty()) details["kind"] = kind.substr(0, dot);
+  if (dot != 0 && !kind.empty()) details["kind"] = kind.substr(0, dot);
   if (dot != std::string::npos) details["group"] = kind.substr(dot + 1);
   return ApiError(422, "Invalid", kind + " \"" + name + "\" is invalid: " + joined, details);
 }

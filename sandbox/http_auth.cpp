@@ -44,6 +44,16 @@ std::optional<ServiceAccountName> HttpServer::Authenticate(const httplib::Reques
   throw Unauthorized();
 }
 
+std::optional<TokenHolder> HttpServer::HolderOf(const std::string& token) {
+  if (token == token_) return TokenHolder{AdminUser(), {kApiAudience}, true};
+  if (!tokens_) return std::nullopt;
+  const auto issued = tokens_->Find(token);
+  if (!issued) return std::nullopt;
+  UserInfo user = issued->account.Info();
+  user.uid = issued->uid;
+  return TokenHolder{user, issued->audiences, false};
+}
+
 bool HttpServer::AuthorizeAndIssue(const httplib::Request& request, httplib::Response& response,
                                    const std::optional<ServiceAccountName>& account,
                                    const ResourcePath& path, const std::string& verb) {

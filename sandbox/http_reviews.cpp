@@ -1,31 +1,22 @@
 // The reviews a client makes of itself: who am I (SelfSubjectReview, `kubectl
 // auth whoami`), may I (SelfSubjectAccessReview, `kubectl auth can-i`) and what
-// may I (SelfSubjectRulesReview, `kubectl auth can-i --list`).
-// Every authenticated user may create them, as the real server's
-// system:basic-user role allows; nothing is stored.
+// may I (SelfSubjectRulesReview, `kubectl auth can-i --list`); every
+// authenticated user may create them, as the real server's system:basic-user
+// role allows. And the reviews a server makes of its own clients (a controller
+// guarding its /metrics): whose is this token (TokenReview), may this user do
+// that (SubjectAccessReview); those need RBAC's `create` on them. Nothing is
+// stored.
 #include <httplib.h>
 
+#include "sandbox/access_review.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
 
 namespace gpupool::sandbox {
 namespace {
 
-constexpr char kAdminUser[] = "kubernetes-admin";
-
-Json UserInfo(const std::optional<ServiceAccountName>& account) {
-  if (!account)
-    return {{"username", kAdminUser}, {"groups", {"system:masters", "system:authenticated"}}};
-  return {{"username", account->User()},
-          {"groups",
-           {"system:serviceaccounts", "system:serviceaccounts:" + account->ns,
-            "system:authenticated"}}};
-}
-
-RequestAttributes AttributesOf(const Json& resource) {
-  const auto field = [&](const char* name) { return resource.value(name, std::string()); };
-  return {field("verb"),        field("group"),     field("resource"),
-          field("subresource"), field("namespace"), field("name")};
+Json UserInfoOf(const std::optional<ServiceAccountName>& account) {
+  return UserInfoJson(account ? account->Info() : AdminUser());
 }
 
 // A rule as a rules review lists it: resource rules and non-resource rules apart.
@@ -55,15 +46,10 @@ bool IsReview(const ResourcePath& path, const char* group, const char* plural) {
 // by the sandbox, so they are allowed.
 Json HttpServer::AccessDecision(const std::optional<ServiceAccountName>& account,
                                 const Json& spec) const {
-  const bool resource = spec.contains("resourceAttributes");
-  if (resource == spec.contains("nonResourceAttributes")) {
-    throw Invalid("SelfSubjectAccessReview.authorization.k8s.io", "",
-                  {{"spec.resourceAttributes",
-                    "Invalid value: \"null\": exactly one of nonResourceAttributes or "
-                    "resourceAttributes must be specified"}});
-  }
-  if (!account || !resource || !authorizer_) return {{"allowed", true}};
-  return {{"allowed", authorizer_->Allows(*account, AttributesOf(spec["resourceAttributes"]))}};
+  ValidateAccessReviewSpec(spec, false);
+  const RequestAttributes request = ReviewedRequest(spec);
+  if (!account || request.non_resource) return {{"allowed", true}};
+  return {{"allowed", authorizer_->Allows(*account, request)}};
 }
 
 // What the account may do in the namespace the review names; the admin token
@@ -72,7 +58,7 @@ Json HttpServer::RulesDecision(const std::optional<ServiceAccountName>& account,
                                const Json& spec) const {
   Json status = {
       {"resourceRules", Json::array()}, {"nonResourceRules", Json::array()}, {"incomplete", false}};
-  if (!account || !authorizer_) {
+  if (!account) {
     AddRule({{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}, status);
     AddRule({{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}, status);
     return status;
@@ -96,7 +82,33 @@ bool HttpServer::AnswerSelfReview(const httplib::Request& request, httplib::Resp
   review["metadata"] = {{"creationTimestamp", nullptr}};
   review["status"] = access  ? AccessDecision(account, spec)
                      : rules ? RulesDecision(account, spec)
-                             : Json{{"userInfo", UserInfo(account)}};
+                             : Json{{"userInfo", UserInfoOf(account)}};
+  WriteJson(response, 201, review.dump());
+  return true;
+}
+
+// Answered from the stored RBAC objects whether or not they are enforced on
+// requests (--authorize-service-accounts): it is a question about them.
+bool HttpServer::AnswerReview(const httplib::Request& request, httplib::Response& response,
+                              const ResourcePath& path) {
+  if (request.method != "POST") return false;
+  const bool token = IsReview(path, "authentication.k8s.io", "tokenreviews");
+  const bool access = IsReview(path, "authorization.k8s.io", "subjectaccessreviews");
+  if (!token && !access) return false;
+  Json review = DecodeBody(request);
+  if (!review.is_object()) throw BadRequest("the request body must be a JSON object");
+  const Json spec = review.value("spec", Json::object());
+  if (token) {
+    review["status"] = TokenReviewStatus(HolderOf(ReviewedToken(spec)), spec);
+  } else {
+    ValidateAccessReviewSpec(spec, true);
+    review["status"] =
+        AccessReviewStatus(authorizer_->Decide(ReviewedUser(spec), ReviewedRequest(spec)));
+  }
+  review["apiVersion"] = token ? "authentication.k8s.io/v1" : "authorization.k8s.io/v1";
+  review["kind"] = token ? "TokenReview" : "SubjectAccessReview";
+  if (!review["metadata"].is_object()) review["metadata"] = Json::object();
+  review["metadata"]["creationTimestamp"] = nullptr;
   WriteJson(response, 201, review.dump());
   return true;
 }

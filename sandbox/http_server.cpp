@@ -98,10 +98,8 @@ void WidenListenBacklog(int port) {
 HttpServer::HttpServer(Cluster& cluster, const Options& options, const tls::TlsMaterial* tls,
                        const std::string& token)
     : cluster_(cluster), options_(options), token_(token), faults_(options.faults) {
-  if (options.authorize_service_accounts) {
-    tokens_ = std::make_unique<ServiceAccountTokens>(cluster);
-    authorizer_ = std::make_unique<Authorizer>(cluster);
-  }
+  authorizer_ = std::make_unique<Authorizer>(cluster);
+  if (options.authorize_service_accounts) tokens_ = std::make_unique<ServiceAccountTokens>(cluster);
   if (tls) {
     server_ = std::make_unique<httplib::SSLServer>(tls->cert, tls->key);
   } else {
@@ -174,6 +172,7 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
     if (auto error = faults_.ErrorFor(verb)) throw *error;
     if (AnswerSelfReview(request, response, account, *path)) return;
     if (AuthorizeAndIssue(request, response, account, *path, verb)) return;
+    if (AnswerReview(request, response, *path)) return;
     HandleResource(request, response, *path);
     if (faults_.DropConnection()) WriteTruncated(response);
   } catch (const ApiError& error) {

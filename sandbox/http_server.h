@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "sandbox/access_review.h"
 #include "sandbox/authorization.h"
 #include "sandbox/cluster.h"
 #include "sandbox/faults.h"
@@ -61,6 +62,12 @@ class HttpServer {
   // when the request was one and is answered.
   bool AnswerSelfReview(const httplib::Request& request, httplib::Response& response,
                         const std::optional<ServiceAccountName>& account, const ResourcePath& path);
+  // TokenReview and SubjectAccessReview (http_reviews.cpp), after RBAC; true
+  // when the request was one and is answered.
+  bool AnswerReview(const httplib::Request& request, httplib::Response& response,
+                    const ResourcePath& path);
+  // Whom a token authenticates, as a TokenReview reports it; nullopt when no one.
+  std::optional<TokenHolder> HolderOf(const std::string& token);
   Json AccessDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
   Json RulesDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
   void HandleResource(const httplib::Request& request, httplib::Response& response,
@@ -74,6 +81,8 @@ class HttpServer {
   std::string token_;
   FaultInjector faults_;
   std::unique_ptr<ServiceAccountTokens> tokens_;  // with --authorize-service-accounts
+  // Enforced on service accounts with --authorize-service-accounts; asked by
+  // every SubjectAccessReview.
   std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<httplib::Server> server_;
   std::atomic<bool> stopping_{false};

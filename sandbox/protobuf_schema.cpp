@@ -83,7 +83,7 @@ const Message kRoleRef{
 const Message kRoleBinding{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
                             {2, "subjects", Kind::kMessage, true, &kSubject},
                             {3, "roleRef", Kind::kMessage, false, &kRoleRef}}};
-// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews of oneself.
+// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews of oneself and of others.
 const Message kResourceAttributes{{{1, "namespace", Kind::kString},
                                    {2, "verb", Kind::kString},
                                    {3, "group", Kind::kString},
@@ -98,6 +98,21 @@ const Message kSelfSubjectAccessReviewSpec{
 const Message kSelfSubjectAccessReview{
     {{1, "metadata", Kind::kMessage, false, &kObjectMeta},
      {2, "spec", Kind::kMessage, false, &kSelfSubjectAccessReviewSpec}}};
+// Of others: the spec's extra (a map of ExtraValue messages) is refused, not dropped.
+const Message kSubjectAccessReviewSpec{
+    {{1, "resourceAttributes", Kind::kMessage, false, &kResourceAttributes},
+     {2, "nonResourceAttributes", Kind::kMessage, false, &kNonResourceAttributes},
+     {3, "user", Kind::kString},
+     {4, "groups", Kind::kString, true},
+     {6, "uid", Kind::kString}},
+    "SubjectAccessReviewSpec",
+    kOmitsZero};
+const Message kSubjectAccessReview{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                                    {2, "spec", Kind::kMessage, false, &kSubjectAccessReviewSpec}}};
+const Message kTokenReviewSpec{
+    {{1, "token", Kind::kString}, {2, "audiences", Kind::kString, true}}, nullptr, kOmitsZero};
+const Message kTokenReview{{{1, "metadata", Kind::kMessage, false, &kObjectMeta},
+                            {2, "spec", Kind::kMessage, false, &kTokenReviewSpec}}};
 const Message kSelfSubjectReview{{{1, "metadata", Kind::kMessage, false, &kObjectMeta}}};
 const Message kSelfSubjectRulesReviewSpec{{{1, "namespace", Kind::kString}}};
 const Message kSelfSubjectRulesReview{
@@ -243,6 +258,8 @@ const std::map<std::string, const Message*>& Kinds() {
       {"SelfSubjectAccessReview", &kSelfSubjectAccessReview},
       {"SelfSubjectReview", &kSelfSubjectReview},
       {"SelfSubjectRulesReview", &kSelfSubjectRulesReview},
+      {"SubjectAccessReview", &kSubjectAccessReview},
+      {"TokenReview", &kTokenReview},
       {"PriorityClass", &kPriorityClass},
       {"PodDisruptionBudget", &kPodDisruptionBudget},
       {"Service", &kService},

@@ -39,8 +39,7 @@ class ReservationAccountOnBackend : public ::testing::TestWithParam<std::string>
  protected:
   void SetUp() override {
     SKIP_WITHOUT_BACKEND(GetParam());
-    if (GetParam() == "sandbox")
-      GTEST_SKIP() << "the sandbox runs no admission policies and, by default, no RBAC";
+    if (GetParam() == "sandbox") GTEST_SKIP() << "the sandbox runs no admission policies";
     if (RunInRepository("command -v helm").exit_code != 0)
       GTEST_SKIP() << "helm is not on PATH (scripts/install-deps installs it)";
     cluster_ = &ClusterFor(GetParam());

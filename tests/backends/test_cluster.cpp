@@ -34,7 +34,9 @@ class SandboxCluster : public TestCluster {
 
  private:
   std::string name_ = "sandbox";
-  sandbox::testing::SandboxProcess process_;
+  // RBAC on service accounts, as on the real control planes; the admin token
+  // every test uses by default is not checked.
+  sandbox::testing::SandboxProcess process_{{"--authorize-service-accounts"}};
 };
 
 // A real control plane from scripts/control-plane, stopped with the process.

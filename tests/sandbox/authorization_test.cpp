@@ -78,15 +78,63 @@ TEST(RuleAllows, HonoursWildcards) {
 }
 
 TEST(SubjectMatches, NamesTheAccountItsUserOrItsGroups) {
-  EXPECT_TRUE(SubjectMatches(Subject(), kAccount));
-  EXPECT_FALSE(SubjectMatches(Subject("other"), kAccount));
-  EXPECT_FALSE(SubjectMatches(Subject("team", "someone"), kAccount));
+  const UserInfo account = kAccount.Info();
+  EXPECT_TRUE(SubjectMatches(Subject(), account));
+  EXPECT_FALSE(SubjectMatches(Subject("other"), account));
+  EXPECT_FALSE(SubjectMatches(Subject("team", "someone"), account));
   EXPECT_TRUE(
-      SubjectMatches({{"kind", "User"}, {"name", "system:serviceaccount:team:worker"}}, kAccount));
+      SubjectMatches({{"kind", "User"}, {"name", "system:serviceaccount:team:worker"}}, account));
   EXPECT_TRUE(
-      SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts:team"}}, kAccount));
+      SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts:team"}}, account));
   EXPECT_FALSE(
-      SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts:other"}}, kAccount));
+      SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts:other"}}, account));
+}
+
+// A ServiceAccount subject is matched by the user name alone: a review naming
+// the account's user without its groups is still bound, and a subject without
+// a namespace takes its binding's.
+TEST(SubjectMatches, ReadsAServiceAccountSubjectAsItsUserName) {
+  const UserInfo bare{"system:serviceaccount:team:worker", "", {}};
+  EXPECT_TRUE(SubjectMatches(Subject(), bare));
+  EXPECT_FALSE(SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts"}}, bare));
+  const Json unqualified = {{"kind", "ServiceAccount"}, {"name", "worker"}};
+  EXPECT_TRUE(SubjectMatches(unqualified, bare, "team"));
+  EXPECT_FALSE(SubjectMatches(unqualified, bare, "other"));
+  EXPECT_FALSE(SubjectMatches(unqualified, bare));
+}
+
+TEST(SubjectMatches, NamesOtherUsersByNameAndGroupsTheyAreGiven) {
+  const UserInfo alice{"alice", "", {"team", "system:authenticated"}};
+  EXPECT_TRUE(SubjectMatches({{"kind", "User"}, {"name", "alice"}}, alice));
+  EXPECT_FALSE(SubjectMatches({{"kind", "User"}, {"name", "bob"}}, alice));
+  EXPECT_TRUE(SubjectMatches({{"kind", "Group"}, {"name", "team"}}, alice));
+  EXPECT_FALSE(SubjectMatches({{"kind", "Group"}, {"name", "system:serviceaccounts"}}, alice));
+  EXPECT_FALSE(SubjectMatches(Subject(), alice));
+}
+
+Json NonResourceRule(Json urls, Json verbs) {
+  return {{"nonResourceURLs", std::move(urls)}, {"verbs", std::move(verbs)}};
+}
+
+TEST(RuleAllows, MatchesNonResourceUrlsExactlyOrByATrailingStar) {
+  const auto get = [](const std::string& path) {
+    return RequestAttributes::NonResource("get", path);
+  };
+  const Json metrics = NonResourceRule({"/metrics"}, {"get"});
+  EXPECT_TRUE(RuleAllows(metrics, get("/metrics")));
+  EXPECT_FALSE(RuleAllows(metrics, get("/metrics/cadvisor")));
+  EXPECT_FALSE(RuleAllows(metrics, get("/metric")));
+  EXPECT_FALSE(RuleAllows(metrics, RequestAttributes::NonResource("post", "/metrics")));
+  const Json prefix = NonResourceRule({"/met*"}, {"get"});
+  EXPECT_TRUE(RuleAllows(prefix, get("/metrics")));
+  EXPECT_TRUE(RuleAllows(prefix, get("/met")));
+  EXPECT_FALSE(RuleAllows(prefix, get("/healthz")));
+  EXPECT_TRUE(
+      RuleAllows(NonResourceRule({"*"}, {"*"}), RequestAttributes::NonResource("put", "/x")));
+  EXPECT_TRUE(RuleAllows(NonResourceRule({"/healthz", "/metrics"}, {"*"}), get("/metrics")));
+  // Resource rules grant no path, and path rules no resource.
+  EXPECT_FALSE(RuleAllows(Rule({"*"}, {"*"}, {"*"}), get("/metrics")));
+  EXPECT_FALSE(RuleAllows(NonResourceRule({"*"}, {"*"}), {"get", "", "pods", "", "team", "p"}));
 }
 
 TEST(ForbiddenFor, HasTheRealServersMessage) {
@@ -142,6 +190,51 @@ TEST_F(AuthorizationTest, BindingToAMissingRoleGrantsNothing) {
   Bind("", "dangling", "ClusterRole", "absent");
   Bind("team", "dangling", "Role", "absent");
   EXPECT_FALSE(Allows({"get", "", "pods", "", "team", "p"}));
+}
+
+TEST_F(AuthorizationTest, DecidesNonResourcePathsFromClusterRoleBindingsOnly) {
+  Role("ClusterRole", "", "metrics-reader", {NonResourceRule({"/metrics"}, {"get"})});
+  const UserInfo account = kAccount.Info();
+  const auto metrics = RequestAttributes::NonResource("get", "/metrics");
+  EXPECT_FALSE(authorizer_.Decide(account, metrics).allowed);
+  Bind("team", "metrics-reader", "ClusterRole", "metrics-reader");
+  EXPECT_FALSE(authorizer_.Decide(account, metrics).allowed);
+  Bind("", "metrics-reader", "ClusterRole", "metrics-reader");
+  const Decision decision = authorizer_.Decide(account, metrics);
+  EXPECT_TRUE(decision.allowed);
+  EXPECT_EQ(decision.reason,
+            "RBAC: allowed by ClusterRoleBinding \"metrics-reader\" of ClusterRole "
+            "\"metrics-reader\" to ServiceAccount \"worker/team\"");
+}
+
+TEST_F(AuthorizationTest, DecidesForUsersAndGroupsAsReviewsNameThem) {
+  Role("ClusterRole", "", "metrics-reader", {NonResourceRule({"/metrics"}, {"get"})});
+  Bind("", "monitoring", "ClusterRole", "metrics-reader",
+       {{"kind", "Group"}, {"name", "monitoring"}});
+  const auto metrics = RequestAttributes::NonResource("get", "/metrics");
+  EXPECT_FALSE(authorizer_.Decide({"carol", "", {}}, metrics).allowed);
+  const Decision decision = authorizer_.Decide({"carol", "", {"monitoring"}}, metrics);
+  EXPECT_TRUE(decision.allowed);
+  EXPECT_EQ(decision.reason,
+            "RBAC: allowed by ClusterRoleBinding \"monitoring\" of ClusterRole "
+            "\"metrics-reader\" to Group \"monitoring\"");
+  Role("Role", "team", "pods", {Rule({""}, {"pods"}, {"get"})});
+  Bind("team", "alice-pods", "Role", "pods", {{"kind", "User"}, {"name", "alice"}});
+  EXPECT_EQ(authorizer_.Decide({"alice", "", {}}, {"get", "", "pods", "", "team", "p"}).reason,
+            "RBAC: allowed by RoleBinding \"alice-pods/team\" of Role \"pods\" to User \"alice\"");
+  // system:masters may do anything, before RBAC.
+  EXPECT_TRUE(authorizer_.Decide({"root", "", {kMastersGroup}}, metrics).allowed);
+}
+
+TEST_F(AuthorizationTest, ADenialNamesTheMissingRolesOfBindingsToTheUser) {
+  Bind("", "dangling", "ClusterRole", "absent");
+  Bind("", "not-mine", "ClusterRole", "gone", Subject("team", "someone"));
+  const Decision decision =
+      authorizer_.Decide(kAccount.Info(), RequestAttributes::NonResource("get", "/metrics"));
+  EXPECT_FALSE(decision.allowed);
+  EXPECT_EQ(decision.reason, "RBAC: clusterrole.rbac.authorization.k8s.io \"absent\" not found");
+  EXPECT_EQ(authorizer_.Decide({"nobody", "", {}}, {"get", "", "pods", "", "team", "p"}).reason,
+            "");
 }
 
 TEST_F(AuthorizationTest, CheckThrowsTheForbiddenErrorAndCountsIt) {

@@ -63,6 +63,31 @@ TEST(ProtobufTest, AFieldOfAPartlyModelledTypeIsRefusedNotDropped) {
   }
 }
 
+// As client-go's typed clients send them (field numbers of k8s.io/api's
+// authorization/v1 and authentication/v1 generated.proto).
+TEST(ProtobufTest, ReviewsOfOthersDecodeAndASubjectsExtraIsRefused) {
+  const std::string path = Bytes(1, "/metrics") + Bytes(2, "get");
+  const std::string spec = Bytes(2, path) + Bytes(3, "system:serviceaccount:ns:sa") +
+                           Bytes(4, "system:authenticated") + Bytes(6, "");
+  const Json review =
+      DecodeProtobuf(Envelope("authorization.k8s.io/v1", "SubjectAccessReview", Bytes(2, spec)));
+  EXPECT_EQ(review["spec"],
+            (Json{{"nonResourceAttributes", {{"path", "/metrics"}, {"verb", "get"}}},
+                  {"user", "system:serviceaccount:ns:sa"},
+                  {"groups", {"system:authenticated"}}}));
+  const Json token = DecodeProtobuf(Envelope("authentication.k8s.io/v1", "TokenReview",
+                                             Bytes(2, Bytes(1, "t") + Bytes(2, "api"))));
+  EXPECT_EQ(token["spec"], (Json{{"token", "t"}, {"audiences", {"api"}}}));
+  try {
+    DecodeProtobuf(Envelope("authorization.k8s.io/v1", "SubjectAccessReview",
+                            Bytes(2, spec + Bytes(5, Bytes(1, "k")))));
+    FAIL() << "extra would have been dropped";
+  } catch (const ApiError& error) {
+    EXPECT_EQ(error.code, 415);
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("field 5 of SubjectAccessReviewSpec"));
+  }
+}
+
 TEST(ProtobufTest, IntOrStringAndQuantitiesDecodeToTheirJsonForms) {
   const std::string int_value = Number(1, 0) + Number(2, 1);
   const std::string string_value = Number(1, 1) + Bytes(3, "50%");
