@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpupool/api/quantity.h"
+#include "sandbox/device_plugin.h"
 #include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -122,24 +123,63 @@ void SetCondition(Json& pod, const std::string& type, const std::string& status,
   conditions.push_back(condition);
 }
 
+namespace {
+
+Json ContainerStatus(const Json& container, const std::string& key, bool running) {
+  const std::string name = container.value("name", ""), image = container.value("image", "");
+  return {{"name", name},
+          {"ready", running},
+          {"restartCount", 0},
+          {"image", image},
+          {"imageID", "sandbox://" + image},
+          {"containerID", "sandbox://" + key + "/" + name},
+          {"started", running},
+          {"state", {{"running", {{"startedAt", NowString()}}}}}};
+}
+
+bool RunsReportOfReserveDevice(const Json& container) {
+  const Json command = container.value("command", Json::array());
+  const auto has = [&](const char* word) {
+    return std::find(command.begin(), command.end(), word) != command.end();
+  };
+  return has("reserve-device") && has("report");
+}
+
+// An init container ran to completion before the containers started; a
+// native sidecar (restartPolicy Always) runs on beside them. The one program
+// the simulated kubelets know is gpupool's `reserve-device report`: its
+// termination message is the device the device plugin gave the pod.
+Json InitContainerStatus(const Json& container, const Json& pod, const std::string& key) {
+  Json status = ContainerStatus(container, key, true);
+  if (container.value("restartPolicy", "") == "Always") return status;
+  Json terminated = {{"exitCode", 0},
+                     {"reason", "Completed"},
+                     {"startedAt", NowString()},
+                     {"finishedAt", NowString()}};
+  const Json annotations = pod["metadata"].value("annotations", Json::object());
+  const std::string devices = annotations.value(kVisibleDevicesAnnotation, "");
+  if (RunsReportOfReserveDevice(container) && !devices.empty()) terminated["message"] = devices;
+  status["ready"] = false;
+  status["started"] = false;
+  status["state"] = {{"terminated", terminated}};
+  return status;
+}
+
+}  // namespace
+
 // The status a kubelet writes once the containers run.
 void MarkRunning(Json& pod, const std::string& key) {
   auto& status = pod["status"];
   status["phase"] = "Running";
   status["startTime"] = NowString();
   status["podIP"] = "10.244.0." + std::to_string(1 + std::hash<std::string>{}(key) % 250);
+  Json init_statuses = Json::array();
+  for (const auto& container : pod["spec"].value("initContainers", Json::array()))
+    init_statuses.push_back(InitContainerStatus(container, pod, key));
+  if (!init_statuses.empty()) status["initContainerStatuses"] = init_statuses;
   Json statuses = Json::array();
-  for (const auto& container : pod["spec"].value("containers", Json::array())) {
-    const std::string name = container.value("name", ""), image = container.value("image", "");
-    statuses.push_back({{"name", name},
-                        {"ready", true},
-                        {"restartCount", 0},
-                        {"image", image},
-                        {"imageID", "sandbox://" + image},
-                        {"containerID", "sandbox://" + key + "/" + name},
-                        {"started", true},
-                        {"state", {{"running", {{"startedAt", NowString()}}}}}});
-  }
+  for (const auto& container : pod["spec"].value("containers", Json::array()))
+    statuses.push_back(ContainerStatus(container, key, true));
   status["containerStatuses"] = statuses;
   for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
     SetCondition(pod, type, "True", "", "");

@@ -46,8 +46,6 @@ constexpr char kUsage[] =
     "                             fractions (default: the config's namespace)\n"
     "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
     "                             (default gpupool)\n"
-    "  --reservation-service-account NAME  their ServiceAccount, allowed to patch pods\n"
-    "                             in that namespace (default: the namespace's default)\n"
     "  --skip-priority-classes    the installation created the PriorityClasses the pods\n"
     "                             name: never create them (default: create the missing)\n"
     "  --start-timeout-seconds S  admitted pods not all running after S: requeue (default 300)\n"
@@ -81,7 +79,7 @@ constexpr char kUsage[] =
 
 struct Flags {
   std::string kubeconfig, context, lease_namespace, identity, reservation_namespace;
-  std::string reservation_image = "gpupool", reservation_service_account;
+  std::string reservation_image = "gpupool";
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   bool skip_priority_classes = false;
@@ -176,8 +174,6 @@ Flags ParseFlags(Args args) {
       flags.reservation_namespace = NameFlag(flag, value());
     else if (flag == "--reservation-image")
       flags.reservation_image = NonEmptyFlag(flag, value());
-    else if (flag == "--reservation-service-account")
-      flags.reservation_service_account = NameFlag(flag, value());
     else if (flag == "--identity")
       flags.identity = value();
     else if (flag == "--lease-duration-seconds")
@@ -278,7 +274,6 @@ int RunWith(const Flags& flags) {
                                            ? client.default_namespace()
                                            : flags.reservation_namespace;
   options.plan.reservation_image = flags.reservation_image;
-  options.plan.reservation_service_account = flags.reservation_service_account;
   options.create_priority_classes = !flags.skip_priority_classes;
   options.concurrent_writes = flags.concurrent_writes;
   options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);

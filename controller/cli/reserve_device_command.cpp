@@ -1,66 +1,73 @@
 // `gpupool reserve-device`: what a reservation pod runs (docs/operator.md,
-// "Fractions next to the device plugin"). The device plugin gave the pod one
-// GPU and named it in NVIDIA_VISIBLE_DEVICES; the command writes that name into
-// the pod's own `gpupool.dev/visible-devices` annotation, where the controller
-// reads it, and then holds the device until the pod is stopped.
-#include <spdlog/spdlog.h>
-
+// "Fractions next to the device plugin"). Its init container `report` asks
+// the device plugin for one GPU and writes the name it was given
+// (NVIDIA_VISIBLE_DEVICES) to its termination message, which the kubelet
+// publishes in the pod's status and the controller reads; its container
+// `hold` asks for the same GPU (the kubelet gives an app container the devices
+// of the pod's init containers) and holds it until the pod is stopped. Neither
+// needs API credentials: a reservation pod mounts no token.
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "gpupool/cli/command.h"
-#include "gpupool/kube/client.h"
-#include "gpupool/kube/config.h"
-#include "gpupool/kube/errors.h"
-#include "gpupool/operator/pod_view.h"
 
 namespace gpupool::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "Usage: gpupool reserve-device [--kubeconfig PATH]\n\n"
-    "Run by gpupool's reservation pods: reports the GPU the device plugin gave\n"
-    "this pod (NVIDIA_VISIBLE_DEVICES) in the pod's annotation\n"
-    "gpupool.dev/visible-devices, then waits until the pod is stopped.\n"
-    "Reads POD_NAME and POD_NAMESPACE (the downward API) from the environment.\n\n"
-    "  --kubeconfig PATH   kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
-    "                      then the in-cluster service account)\n";
+    "Usage: gpupool reserve-device report [--termination-log PATH]\n"
+    "       gpupool reserve-device hold\n\n"
+    "Run by gpupool's reservation pods.\n"
+    "  report   writes the GPU the device plugin gave this container\n"
+    "           (NVIDIA_VISIBLE_DEVICES) to the termination log, where the kubelet\n"
+    "           publishes it in the pod's status, and exits\n"
+    "  hold     holds the pod's GPU until the pod is stopped\n\n"
+    "  --termination-log PATH  default /dev/termination-log\n";
 
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop = true; }
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
 
 // NVIDIA_VISIBLE_DEVICES values that name no device.
 bool NamesADevice(const std::string& devices) {
   return !devices.empty() && devices != "void" && devices != "none" && devices != "all";
 }
 
-// Patches the annotation, retrying while the API server cannot be reached.
-bool Report(kube::Client& client, const std::string& ns, const std::string& name,
-            const std::string& devices) {
-  const kube::Json patch = {
-      {"metadata", {{"annotations", {{op::kVisibleDevicesAnnotation, devices}}}}}};
-  for (int attempt = 1; !g_stop; ++attempt) {
-    try {
-      client.Patch(kube::resources::kPods, ns, name, kube::PatchType::kMerge, patch);
-      return true;
-    } catch (const kube::ApiError& error) {
-      if (kube::IsNotFound(error) || error.reason() == kube::Reason::kForbidden || attempt >= 30) {
-        std::cerr << "gpupool reserve-device: pod " << ns << "/" << name << ": " << error.what()
-                  << "\n";
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::seconds(std::min(attempt, 5)));
-    }
+int Report(const std::string& termination_log) {
+  const char* value = std::getenv("NVIDIA_VISIBLE_DEVICES");
+  const std::string devices = value ? value : "";
+  if (!NamesADevice(devices)) {
+    std::cerr << "gpupool reserve-device: NVIDIA_VISIBLE_DEVICES names no device (\"" << devices
+              << "\"): the container must request nvidia.com/gpu\n";
+    return 2;
   }
-  return false;
+  std::ofstream log(termination_log);
+  log << devices;
+  log.close();
+  if (!log) {
+    std::cerr << "gpupool reserve-device: cannot write " << termination_log << "\n";
+    return 1;
+  }
+  std::cout << "reported " << devices << std::endl;
+  return 0;
+}
+
+int Hold() {
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  std::cout << "holding the pod's GPU" << std::endl;
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  return 0;
+}
+
+int UsageError(const std::string& why) {
+  std::cerr << "gpupool reserve-device: " << why << "\n\n" << kUsage;
+  return 2;
 }
 
 }  // namespace
@@ -70,41 +77,18 @@ int RunReserveDevice(Args args) {
     std::cout << kUsage;
     return 0;
   }
-  std::string kubeconfig;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--kubeconfig" && i + 1 < args.size()) {
-      kubeconfig = args[++i];
-    } else {
-      std::cerr << "gpupool reserve-device: unknown flag " << args[i] << "\n\n" << kUsage;
-      return 2;
-    }
+  if (args.empty()) return UsageError("say report or hold");
+  const std::string mode = args[0];
+  std::string termination_log = "/dev/termination-log";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (mode == "report" && args[i] == "--termination-log" && i + 1 < args.size())
+      termination_log = args[++i];
+    else
+      return UsageError("unknown flag " + args[i]);
   }
-  const std::string name = Env("POD_NAME"), ns = Env("POD_NAMESPACE");
-  const std::string devices = Env("NVIDIA_VISIBLE_DEVICES");
-  for (const auto& [variable, value] :
-       {std::pair{"POD_NAME", name}, std::pair{"POD_NAMESPACE", ns}}) {
-    if (value.empty()) {
-      std::cerr << "gpupool reserve-device: " << variable << " is not set\n";
-      return 2;
-    }
-  }
-  if (!NamesADevice(devices)) {
-    std::cerr << "gpupool reserve-device: NVIDIA_VISIBLE_DEVICES names no device (\"" << devices
-              << "\"): the pod must request nvidia.com/gpu\n";
-    return 2;
-  }
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
-  try {
-    kube::Client client(kube::LoadDefaultConfig(kubeconfig));
-    if (!Report(client, ns, name, devices)) return g_stop ? 0 : 1;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool reserve-device: " << error.what() << "\n";
-    return 1;
-  }
-  std::cout << "holding " << devices << " for " << ns << "/" << name << std::endl;
-  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  return 0;
+  if (mode == "report") return Report(termination_log);
+  if (mode == "hold") return Hold();
+  return UsageError("unknown mode " + mode + " (report or hold)");
 }
 
 }  // namespace gpupool::cli

@@ -200,7 +200,11 @@ void BoundedHttpServer::Loop::Service(Connection& connection, short events) {
     Write(connection);
   else if (connection.stage == Stage::kDraining)
     Drain(connection);
-  if (connection.io.open() && (events & (POLLERR | POLLNVAL))) connection.io.Close();
+  // A request waiting for its guard polls for nothing: a peer gone meanwhile
+  // shows as POLLHUP, which poll reports at once on every turn.
+  const short gone =
+      connection.stage == Stage::kWaiting ? (POLLERR | POLLNVAL | POLLHUP) : (POLLERR | POLLNVAL);
+  if (connection.io.open() && (events & gone)) connection.io.Close();
 }
 
 void BoundedHttpServer::Loop::Read(Connection& connection) {

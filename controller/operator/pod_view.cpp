@@ -1,6 +1,7 @@
 #include "gpupool/operator/pod_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "gpupool/api/pod.h"
@@ -76,7 +77,6 @@ void ReadMetadata(const json& metadata, PodView& pod) {
   }
   if (const json* annotations = Field(metadata, "annotations")) {
     pod.gpu_device = StringField(*annotations, kDeviceAnnotation);
-    pod.visible_devices = StringField(*annotations, kVisibleDevicesAnnotation);
   }
   if (const json* annotations = Field(metadata, "annotations"))
     pod.idle_flagged = Field(*annotations, kIdleSinceAnnotation) != nullptr;
@@ -105,8 +105,29 @@ void ReadSpec(const json& spec, PodView& pod) {
   pod.gpu_milli = GpuRequest(spec);
 }
 
+// The termination message of the init container kReportContainer, once it
+// exited 0; "" before, or when it failed.
+std::string ReportedDevices(const json& status) {
+  const json* statuses = Field(status, "initContainerStatuses");
+  if (!statuses || !statuses->is_array()) return "";
+  for (const json& container : *statuses) {
+    if (StringField(container, "name") != kReportContainer) continue;
+    const json* state = Field(container, "state");
+    const json* terminated = state ? Field(*state, "terminated") : nullptr;
+    const json* exit_code = terminated ? Field(*terminated, "exitCode") : nullptr;
+    if (!exit_code || !exit_code->is_number_integer() || exit_code->get<std::int64_t>() != 0)
+      return "";
+    std::string message = StringField(*terminated, "message");
+    while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back())))
+      message.pop_back();
+    return message;
+  }
+  return "";
+}
+
 void ReadStatus(const json& status, PodView& pod) {
   pod.phase = ParsePhase(StringField(status, "phase"));
+  pod.visible_devices = ReportedDevices(status);
   if (const json* conditions = Field(status, "conditions"); conditions && conditions->is_array()) {
     for (const json& condition : *conditions) {
       if (StringField(condition, "type") == "Ready")

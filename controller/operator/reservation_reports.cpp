@@ -53,9 +53,10 @@ void RefuseBadReports(CycleState& state) {
           "device " + pod->visible_devices + " is reported by another reservation of the node too";
     if (why.empty()) continue;
     state.refused_reports.insert(pod);
-    state.plan.events.push_back(
-        {Kind::kPod, pod->ns, pod->name, pod->uid, "Warning", "DeviceReportRefused", "Reserve",
-         "its " + std::string(kVisibleDevicesAnnotation) + " annotation is refused: " + why});
+    state.plan.events.push_back({Kind::kPod, pod->ns, pod->name, pod->uid, "Warning",
+                                 "DeviceReportRefused", "Reserve",
+                                 "the device its init container " + std::string(kReportContainer) +
+                                     " reported is refused: " + why});
   }
 }
 

@@ -19,10 +19,6 @@ std::string HexHash(const std::string& text) {
   return out;
 }
 
-Json FieldEnv(const std::string& name, const std::string& path) {
-  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
-}
-
 bool Holds(const PodView& pod) {
   return !pod.visible_devices.empty() && !pod.node.empty() && !pod.terminating && !pod.Finished();
 }
@@ -40,16 +36,17 @@ std::string ReservationName(const std::string& node, int slot) {
 
 namespace {
 
-// It only reports its device and waits: a few MB, and the restricted Pod
+// Both take the same GPU (the kubelet gives an app container the devices of
+// the pod's init containers): `report` writes its name to its termination
+// message and exits, `hold` keeps it. A few MB, and the restricted Pod
 // Security profile.
-Json ReserveContainer(const CycleState& state) {
+Json ReservationContainer(const CycleState& state, const char* name) {
   const Json requests = {{api::kGpuResource, "1"}, {"cpu", "10m"}, {"memory", "32Mi"}};
   const Json limits = {{api::kGpuResource, "1"}, {"memory", "64Mi"}};
-  return {{"name", "reserve"},
+  return {{"name", name},
           {"image", state.options.reservation_image},
-          {"command", Json::array({"/usr/local/bin/gpupool", "reserve-device"})},
-          {"env", Json::array({FieldEnv("POD_NAME", "metadata.name"),
-                               FieldEnv("POD_NAMESPACE", "metadata.namespace")})},
+          {"command", Json::array({"/usr/local/bin/gpupool", "reserve-device", name})},
+          {"terminationMessagePolicy", "File"},
           {"resources", {{"requests", requests}, {"limits", limits}}},
           {"securityContext",
            {{"allowPrivilegeEscalation", false},
@@ -59,20 +56,21 @@ Json ReserveContainer(const CycleState& state) {
 
 }  // namespace
 
+// No API credentials: the report reaches the controller through the kubelet.
 Json BuildReservationPod(const CycleState& state, const std::string& node, int slot) {
   Json spec = {
       {"nodeSelector", {{kHostnameLabel, node}}},
       {"priorityClassName", PriorityClassName(state.options, api::WorkloadClass::kBuild)},
       {"restartPolicy", "Never"},
       {"terminationGracePeriodSeconds", 0},
+      {"automountServiceAccountToken", false},
       {"securityContext",
        {{"runAsNonRoot", true}, {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
       {"tolerations",
        Json::array(
            {{{"key", api::kGpuResource}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
-      {"containers", Json::array({ReserveContainer(state)})}};
-  if (!state.options.reservation_service_account.empty())
-    spec["serviceAccountName"] = state.options.reservation_service_account;
+      {"initContainers", Json::array({ReservationContainer(state, kReportContainer)})},
+      {"containers", Json::array({ReservationContainer(state, kHoldContainer)})}};
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata",
@@ -155,6 +153,13 @@ std::set<SlotKey> WantedSlots(const CycleState& state) {
   return wanted;
 }
 
+// Its containers run, so its report container has ended, yet it reported
+// nothing: the report failed, or a version that reported otherwise made it. It
+// will never report; a new one will.
+bool RunsWithoutReport(const PodView& pod) {
+  return pod.phase == PodPhase::kRunning && pod.visible_devices.empty();
+}
+
 void DeleteReservation(CycleState& state, const PodView& pod) {
   if (!pod.terminating) state.plan.pod_deletes.push_back({pod.ns, pod.name, pod.uid, 0, false});
 }
@@ -181,7 +186,8 @@ void PlanReservations(CycleState& state) {
   const std::set<SlotKey> wanted = WantedSlots(state);
   for (const PodView* stray : state.stray_reservations) DeleteReservation(state, *stray);
   for (const auto& [key, pod] : state.reservations) {
-    if (!wanted.count(key) || pod->Finished()) DeleteReservation(state, *pod);
+    if (!wanted.count(key) || pod->Finished() || RunsWithoutReport(*pod))
+      DeleteReservation(state, *pod);
   }
   for (const SlotKey& key : wanted) {
     if (state.reservations.count(key) || !state.nodes.count(key.first)) continue;

@@ -52,7 +52,6 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
                                  "--pause-per-plan soon",
                                  "--burst 0",
                                  "--reservation-namespace Bad_Name",
-                                 "--reservation-service-account -x",
                                  "--reservation-image ''",
                                  "--gpu-metrics-url dcgm:9400/metrics",
                                  "--gpu-metrics-url file:///etc/passwd",

@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 constexpr char kEverythingOn[] =
     "--set metrics.serviceMonitor.enabled=true --set dashboard.enabled=true "
     "--set priorityClasses.create=false --set leaderElection.enabled=false --set replicas=1 "
-    "--set networkPolicy.enabled=true";
+    "--set networkPolicy.enabled=true --set metrics.certSecret=gpupool-metrics-tls";
 
 TEST(ChartLint, PassesWithDefaults) {
   SKIP_WITHOUT_HELM();
@@ -37,9 +37,14 @@ TEST(ChartLint, PassesStrictWithEveryOptionalPartOn) {
   EXPECT_THAT(result.output, HasSubstr("kind: ServiceMonitor"));
   EXPECT_THAT(result.output, HasSubstr("grafana_dashboard: \"1\""));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("kind: PriorityClass")));
-  // Leader election off: no Lease Role (the reservation pods' Role stays).
+  // Leader election off: no Lease Role.
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("-leader-election\n")));
-  EXPECT_THAT(result.output, HasSubstr("name: gpupool-reservation\n"));
+  // Secure metrics with a certificate from a Secret: mounted for the
+  // controller, and the ServiceMonitor verifies it by the Secret's CA.
+  EXPECT_THAT(result.output, HasSubstr("scheme: https"));
+  EXPECT_THAT(result.output, HasSubstr("- --metrics-cert-dir\n"));
+  EXPECT_THAT(result.output, HasSubstr("secretName: \"gpupool-metrics-tls\""));
+  EXPECT_THAT(result.output, HasSubstr("key: ca.crt"));
   EXPECT_THAT(result.output, ::testing::Not(HasSubstr("--leader-elect")));
 }
 

@@ -82,14 +82,6 @@ const std::vector<Permission>& LeaseCalls() {
   return calls;
 }
 
-// What a reservation pod calls, in the release namespace only.
-const std::vector<Permission>& ReservationCalls() {
-  static const std::vector<Permission> calls = {
-      {"", "pods", "patch", "cli/reserve_device_command.cpp Report"},
-  };
-  return calls;
-}
-
 std::vector<std::string> Strings(const YAML::Node& list) {
   std::vector<std::string> values;
   if (list.IsDefined() && list.IsSequence()) {
@@ -117,19 +109,16 @@ class Rbac : public ::testing::Test {
     objects_ = LoadManifests();
     cluster_role_ = FindObject(objects_, "ClusterRole");
     lease_role_ = FindObject(objects_, "Role", "gpupool-leader-election");
-    reservation_role_ = FindObject(objects_, "Role", kReservationName);
     ASSERT_TRUE(cluster_role_.IsMap()) << "no ClusterRole in manifests/";
     ASSERT_TRUE(lease_role_.IsMap()) << "no leader-election Role in manifests/";
-    ASSERT_TRUE(reservation_role_.IsMap()) << "no reservation Role in manifests/";
   }
-  static constexpr char kReservationName[] = "gpupool-reservation";
   static constexpr char kReservations[] = "gpupool-system-reservations";
   std::vector<YAML::Node> objects_;
-  YAML::Node cluster_role_, lease_role_, reservation_role_;
+  YAML::Node cluster_role_, lease_role_;
 };
 
 TEST_F(Rbac, HasNoWildcard) {
-  for (const auto& role : {cluster_role_, lease_role_, reservation_role_}) {
+  for (const auto& role : {cluster_role_, lease_role_}) {
     for (const auto& rule : role["rules"]) {
       for (const char* field :
            {"apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"}) {
@@ -223,45 +212,29 @@ TEST_F(Rbac, SecureMetricsByDefaultWithAReaderRoleThatGrantsOnlyGetMetrics) {
   EXPECT_FALSE(FindObject(objects, "ClusterRole", "gpupool-controller-metrics-reader").IsMap());
 }
 
-// Reservation pods report their device by patching themselves: that, in a
-// namespace of their own, is all their ServiceAccount may do, and the
-// controller names that ServiceAccount and namespace in the pods it makes.
-TEST_F(Rbac, ReservationPodsMayPatchPodsInTheirOwnNamespaceOnly) {
-  std::set<Grant> calls;
-  for (const auto& call : ReservationCalls()) calls.insert({call.group, call.resource, call.verb});
-  EXPECT_EQ(Grants(reservation_role_), calls);
-  EXPECT_EQ(reservation_role_["metadata"]["namespace"].as<std::string>(), kReservations);
-  const YAML::Node binding = FindObject(objects_, "RoleBinding", kReservationName);
-  ASSERT_TRUE(binding.IsMap());
-  EXPECT_EQ(binding["roleRef"]["name"].as<std::string>(), kReservationName);
-  ASSERT_EQ(binding["subjects"].size(), 1u);
-  EXPECT_EQ(binding["subjects"][0]["name"].as<std::string>(), kReservationName);
-  EXPECT_TRUE(FindObject(objects_, "ServiceAccount", kReservationName).IsMap());
-  const YAML::Node deployment = FindObject(objects_, "Deployment");
-  ASSERT_TRUE(deployment.IsMap());
-  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
-  for (const auto& [flag, value] : {std::pair{"--reservation-service-account", kReservationName},
-                                    std::pair{"--reservation-namespace", kReservations}}) {
-    auto it = std::find(args.begin(), args.end(), flag);
-    ASSERT_NE(it, args.end()) << flag;
-    ASSERT_NE(it + 1, args.end()) << flag;
-    EXPECT_EQ(*(it + 1), value) << flag;
-  }
-}
-
-// The reservations' namespace holds nothing of the chart but their identity,
-// and admits only pods of the restricted Pod Security Standard.
-TEST_F(Rbac, TheReservationsNamespaceHoldsNothingElse) {
+// Reservation pods report their device through the kubelet (their init
+// container's termination message) and mount no token: the chart gives them no
+// identity, and their namespace holds nothing of the chart but itself and
+// admits only pods of the restricted Pod Security Standard.
+TEST_F(Rbac, ReservationPodsHaveNoIdentityAndANamespaceOfTheirOwn) {
   const YAML::Node ns = FindObject(objects_, "Namespace", kReservations);
   ASSERT_TRUE(ns.IsMap());
   EXPECT_EQ(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"].as<std::string>(),
             "restricted");
   for (const auto& object : objects_) {
     const auto meta = object["metadata"];
-    if (!meta["namespace"].IsDefined() || meta["namespace"].as<std::string>() != kReservations)
-      continue;
-    EXPECT_EQ(meta["name"].as<std::string>(), kReservationName) << object["kind"].as<std::string>();
+    EXPECT_FALSE(meta["namespace"].IsDefined() &&
+                 meta["namespace"].as<std::string>() == kReservations)
+        << object["kind"].as<std::string>() << " " << meta["name"].as<std::string>();
+    EXPECT_NE(object["kind"].as<std::string>(), "ValidatingAdmissionPolicy");
   }
+  const YAML::Node deployment = FindObject(objects_, "Deployment");
+  ASSERT_TRUE(deployment.IsMap());
+  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
+  auto it = std::find(args.begin(), args.end(), "--reservation-namespace");
+  ASSERT_NE(it, args.end());
+  ASSERT_NE(it + 1, args.end());
+  EXPECT_EQ(*(it + 1), kReservations);
 }
 
 TEST_F(Rbac, LimitsLeaseReadsAndUpdatesToTheControllersLease) {

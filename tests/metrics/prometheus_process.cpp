@@ -34,16 +34,24 @@ int FreeLoopbackPort() {
   return ntohs(address.sin_port);
 }
 
-PrometheusProcess::PrometheusProcess(const std::string& target) {
+PrometheusProcess::PrometheusProcess(const std::string& target, const std::string& bearer_token) {
   char pattern[] = "/tmp/gpupool-prometheus-test-XXXXXX";
   if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
-  std::ofstream(dir_ + "/prometheus.yml")
-      << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-         "scrape_configs:\n"
-         "  - job_name: gpupool\n"
-         "    static_configs: [{targets: ['"
-      << target << "']}]\n";
+  std::ofstream config(dir_ + "/prometheus.yml");
+  config << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+            "scrape_configs:\n"
+            "  - job_name: gpupool\n"
+            "    static_configs: [{targets: ['"
+         << target << "']}]\n";
+  if (!bearer_token.empty()) {
+    std::ofstream(dir_ + "/token") << bearer_token;
+    config << "    scheme: https\n"
+              "    tls_config: {insecure_skip_verify: true}\n"
+              "    authorization: {credentials_file: "
+           << dir_ << "/token}\n";
+  }
+  config.close();
   port_ = FreeLoopbackPort();
   std::vector<std::string> args = {"prometheus", "--config.file=" + dir_ + "/prometheus.yml",
                                    "--storage.tsdb.path=" + dir_ + "/data",

@@ -17,7 +17,9 @@ class PrometheusProcess {
  public:
   // Starts scraping `target` ("127.0.0.1:PORT") and waits until it is ready;
   // throws std::runtime_error (with its log) when it does not start in 30 s.
-  explicit PrometheusProcess(const std::string& target);
+  // With `bearer_token`, over HTTPS without verifying the certificate and with
+  // that token, as the chart's ServiceMonitor scrapes secure metrics.
+  explicit PrometheusProcess(const std::string& target, const std::string& bearer_token = "");
   ~PrometheusProcess();
   PrometheusProcess(const PrometheusProcess&) = delete;
   PrometheusProcess& operator=(const PrometheusProcess&) = delete;

@@ -95,5 +95,35 @@ TEST(PrometheusStory, Story1ReadThroughPromQL) {
       [](auto value) { return value && *value >= 0; }));
 }
 
+// Secure metrics as the chart installs them, scraped by a real Prometheus with
+// the token of a ServiceAccount allowed to get /metrics (the sandbox answers
+// the controller's TokenReview and SubjectAccessReview from its RBAC objects).
+TEST(PrometheusStory, ScrapesSecureMetricsWithAReadersToken) {
+  if (!testing::PrometheusInstalled())
+    GTEST_SKIP() << "prometheus is not installed (Debian package prometheus): nothing to scrape "
+                    "with";
+  ClusterHarness cluster(kStoryNodes, {"--authorize-service-accounts"},
+                         {"--metrics-bind-address", "127.0.0.1:0", "--metrics-secure"});
+  const int port = MetricsPort(cluster);
+  ASSERT_GT(port, 0) << cluster.ControllerLog();
+  cluster.Apply(
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: prometheus, namespace: default}\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+      "metadata: {name: metrics-reader}\nrules: [{nonResourceURLs: [/metrics], verbs: [get]}]\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
+      "metadata: {name: prometheus-metrics-reader}\n"
+      "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: metrics-reader}\n"
+      "subjects: [{kind: ServiceAccount, name: prometheus, namespace: default}]\n");
+  const auto token = cluster.Kubectl("create token prometheus -n default");
+  ASSERT_EQ(token.exit_code, 0) << token.output;
+  PrometheusProcess prometheus("127.0.0.1:" + std::to_string(port),
+                               token.output.substr(0, token.output.find_last_not_of("\n ") + 1));
+  ASSERT_TRUE(Eventually(prometheus, "up", [](auto up) { return up && *up == 1; }))
+      << prometheus.Log() << cluster.ControllerLog();
+  cluster.Apply(kStory1Projects);
+  EXPECT_TRUE(Eventually(prometheus, R"(gpupool_project_guaranteed_gpus{project="susan"})",
+                         [](auto value) { return value && *value > 0; }));
+}
+
 }  // namespace
 }  // namespace gpupool::metrics

@@ -768,7 +768,6 @@ TEST(PlanCycle, PlacementOfAReplicaTheJobDoesNotHaveIsSkipped) {
 PlanOptions SharingOptions() {
   PlanOptions options;
   options.reservation_namespace = "gpupool-system";
-  options.reservation_service_account = "gpupool-reservation";
   return options;
 }
 
@@ -804,8 +803,36 @@ TEST(PlanCycle, FirstFractionOnADeviceCreatesItsReservationPodAndWaits) {
   EXPECT_EQ(resources["requests"]["nvidia.com/gpu"], "1");
   EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "1");
   EXPECT_FALSE(pod["spec"].contains("schedulingGates"));
-  EXPECT_EQ(pod["spec"]["serviceAccountName"], "gpupool-reservation");
-  EXPECT_EQ(pod["spec"]["containers"][0]["command"][1], "reserve-device");
+  // The init container reports the device; the container holds the same one.
+  const Json& report = pod["spec"]["initContainers"][0];
+  EXPECT_EQ(report["name"], kReportContainer);
+  EXPECT_EQ(report["command"], Json::array({"/usr/local/bin/gpupool", "reserve-device", "report"}));
+  EXPECT_EQ(report["resources"], resources);
+  EXPECT_EQ(pod["spec"]["containers"][0]["command"][2], "hold");
+  // No API credentials: nothing the pod runs can write to the API server.
+  EXPECT_EQ(pod["spec"]["automountServiceAccountToken"], false);
+  EXPECT_FALSE(pod["spec"].contains("serviceAccountName"));
+}
+
+// Only the kubelet writes a reservation's report: an annotation anyone could
+// write, or a report container that failed, names no device.
+TEST(PlanCycle, AReservationsDeviceIsItsReportContainersTerminationMessageOnly) {
+  const auto report = [](const std::string& name, int exit_code, const std::string& message) {
+    return Json{{"name", name},
+                {"state", {{"terminated", {{"exitCode", exit_code}, {"message", message}}}}}};
+  };
+  Json pod = {{"metadata",
+               {{"name", "gpupool-reservation-node-0-1"},
+                {"namespace", "gpupool-system"},
+                {"annotations", {{"gpupool.dev/visible-devices", "GPU-forged"}}}}},
+              {"status", {{"phase", "Running"}}}};
+  EXPECT_EQ(DecodePodView(pod).visible_devices, "");
+  pod["status"]["initContainerStatuses"] = {report("other", 0, "GPU-other")};
+  EXPECT_EQ(DecodePodView(pod).visible_devices, "");
+  pod["status"]["initContainerStatuses"] = {report(kReportContainer, 1, "GPU-half")};
+  EXPECT_EQ(DecodePodView(pod).visible_devices, "");
+  pod["status"]["initContainerStatuses"] = {report(kReportContainer, 0, "GPU-5f2e\n")};
+  EXPECT_EQ(DecodePodView(pod).visible_devices, "GPU-5f2e");
 }
 
 // A node name near the length limit still gives a valid pod name, one per slot.
@@ -830,6 +857,18 @@ TEST(PlanCycle, FractionWaitsWhileItsReservationHoldsNoDevice) {
   EXPECT_TRUE(plan.pod_releases.empty());
   EXPECT_TRUE(plan.reservation_pods.empty());
   EXPECT_TRUE(plan.pod_deletes.empty());
+}
+
+// A reservation whose containers run but that reported nothing (its report
+// failed, or an earlier version made it) never will: it is made again.
+TEST(PlanCycle, AReservationRunningWithoutAReportIsMadeAgain) {
+  auto b = NotebookOnSlotOne();
+  b.ReservationPod("gpupool-system", "node-0", 1, "");
+  b.SetPodPhase("gpupool-system", "gpupool-reservation-node-0-1", PodPhase::kRunning);
+  const Plan plan = PlanCycle(b.view(), SharingOptions());
+  EXPECT_TRUE(plan.pod_releases.empty());
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "gpupool-reservation-node-0-1");
 }
 
 // Once the reservation holds a device, the fraction is released to that device:

@@ -1,9 +1,15 @@
-// `gpupool reserve-device`, what reservation pods run, against a real sandbox:
-// it reports its device in its own pod's annotation and holds it until stopped;
-// an environment that names no pod or no device is refused, naming what is missing.
+// `gpupool reserve-device`, what reservation pods run, as a process: `report`
+// writes the device the device plugin named to the termination log (what the
+// kubelet publishes in the pod's status) and exits; `hold` holds until stopped;
+// an environment that names no device, a bad mode or flag, and a log it cannot
+// write are refused, naming what is wrong.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -14,19 +20,7 @@ namespace {
 
 using sandbox::testing::CommandResult;
 using sandbox::testing::RunCommand;
-using sandbox::testing::SandboxProcess;
-
-constexpr char kPod[] = R"(apiVersion: v1
-kind: Pod
-metadata: {name: holder, namespace: default}
-spec:
-  containers: [{name: reserve, image: gpupool}]
-)";
-
-std::string ReserveDevice(const std::string& env, const std::string& kubeconfig) {
-  return "env -u NVIDIA_VISIBLE_DEVICES -u POD_NAME -u POD_NAMESPACE " + env + " " +
-         GPUPOOL_BINARY + " reserve-device --kubeconfig " + kubeconfig;
-}
+using ::testing::HasSubstr;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream file(path);
@@ -35,57 +29,73 @@ std::string ReadFile(const std::string& path) {
   return text;
 }
 
-TEST(ReserveDevice, ReportsItsDeviceOnItsOwnPodAndHoldsUntilStopped) {
-  SandboxProcess sandbox;
-  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("pod.yaml", kPod)).exit_code, 0);
-  const std::string dir = sandbox.dir();
-  const std::string command =
-      ReserveDevice("POD_NAME=holder POD_NAMESPACE=default NVIDIA_VISIBLE_DEVICES=GPU-5f2e",
-                    sandbox.kubeconfig());
-  // In the background: its PID and, once it ends, its exit status go to files.
-  RunCommand("(" + command + " >" + dir + "/reserve.log 2>&1 & echo $! >" + dir +
-             "/reserve.pid; wait $!; echo $? >" + dir + "/reserve.rc) >/dev/null 2>&1 &");
-  std::string reported;
-  for (int i = 0; i < 100 && reported.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    reported = sandbox
-                   .Kubectl(
-                       "get pod holder -n default -o "
-                       "'jsonpath={.metadata.annotations.gpupool\\.dev/visible-devices}'")
-                   .output;
+class ReserveDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gpupool-reserve-device-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
   }
-  EXPECT_EQ(reported, "GPU-5f2e") << ReadFile(dir + "/reserve.log");
-  const std::string pid = ReadFile(dir + "/reserve.pid");
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  CommandResult Report(const std::string& devices, const std::string& log) {
+    const std::string env = devices == "unset" ? "" : "NVIDIA_VISIBLE_DEVICES='" + devices + "' ";
+    return RunCommand("env -u NVIDIA_VISIBLE_DEVICES " + env + GPUPOOL_BINARY +
+                      " reserve-device report --termination-log " + log + " 2>&1");
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ReserveDevice, ReportWritesTheDeviceToTheTerminationLogAndExits) {
+  const CommandResult result = Report("GPU-5f2e", dir_ + "/termination-log");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(ReadFile(dir_ + "/termination-log"), "GPU-5f2e");
+}
+
+TEST_F(ReserveDevice, ReportRefusesAnEnvironmentThatNamesNoDevice) {
+  for (const char* devices : {"unset", "", "void", "none", "all"}) {
+    const CommandResult result = Report(devices, dir_ + "/termination-log");
+    EXPECT_EQ(result.exit_code, 2) << devices;
+    EXPECT_THAT(result.output, HasSubstr("NVIDIA_VISIBLE_DEVICES names no device")) << devices;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/termination-log")) << devices;
+  }
+}
+
+TEST_F(ReserveDevice, ReportSaysWhenItCannotWriteTheLog) {
+  const CommandResult result = Report("0", dir_ + "/no-such-dir/termination-log");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.output, HasSubstr("cannot write " + dir_ + "/no-such-dir/termination-log"));
+}
+
+TEST_F(ReserveDevice, BadModesAndFlagsAreUsageErrors) {
+  for (const std::string arguments : {"", "steal", "hold --termination-log x", "report --x"}) {
+    const CommandResult result =
+        RunCommand(std::string(GPUPOOL_BINARY) + " reserve-device " + arguments + " 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << arguments;
+    EXPECT_THAT(result.output, HasSubstr("Usage: gpupool reserve-device")) << arguments;
+  }
+}
+
+TEST_F(ReserveDevice, HoldRunsUntilStopped) {
+  RunCommand("(" + std::string(GPUPOOL_BINARY) + " reserve-device hold >" + dir_ +
+             "/hold.log 2>&1 & echo $! >" + dir_ + "/hold.pid; wait $!; echo $? >" + dir_ +
+             "/hold.rc) >/dev/null 2>&1 &");
+  std::string pid;
+  for (int i = 0; i < 50 && pid.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    pid = ReadFile(dir_ + "/hold.pid");
+  }
   ASSERT_FALSE(pid.empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_TRUE(ReadFile(dir + "/reserve.rc").empty()) << "it must hold the device until stopped";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(ReadFile(dir_ + "/hold.rc").empty()) << "it must hold the device until stopped";
   RunCommand("kill -TERM " + pid);
   std::string status;
   for (int i = 0; i < 50 && status.empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    status = ReadFile(dir + "/reserve.rc");
+    status = ReadFile(dir_ + "/hold.rc");
   }
-  EXPECT_EQ(status, "0") << ReadFile(dir + "/reserve.log");
-}
-
-TEST(ReserveDevice, RefusesAnEnvironmentThatNamesNoPodOrNoDevice) {
-  SandboxProcess sandbox;
-  ASSERT_EQ(sandbox.Kubectl("apply -f " + sandbox.WriteFile("pod.yaml", kPod)).exit_code, 0);
-  const std::string pod = "POD_NAME=holder POD_NAMESPACE=default ";
-  struct Case {
-    std::string env, named;
-    int exit_code;
-  };
-  for (const Case& bad : std::vector<Case>{
-           {pod, "NVIDIA_VISIBLE_DEVICES", 2},
-           {pod + "NVIDIA_VISIBLE_DEVICES=void", "NVIDIA_VISIBLE_DEVICES", 2},
-           {"POD_NAMESPACE=default NVIDIA_VISIBLE_DEVICES=0", "POD_NAME", 2},
-           {"POD_NAME=holder NVIDIA_VISIBLE_DEVICES=0", "POD_NAMESPACE", 2},
-           {"POD_NAME=gone POD_NAMESPACE=default NVIDIA_VISIBLE_DEVICES=0", "default/gone", 1}}) {
-    const CommandResult result = RunCommand(ReserveDevice(bad.env, sandbox.kubeconfig()));
-    EXPECT_EQ(result.exit_code, bad.exit_code) << bad.env << ": " << result.output;
-    EXPECT_NE(result.output.find(bad.named), std::string::npos) << bad.env << ": " << result.output;
-  }
+  EXPECT_EQ(status, "0") << ReadFile(dir_ + "/hold.log");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "gpupool/api/quantity.h"
 #include "gpupool/operator/plan.h"
 #include "sandbox/device_plugin.h"
+#include "sandbox/kubelet.h"
 #include "view_builder.h"
 
 namespace gpupool::op {
@@ -88,7 +89,8 @@ class SharingWorld {
     for (const auto& [key, pod] : pods_) {
       if (Finished(pod)) continue;
       const Json annotations = pod["metadata"].value("annotations", Json::object());
-      for (int device : sandbox::ParseDevices(annotations.value(kVisibleDevicesAnnotation, ""))) {
+      for (int device :
+           sandbox::ParseDevices(annotations.value(sandbox::kVisibleDevicesAnnotation, ""))) {
         if (holder.count(device)) return "device " + std::to_string(device) + " given twice";
         holder[device] = key;
         if (pod["metadata"]["labels"].contains(kReservationLabel)) {
@@ -126,7 +128,7 @@ class SharingWorld {
     for (const auto& [key, pod] : pods_) {
       if (!pod["metadata"]["labels"].contains(kReservationLabel)) continue;
       const Json annotations = pod["metadata"].value("annotations", Json::object());
-      idle += !used.count(annotations.value(kVisibleDevicesAnnotation, "?"));
+      idle += !used.count(annotations.value(sandbox::kVisibleDevicesAnnotation, "?"));
     }
     return idle;
   }
@@ -187,7 +189,7 @@ class SharingWorld {
       if (Finished(pod) || !pod["spec"].contains("nodeName")) continue;
       used += DecodePodView(pod).gpu_milli;
       const Json annotations = pod["metadata"].value("annotations", Json::object());
-      for (int d : sandbox::ParseDevices(annotations.value(kVisibleDevicesAnnotation, "")))
+      for (int d : sandbox::ParseDevices(annotations.value(sandbox::kVisibleDevicesAnnotation, "")))
         taken.insert(d);
     }
     // The kubelet admits pods in no particular order, so the devices the device
@@ -204,12 +206,12 @@ class SharingWorld {
         const auto devices = sandbox::PickDevices(kGpus, taken, view.gpu_milli / 1000);
         if (devices.empty()) continue;
         taken.insert(devices.begin(), devices.end());
-        pod["metadata"]["annotations"][kVisibleDevicesAnnotation] =
+        pod["metadata"]["annotations"][sandbox::kVisibleDevicesAnnotation] =
             sandbox::FormatDevices(kNode, devices);
       }
       used += view.gpu_milli;
       pod["spec"]["nodeName"] = kNode;
-      pod["status"]["phase"] = "Running";
+      sandbox::MarkRunning(pod, Key(pod));  // A reservation's report is its init container's.
     }
     int fractions = 0, whole = 0;
     for (const auto& [key, pod] : pods_) {

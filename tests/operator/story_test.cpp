@@ -523,6 +523,12 @@ TEST_P(StoryOnBackend, TwoHalfGpuNotebooksShareOneDeviceAndAreToldSo) {
   const Json reservation = reservations[0];
   const std::string held = AnnotationOf(reservation, "gpupool.dev/visible-devices");
   ASSERT_FALSE(held.empty()) << reservation.dump();
+  // What the controller reads: the init container's report, which only the kubelet writes.
+  EXPECT_EQ(
+      reservation["status"]["initContainerStatuses"][0]["state"]["terminated"].value("message", ""),
+      held)
+      << reservation.dump();
+  EXPECT_FALSE(reservation["spec"].value("automountServiceAccountToken", true));
   for (const Json& pod : cluster.Get("pods")) {
     if (pod["metadata"]["namespace"] != "ana") continue;
     const std::string job = pod["metadata"]["labels"]["gpupool.dev/job"];

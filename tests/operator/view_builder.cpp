@@ -179,6 +179,17 @@ ViewBuilder& ViewBuilder::ReservationPod(const std::string& ns, const std::strin
   return *this;
 }
 
+ViewBuilder& ViewBuilder::SetPodPhase(const std::string& ns, const std::string& name,
+                                      PodPhase phase) {
+  for (auto& pod : view_.pods) {
+    if (pod->ns != ns || pod->name != name) continue;
+    auto changed = std::make_shared<PodView>(*pod);
+    changed->phase = phase;
+    pod = changed;
+  }
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::ForeignPod(const std::string& ns, const std::string& name,
                                      const std::string& node, int gpus,
                                      const std::string& job_label) {

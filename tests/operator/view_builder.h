@@ -46,6 +46,8 @@ class ViewBuilder {
   ViewBuilder& ReservationPod(const std::string& ns, const std::string& node, int slot,
                               const std::string& visible_devices, bool bound = true,
                               bool terminating = false);
+  // The phase of a pod added before.
+  ViewBuilder& SetPodPhase(const std::string& ns, const std::string& name, PodPhase phase);
   // A running pod gpupool did not create; `job_label` is the gpupool.dev/job
   // label it wears anyway (none when empty).
   ViewBuilder& ForeignPod(const std::string& ns, const std::string& name, const std::string& node,

@@ -34,11 +34,6 @@ already holds the chart name (release "gpupool" gives "gpupool", not
 {{- end }}
 {{- end }}
 
-{{/* The identity of the reservation pods that hold shared GPUs for fractions. */}}
-{{- define "gpupool.reservationName" -}}
-{{- printf "%s-reservation" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
-{{- end }}
-
 {{/* The namespace of the reservation pods: a namespace of their own. */}}
 {{- define "gpupool.reservationNamespace" -}}
 {{- default (printf "%s-reservations" .Release.Namespace | trunc 63 | trimSuffix "-") .Values.reservations.namespace }}

@@ -32,8 +32,6 @@ struct PlanOptions {
   // "Fractions next to the device plugin").
   std::string reservation_namespace = "default";
   std::string reservation_image = "gpupool";
-  // Allowed to patch pods in reservation_namespace (the report); "": the default one.
-  std::string reservation_service_account;
   engine::Options engine;
   // At most this many job statuses that neither admit nor free anything
   // (waiting reasons, Running) are written per cycle, plus one for every job

@@ -23,10 +23,13 @@ inline constexpr char kIdleSinceAnnotation[] = "gpupool.dev/idle-since";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
 // A reservation pod (docs/operator.md, "Fractions"): it holds one device of its
 // node from the device plugin for the fractions the engine put on device slot
-// `kReservationLabel` of that node, and reports the device it was given in
-// `kVisibleDevicesAnnotation` (the value of its NVIDIA_VISIBLE_DEVICES).
+// `kReservationLabel` of that node. Its init container `kReportContainer`
+// reports the device it was given (its NVIDIA_VISIBLE_DEVICES) as its
+// termination message, which only the kubelet writes into the pod's status;
+// its container `kHoldContainer` holds that device.
 inline constexpr char kReservationLabel[] = "gpupool.dev/gpu-reservation";
-inline constexpr char kVisibleDevicesAnnotation[] = "gpupool.dev/visible-devices";
+inline constexpr char kReportContainer[] = "report";
+inline constexpr char kHoldContainer[] = "hold";
 
 enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
@@ -40,9 +43,11 @@ struct PodView {
   std::int32_t replica = -1;           // kReplicaLabel; -1 when absent or not a number.
   std::int32_t reservation_slot = -1;  // kReservationLabel; -1 when not a reservation pod.
   std::string gpu_device;              // kDeviceAnnotation: a fraction's device.
-  std::string visible_devices;         // kVisibleDevicesAnnotation: what the device plugin gave.
-  std::int32_t gate_index = -1;        // Index of kAdmissionGate in spec.schedulingGates.
-  std::int32_t gates = 0;              // Scheduling gates of any name.
+  // What the device plugin gave a reservation pod: the termination message of
+  // its init container kReportContainer, once that exited 0.
+  std::string visible_devices;
+  std::int32_t gate_index = -1;  // Index of kAdmissionGate in spec.schedulingGates.
+  std::int32_t gates = 0;        // Scheduling gates of any name.
   PodPhase phase = PodPhase::kPending;
   bool ready = false;        // The Ready condition is True.
   bool terminating = false;  // metadata.deletionTimestamp is set.
