@@ -104,7 +104,19 @@ class ReservationAccountOnBackend : public ::testing::TestWithParam<std::string>
   std::string token_;
 };
 
-TEST_P(ReservationAccountOnBackend, ItsAccountMayChangeNothing) {
+// One test, since each installs the chart in a namespace the next could not
+// reuse while it is being deleted.
+TEST_P(ReservationAccountOnBackend, APodMountsNoTokenAndItsNamespacesAccountMayChangeNothing) {
+  // A pod that asks for no token gets none: nothing in it can call the API server.
+  const auto pod = cluster_->Kubectl(std::string("get pod ") + kReservation + " -n " +
+                                     kReservations + " -o json");
+  ASSERT_EQ(pod.exit_code, 0) << pod.output;
+  const Json spec = Json::parse(pod.output)["spec"];
+  EXPECT_EQ(spec.value("automountServiceAccountToken", true), false);
+  for (const auto& volume : spec.value("volumes", Json::array()))
+    EXPECT_EQ(volume.value("name", "").rfind("kube-api-access", 0), std::string::npos)
+        << volume.dump();
+
   for (const std::string patch :
        {R"({"metadata":{"annotations":{"gpupool.dev/visible-devices":"all"}}})",
         R"([{"op":"replace","path":"/spec/containers/0/image","value":"evil"}])",
@@ -135,19 +147,6 @@ TEST_P(ReservationAccountOnBackend, ItsAccountMayChangeNothing) {
   result = AsReservation("GET", std::string("/api/v1/namespaces/") + kReservations + "/secrets");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 403) << result->body;
-}
-
-// A pod that asks for no token gets none: nothing in a reservation pod can
-// call the API server.
-TEST_P(ReservationAccountOnBackend, AReservationPodMountsNoToken) {
-  const auto pod = cluster_->Kubectl(std::string("get pod ") + kReservation + " -n " +
-                                     kReservations + " -o json");
-  ASSERT_EQ(pod.exit_code, 0) << pod.output;
-  const Json spec = Json::parse(pod.output)["spec"];
-  EXPECT_EQ(spec.value("automountServiceAccountToken", true), false);
-  for (const auto& volume : spec.value("volumes", Json::array()))
-    EXPECT_EQ(volume.value("name", "").rfind("kube-api-access", 0), std::string::npos)
-        << volume.dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ReservationAccountOnBackend, ::testing::ValuesIn(Backends()),
