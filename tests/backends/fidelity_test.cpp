@@ -324,7 +324,12 @@ TEST_P(Fidelity, HostileBodiesGetClearErrorsAndChangeNothing) {
   Json huge = ConfigMapJson("huge");
   huge["data"]["blob"] = std::string(5 << 20, 'x');
   reply = Send(*client_, "POST", configmaps, huge);
-  EXPECT_EQ(reply.status, 413) << reply.body.substr(0, 300);
+  // A real server may answer 413 and close before the client has sent the
+  // rest; the client then sees the connection reset, not the answer (seen once
+  // on 1.29 in CI). Either way nothing was stored (checked below).
+  if (!(cluster_->real() && reply.status == 0)) {
+    EXPECT_EQ(reply.status, 413) << reply.body.substr(0, 300);
+  }
   Json large = ConfigMapJson("large");
   large["data"]["blob"] = std::string(1200 * 1024, 'x');
   reply = Send(*client_, "POST", configmaps, large);
