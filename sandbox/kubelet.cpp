@@ -125,8 +125,10 @@ void SetCondition(Json& pod, const std::string& type, const std::string& status,
 
 namespace {
 
-Json ContainerStatus(const Json& container, const std::string& key, bool running) {
+// A running container's status; `state`, when given, replaces running.
+Json ContainerStatus(const Json& container, const std::string& key, Json state = nullptr) {
   const std::string name = container.value("name", ""), image = container.value("image", "");
+  const bool running = state.is_null();
   return {{"name", name},
           {"ready", running},
           {"restartCount", 0},
@@ -134,7 +136,7 @@ Json ContainerStatus(const Json& container, const std::string& key, bool running
           {"imageID", "sandbox://" + image},
           {"containerID", "sandbox://" + key + "/" + name},
           {"started", running},
-          {"state", {{"running", {{"startedAt", NowString()}}}}}};
+          {"state", running ? Json{{"running", {{"startedAt", NowString()}}}} : state}};
 }
 
 bool RunsReportOfReserveDevice(const Json& container) {
@@ -150,8 +152,7 @@ bool RunsReportOfReserveDevice(const Json& container) {
 // the simulated kubelets know is gpupool's `reserve-device report`: its
 // termination message is the device the device plugin gave the pod.
 Json InitContainerStatus(const Json& container, const Json& pod, const std::string& key) {
-  Json status = ContainerStatus(container, key, true);
-  if (container.value("restartPolicy", "") == "Always") return status;
+  if (container.value("restartPolicy", "") == "Always") return ContainerStatus(container, key);
   Json terminated = {{"exitCode", 0},
                      {"reason", "Completed"},
                      {"startedAt", NowString()},
@@ -159,10 +160,7 @@ Json InitContainerStatus(const Json& container, const Json& pod, const std::stri
   const Json annotations = pod["metadata"].value("annotations", Json::object());
   const std::string devices = annotations.value(kVisibleDevicesAnnotation, "");
   if (RunsReportOfReserveDevice(container) && !devices.empty()) terminated["message"] = devices;
-  status["ready"] = false;
-  status["started"] = false;
-  status["state"] = {{"terminated", terminated}};
-  return status;
+  return ContainerStatus(container, key, {{"terminated", terminated}});
 }
 
 }  // namespace
@@ -179,7 +177,7 @@ void MarkRunning(Json& pod, const std::string& key) {
   if (!init_statuses.empty()) status["initContainerStatuses"] = init_statuses;
   Json statuses = Json::array();
   for (const auto& container : pod["spec"].value("containers", Json::array()))
-    statuses.push_back(ContainerStatus(container, key, true));
+    statuses.push_back(ContainerStatus(container, key));
   status["containerStatuses"] = statuses;
   for (const char* type : {"Initialized", "ContainersReady", "Ready"}) {
     SetCondition(pod, type, "True", "", "");

@@ -40,12 +40,6 @@ std::string FirstLine(const std::string& head) {
   return line;
 }
 
-std::string Lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 std::string Trimmed(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string::npos) return "";
@@ -68,6 +62,12 @@ std::string HeaderValue(const std::string& head, const std::string& name) {
 }  // namespace
 
 HttpAnswer Plain(int status, std::string body) { return {status, "text/plain", std::move(body)}; }
+
+std::string Lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
 
 std::optional<std::size_t> EndOfHeaders(const std::string& received) {
   const auto crlf = received.find("\r\n\r\n");

@@ -32,6 +32,8 @@ HttpAnswer AnswerRoute(const ParsedRequest& request,
 
 HttpAnswer RequestTooLarge();
 HttpAnswer Plain(int status, std::string body);
+// ASCII lower case: header names, schemes and verbs compare without case.
+std::string Lowercase(std::string text);
 
 // Status line, Content-Type, Content-Length, "Connection: close", then the body.
 std::string FormatAnswer(const HttpAnswer& answer, bool head_only);

@@ -4,8 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <exception>
+
+#include "http_request.h"
 
 namespace gpupool::metrics {
 namespace {
@@ -20,10 +21,7 @@ GuardVerdict Refused(int status, std::string body) {
 std::string BearerToken(const std::string& authorization) {
   constexpr std::size_t kScheme = 7;  // "Bearer "
   if (authorization.size() <= kScheme || authorization[kScheme - 1] != ' ') return "";
-  std::string scheme = authorization.substr(0, kScheme - 1);
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (scheme != "bearer") return "";
+  if (internal::Lowercase(authorization.substr(0, kScheme - 1)) != "bearer") return "";
   const auto start = authorization.find_first_not_of(' ', kScheme);
   return start == std::string::npos ? "" : authorization.substr(start);
 }
@@ -40,12 +38,6 @@ std::string Digest(const std::string& text) {
     hex += kHex[digest[i] & 15];
   }
   return hex;
-}
-
-std::string Lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 }  // namespace
@@ -72,7 +64,7 @@ GuardVerdict TokenAccessReviewer::Check(const RequestHead& request,
                    "Unauthorized: send a ServiceAccount token as \"Authorization: Bearer "
                    "<token>\"\n");
   // HTTP's verb as the API server names a non-resource request's: GET is "get".
-  const std::string verb = Lowercase(request.method);
+  const std::string verb = internal::Lowercase(request.method);
   const std::string key = Digest(token) + " " + verb + " " + request.path;
   std::lock_guard lock(mutex_);
   if (const auto kept = kept_.find(key); kept != kept_.end()) {
