@@ -27,10 +27,6 @@ bool IsDeployment(const ResourceType& resource) {
   return resource.group == "apps" && resource.kind == "Deployment";
 }
 
-std::string QualifiedKind(const ResourceType& resource) {
-  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
-}
-
 std::string NameOf(const Json& object) { return object["metadata"].value("name", ""); }
 
 // Unknown fields under fieldValidation=Strict: 400 for a create, update or

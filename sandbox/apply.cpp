@@ -12,8 +12,6 @@
 namespace gpupool::sandbox {
 namespace {
 
-bool IsKeyed(const ListShape& shape) { return shape.kind != ListShape::Kind::kAtomic; }
-
 Json WithoutNulls(const Json& value) {
   if (value.is_array()) {
     Json items = Json::array();

@@ -55,10 +55,6 @@ bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
 }
 
 // How Invalid errors name a kind: "Pod", "Queue.gpupool.dev".
-std::string QualifiedKind(const ResourceType& resource) {
-  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
-}
-
 // An apply through /status keeps the managedFields it computed.
 void CarryManagedFields(const Json& from, Json& to) {
   if (from.contains("managedFields")) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sandbox/device_plugin.h"
+#include "sandbox/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -24,12 +25,6 @@ struct NodeGpus {
   std::string name, model;
   std::vector<std::vector<PodOnGpu>> devices;
 };
-
-std::string Annotation(const Json& pod, const char* key) {
-  const Json annotations = pod["metadata"].value("annotations", Json::object());
-  auto it = annotations.find(key);
-  return it != annotations.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::int64_t WholeGpus(const Json& spec) {
   std::int64_t sum = 0;
@@ -109,7 +104,7 @@ void PlacePods(NodeGpus& node, std::vector<const Json*> pods) {
   }
 }
 
-std::string Quoted(const std::string& value) {
+std::string QuotedLabelValue(const std::string& value) {
   std::string out = "\"";
   for (char c : value) {
     if (c == '\\' || c == '"') out += '\\';
@@ -132,12 +127,14 @@ void WriteDevice(std::ostringstream& out, const NodeGpus& node, std::size_t inde
   const std::string device_labels =
       "gpu=\"" + std::to_string(index) + "\",UUID=\"" +
       DeviceUuid(node.name, static_cast<int>(index)) + "\",pci_bus_id=\"" + bus +
-      "\",device=\"nvidia" + std::to_string(index) + "\",modelName=" + Quoted(node.model) +
-      ",Hostname=" + Quoted(node.name) + ",DCGM_FI_DRIVER_VERSION=\"550.54.15\"";
+      "\",device=\"nvidia" + std::to_string(index) +
+      "\",modelName=" + QuotedLabelValue(node.model) + ",Hostname=" + QuotedLabelValue(node.name) +
+      ",DCGM_FI_DRIVER_VERSION=\"550.54.15\"";
   auto row = [&](const PodOnGpu& pod) {
-    out << "DCGM_FI_DEV_GPU_UTIL{" << device_labels << ",container=" << Quoted(pod.container)
-        << ",namespace=" << Quoted(pod.ns) << ",pod=" << Quoted(pod.name) << "} "
-        << std::lround(percent) << "\n";
+    out << "DCGM_FI_DEV_GPU_UTIL{" << device_labels
+        << ",container=" << QuotedLabelValue(pod.container)
+        << ",namespace=" << QuotedLabelValue(pod.ns) << ",pod=" << QuotedLabelValue(pod.name)
+        << "} " << std::lround(percent) << "\n";
   };
   if (pods.empty()) row(PodOnGpu{});
   for (const auto& pod : pods) row(pod);

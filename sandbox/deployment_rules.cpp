@@ -10,10 +10,10 @@
 namespace gpupool::sandbox {
 namespace {
 
-const Json kEmptyObject = Json::object();
+const Json kNoMember = Json::object();
 
 const Json& Member(const Json& object, const char* key) {
-  return object.is_object() && object.contains(key) ? object[key] : kEmptyObject;
+  return object.is_object() && object.contains(key) ? object[key] : kNoMember;
 }
 
 // A field the decoder reads as a Go type: its path, whether a JSON value fits,
@@ -102,7 +102,7 @@ bool IsValidIntOrPercent(const Json& value) {
   return true;
 }
 
-bool IsZero(const Json& value) { return value == 0 || value == "0%"; }
+bool IsZeroAmount(const Json& value) { return value == 0 || value == "0%"; }
 
 api::FieldErrors ValidateStrategy(const Json& strategy) {
   api::FieldErrors errors;
@@ -125,7 +125,8 @@ api::FieldErrors ValidateStrategy(const Json& strategy) {
                             ": must be a non-negative integer or a percentage"});
     }
   }
-  if (IsZero(Member(rolling, "maxUnavailable")) && IsZero(Member(rolling, "maxSurge"))) {
+  if (IsZeroAmount(Member(rolling, "maxUnavailable")) &&
+      IsZeroAmount(Member(rolling, "maxSurge"))) {
     errors.push_back({"spec.strategy.rollingUpdate.maxUnavailable",
                       "Invalid value: " + rolling["maxUnavailable"].dump() +
                           ": may not be 0 when `maxSurge` is 0"});
@@ -170,7 +171,7 @@ api::FieldErrors ValidateSelector(const Json& spec) {
     return {{"spec.selector",
              "Invalid value: " + selector.dump() + ": empty selector is invalid for deployment"}};
   }
-  const Json& labels = Member(Member(spec, "template"), "metadata").value("labels", kEmptyObject);
+  const Json& labels = Member(Member(spec, "template"), "metadata").value("labels", kNoMember);
   if (labels.is_object() && MatchesLabelSelector(selector, labels)) return {};
   return {{"spec.template.metadata.labels",
            "Invalid value: " + labels.dump() + ": `selector` does not match template `labels`"}};

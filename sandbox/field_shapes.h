@@ -25,6 +25,8 @@ struct ListShape {
   std::vector<std::string> steps;
 };
 
+inline bool IsKeyed(const ListShape& shape) { return shape.kind != ListShape::Kind::kAtomic; }
+
 class FieldShapes {
  public:
   // The shapes at the root of `resource`'s objects.

@@ -6,8 +6,6 @@
 namespace gpupool::sandbox {
 namespace {
 
-bool IsKeyed(const ListShape& shape) { return shape.kind != ListShape::Kind::kAtomic; }
-
 bool SameShape(const ListShape& a, const ListShape& b) {
   return a.kind == b.kind && a.keys == b.keys;
 }

@@ -13,7 +13,7 @@
 namespace gpupool::sandbox {
 namespace {
 
-[[noreturn]] void Bad(const std::string& part, const std::string& why) {
+[[noreturn]] void BadNodes(const std::string& part, const std::string& why) {
   throw std::invalid_argument("flag --nodes: \"" + part + "\": " + why +
                               " (expected COUNTxGPUS[:label=value,...][;...])");
 }
@@ -38,11 +38,11 @@ int64_t Integer(const std::string& part, const std::string& text, const char* wh
   } catch (const std::invalid_argument&) {
   }
   if (!whole || value < 0) {
-    Bad(part, std::string(what) + " \"" + text + "\" is not a non-negative integer");
+    BadNodes(part, std::string(what) + " \"" + text + "\" is not a non-negative integer");
   }
   if (value > max) {
-    Bad(part, std::string(what) + " " + text + " is more than the sandbox's maximum of " +
-                  std::to_string(max));
+    BadNodes(part, std::string(what) + " " + text + " is more than the sandbox's maximum of " +
+                       std::to_string(max));
   }
   return value;
 }
@@ -51,10 +51,10 @@ void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
   const size_t colon = group.find(':');
   const std::string shape = group.substr(0, colon);
   const size_t x = shape.find('x');
-  if (x == std::string::npos) Bad(group, "missing COUNTxGPUS");
+  if (x == std::string::npos) BadNodes(group, "missing COUNTxGPUS");
   const int64_t count = Integer(group, shape.substr(0, x), "count", kMaxNodes);
   if (static_cast<int64_t>(nodes.size()) + count > kMaxNodes) {
-    Bad(group, "more than the sandbox's maximum of " + std::to_string(kMaxNodes) + " nodes");
+    BadNodes(group, "more than the sandbox's maximum of " + std::to_string(kMaxNodes) + " nodes");
   }
   NodeSpec spec;
   spec.gpus = Integer(group, shape.substr(x + 1), "GPU count", kMaxGpusPerNode);
@@ -64,7 +64,7 @@ void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
     while (std::getline(labels, label, ',')) {
       const size_t eq = label.find('=');
       if (eq == std::string::npos || eq == 0)
-        Bad(group, "label \"" + label + "\" is not key=value");
+        BadNodes(group, "label \"" + label + "\" is not key=value");
       const std::string key = label.substr(0, eq), value = label.substr(eq + 1);
       if (key == "cpu") {
         spec.cpu_milli = Integer(group, value, "cpu", kMaxCores) * 1000;
@@ -101,7 +101,7 @@ std::vector<NodeSpec> ParseAlibabaCsv(std::istream& in) {
     node.memory_mib = Integer(line, memory, "memory_mib", kMaxMemoryGi * 1024);
     node.gpus = Integer(line, gpus, "gpu", kMaxGpusPerNode);
     if (static_cast<int64_t>(nodes.size()) >= kMaxNodes) {
-      Bad(line, "more than the sandbox's maximum of " + std::to_string(kMaxNodes) + " nodes");
+      BadNodes(line, "more than the sandbox's maximum of " + std::to_string(kMaxNodes) + " nodes");
     }
     if (!model.empty()) node.labels.emplace_back("gpu", model);
     nodes.push_back(node);

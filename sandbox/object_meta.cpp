@@ -19,6 +19,12 @@ std::mt19937_64& Random() {
 
 }  // namespace
 
+std::string Annotation(const Json& object, const char* key) {
+  const Json annotations = object["metadata"].value("annotations", Json::object());
+  const auto value = annotations.find(key);
+  return value != annotations.end() && value->is_string() ? value->get<std::string>() : "";
+}
+
 std::string ObjectKey(const std::string& ns, const std::string& name) {
   return ns.empty() ? name : ns + "/" + name;
 }

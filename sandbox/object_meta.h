@@ -43,6 +43,8 @@ api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& 
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);
+// An object's annotation as text; "" when absent or not a string.
+std::string Annotation(const Json& object, const char* key);
 
 // Removes the items of a JSON array that `drop` accepts (no-op for non-arrays).
 template <typename Drop>

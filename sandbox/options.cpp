@@ -7,7 +7,7 @@
 namespace gpupool::sandbox {
 namespace {
 
-[[noreturn]] void Bad(const std::string& flag, const std::string& why) {
+[[noreturn]] void BadFlag(const std::string& flag, const std::string& why) {
   throw std::invalid_argument("flag " + flag + ": " + why);
 }
 
@@ -27,7 +27,7 @@ double Number(const std::string& flag, const std::string& text, double min, doub
     if (used == text.size() && value >= min && value <= max) return value;
   } catch (const std::exception&) {
   }
-  Bad(flag, "\"" + text + "\" is not a number from " + Shown(min) + " to " + Shown(max));
+  BadFlag(flag, "\"" + text + "\" is not a number from " + Shown(min) + " to " + Shown(max));
 }
 
 // Simulated and real durations: up to a year, in seconds.
@@ -47,9 +47,9 @@ std::map<std::string, Value> VerbMap(const std::string& flag, const std::string&
     static const char* kVerbs[] = {"*",      "get",   "list",   "watch",           "create",
                                    "update", "patch", "delete", "deletecollection"};
     if (std::find(std::begin(kVerbs), std::end(kVerbs), verb) == std::end(kVerbs)) {
-      Bad(flag, "unknown verb \"" + verb +
-                    "\" (use get, list, watch, create, update, patch, "
-                    "delete, deletecollection or *)");
+      BadFlag(flag, "unknown verb \"" + verb +
+                        "\" (use get, list, watch, create, update, patch, "
+                        "delete, deletecollection or *)");
     }
     map[verb] = convert(eq == std::string::npos ? item : item.substr(eq + 1));
     start = comma + 1;
@@ -64,7 +64,7 @@ std::vector<int> Codes(const std::string& flag, const std::string& text) {
     const size_t comma = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, comma - start);
     if (item != "500" && item != "503" && item != "429")
-      Bad(flag, "\"" + item + "\" is not 500, 503 or 429");
+      BadFlag(flag, "\"" + item + "\" is not 500, 503 or 429");
     codes.push_back(std::stoi(item));
     start = comma + 1;
   }
@@ -83,7 +83,7 @@ void ParseFaultFlag(const std::string& flag, const std::string& value, FaultOpti
   } else if (flag == "--fault-error-rate") {
     faults.error_rates = VerbMap<double>(flag, value, rate);
     for (const auto& [verb, p] : faults.error_rates) {
-      if (p > 1) Bad(flag, "rate for " + verb + " must be <= 1");
+      if (p > 1) BadFlag(flag, "rate for " + verb + " must be <= 1");
     }
   } else if (flag == "--fault-error-codes") {
     faults.error_codes = Codes(flag, value);
@@ -98,7 +98,7 @@ void ParseFaultFlag(const std::string& flag, const std::string& value, FaultOpti
   } else if (flag == "--fault-drop-rate") {
     faults.drop_rate = Number(flag, value, 0, 1);
   } else {
-    Bad(flag, "unknown flag (see gpupool sandbox --help)");
+    BadFlag(flag, "unknown flag (see gpupool sandbox --help)");
   }
 }
 
@@ -142,7 +142,7 @@ Options ParseOptions(const std::vector<std::string>& args) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
     } else if (flag != "--plain-http" && flag != "--authorize-service-accounts") {
-      if (i + 1 >= args.size()) Bad(flag, "needs a value");
+      if (i + 1 >= args.size()) BadFlag(flag, "needs a value");
       value = args[++i];
     }
     if (flag == "--port") {
@@ -152,7 +152,7 @@ Options ParseOptions(const std::vector<std::string>& args) {
     } else if (flag == "--kubeconfig-out") {
       options.kubeconfig_out = value;
     } else if (flag == "--token") {
-      if (value.empty()) Bad(flag, "must not be empty");
+      if (value.empty()) BadFlag(flag, "must not be empty");
       options.token = value;
     } else if (flag == "--plain-http") {
       options.plain_http = true;
@@ -173,7 +173,7 @@ Options ParseOptions(const std::vector<std::string>& args) {
     } else if (flag.rfind("--fault-", 0) == 0) {
       ParseFaultFlag(flag, value, options.faults);
     } else {
-      Bad(flag, "unknown flag (see gpupool sandbox --help)");
+      BadFlag(flag, "unknown flag (see gpupool sandbox --help)");
     }
   }
   return options;

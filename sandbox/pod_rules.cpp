@@ -11,13 +11,13 @@ namespace {
 const Json kEmptyObject = Json::object();
 const Json kEmptyArray = Json::array();
 
-const Json& Field(const Json& object, const char* key, const Json& fallback) {
+const Json& MemberOr(const Json& object, const char* key, const Json& fallback) {
   return object.is_object() && object.contains(key) ? object[key] : fallback;
 }
 
 api::FieldErrors ValidateGateNames(const Json& spec) {
   api::FieldErrors errors;
-  const Json& gates = Field(spec, "schedulingGates", kEmptyArray);
+  const Json& gates = MemberOr(spec, "schedulingGates", kEmptyArray);
   std::set<std::string> names;
   for (size_t i = 0; i < gates.size(); ++i) {
     const std::string name = gates[i].is_object() ? gates[i].value("name", "") : "";
@@ -30,17 +30,18 @@ api::FieldErrors ValidateGateNames(const Json& spec) {
 
 std::set<std::string> GateNames(const Json& spec) {
   std::set<std::string> names;
-  for (const auto& gate : Field(spec, "schedulingGates", kEmptyArray)) {
+  for (const auto& gate : MemberOr(spec, "schedulingGates", kEmptyArray)) {
     if (gate.is_object()) names.insert(gate.value("name", ""));
   }
   return names;
 }
 
 const Json& RequiredTerms(const Json& spec) {
-  const Json& affinity = Field(Field(spec, "affinity", kEmptyObject), "nodeAffinity", kEmptyObject);
+  const Json& affinity =
+      MemberOr(MemberOr(spec, "affinity", kEmptyObject), "nodeAffinity", kEmptyObject);
   const Json& required =
-      Field(affinity, "requiredDuringSchedulingIgnoredDuringExecution", kEmptyObject);
-  return Field(required, "nodeSelectorTerms", kEmptyArray);
+      MemberOr(affinity, "requiredDuringSchedulingIgnoredDuringExecution", kEmptyObject);
+  return MemberOr(required, "nodeSelectorTerms", kEmptyArray);
 }
 
 // While gated, each term may only gain requirements, and the term count stays.
@@ -51,8 +52,8 @@ bool AffinityOnlyNarrows(const Json& old_spec, const Json& spec) {
   if (terms.size() != old_terms.size()) return false;
   for (size_t i = 0; i < terms.size(); ++i) {
     for (const char* list : {"matchExpressions", "matchFields"}) {
-      const Json& before = Field(old_terms[i], list, kEmptyArray);
-      const Json& after = Field(terms[i], list, kEmptyArray);
+      const Json& before = MemberOr(old_terms[i], list, kEmptyArray);
+      const Json& after = MemberOr(terms[i], list, kEmptyArray);
       for (const auto& requirement : before) {
         if (std::find(after.begin(), after.end(), requirement) == after.end()) return false;
       }
@@ -63,8 +64,8 @@ bool AffinityOnlyNarrows(const Json& old_spec, const Json& spec) {
 
 api::FieldErrors ValidateGatedChanges(const Json& old_spec, const Json& spec) {
   api::FieldErrors errors;
-  const Json& old_selector = Field(old_spec, "nodeSelector", kEmptyObject);
-  const Json& selector = Field(spec, "nodeSelector", kEmptyObject);
+  const Json& old_selector = MemberOr(old_spec, "nodeSelector", kEmptyObject);
+  const Json& selector = MemberOr(spec, "nodeSelector", kEmptyObject);
   for (const auto& [key, value] : old_selector.items()) {
     if (!selector.contains(key) || selector[key] != value) {
       errors.push_back({"spec.nodeSelector",
@@ -109,7 +110,7 @@ void SyncSchedulingGatedCondition(Json& pod) {
   if (!status.is_object()) status = Json::object();
   auto& conditions = status["conditions"];
   if (!conditions.is_array()) conditions = Json::array();
-  const bool gated = !Field(pod["spec"], "schedulingGates", kEmptyArray).empty();
+  const bool gated = !MemberOr(pod["spec"], "schedulingGates", kEmptyArray).empty();
   auto is_gated_condition = [](const Json& condition) {
     return condition.value("type", "") == "PodScheduled" &&
            condition.value("reason", "") == "SchedulingGated";
@@ -145,7 +146,7 @@ void DefaultPodSpec(Json& spec) {
 
 api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path) {
   api::FieldErrors errors;
-  const Json& containers = Field(spec, "containers", kEmptyArray);
+  const Json& containers = MemberOr(spec, "containers", kEmptyArray);
   if (!containers.is_array() || containers.empty()) {
     errors.push_back({spec_path + ".containers", "Required value"});
     return errors;
@@ -192,8 +193,8 @@ api::FieldErrors PreparePodCreate(Json& pod) {
 }
 
 api::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod) {
-  const Json& old_spec = Field(old, "spec", kEmptyObject);
-  const Json& spec = Field(pod, "spec", kEmptyObject);
+  const Json& old_spec = MemberOr(old, "spec", kEmptyObject);
+  const Json& spec = MemberOr(pod, "spec", kEmptyObject);
   api::FieldErrors errors = ValidateGateNames(spec);
   const auto old_gates = GateNames(old_spec);
   for (const auto& gate : GateNames(spec)) {
@@ -209,8 +210,8 @@ api::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod) {
     auto gated_errors = ValidateGatedChanges(old_spec, spec);
     errors.insert(errors.end(), gated_errors.begin(), gated_errors.end());
   }
-  const Json& old_tolerations = Field(old_spec, "tolerations", kEmptyArray);
-  const Json& tolerations = Field(spec, "tolerations", kEmptyArray);
+  const Json& old_tolerations = MemberOr(old_spec, "tolerations", kEmptyArray);
+  const Json& tolerations = MemberOr(spec, "tolerations", kEmptyArray);
   for (const auto& toleration : old_tolerations) {
     if (std::find(tolerations.begin(), tolerations.end(), toleration) == tolerations.end()) {
       errors.push_back({"spec.tolerations",

@@ -18,7 +18,7 @@ using protobuf::Kind;
 using protobuf::Kinds;
 using protobuf::Message;
 
-bool IsZero(const Json& value) {
+bool IsProtoDefault(const Json& value) {
   return (value.is_string() && value.get_ref<const std::string&>().empty()) ||
          (value.is_number() && value == 0) || (value.is_boolean() && !value.get<bool>());
 }
@@ -191,7 +191,7 @@ Json DecodeMessage(std::string_view data, const Message& message) {
       object[field->name].push_back(DecodeValue(reader, wire_type, *field));
     } else {
       Json value = DecodeValue(reader, wire_type, *field);
-      if (message.omits_zero && !field->zero_kept && IsZero(value)) {
+      if (message.omits_zero && !field->zero_kept && IsProtoDefault(value)) {
         object.erase(field->name);
       } else {
         object[field->name] = std::move(value);

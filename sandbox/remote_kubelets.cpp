@@ -19,12 +19,6 @@ using Json = nlohmann::json;
 
 constexpr char kLeaseNamespace[] = "kube-node-lease";
 
-std::string Annotation(const Json& pod, const char* key) {
-  const Json annotations = pod["metadata"].value("annotations", Json::object());
-  const auto value = annotations.find(key);
-  return value != annotations.end() && value->is_string() ? value->get<std::string>() : "";
-}
-
 // Seconds an annotation asks for; `fallback` when absent or unreadable.
 double Seconds(const Json& pod, const char* key, double fallback) {
   const std::string text = Annotation(pod, key);

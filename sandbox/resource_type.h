@@ -57,6 +57,12 @@ struct ResourceType {
   bool IsCustom() const { return !crd_name.empty(); }
 };
 
+// "Kind.group", or the kind alone in the core group: how the API server names a
+// resource in its messages.
+inline std::string QualifiedKind(const ResourceType& resource) {
+  return resource.group.empty() ? resource.kind : resource.kind + "." + resource.group;
+}
+
 using ResourcePtr = std::shared_ptr<const ResourceType>;
 
 // A built-in resource; `fields` are its selectable fields beyond

@@ -7,7 +7,7 @@
 namespace gpupool::api {
 namespace {
 
-DepartmentQuota ReadQuota(JsonReader& item) {
+DepartmentQuota ReadDepartmentQuota(JsonReader& item) {
   DepartmentQuota quota;
   quota.queue = item.String("queue", Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
@@ -20,11 +20,11 @@ DepartmentQuota ReadQuota(JsonReader& item) {
   return quota;
 }
 
-DepartmentSpec ReadSpec(JsonReader& spec) {
+DepartmentSpec ReadDepartmentSpec(JsonReader& spec) {
   DepartmentSpec result;
   std::set<std::string> seen;
   spec.ForEachItem("quotas", [&](JsonReader& item) {
-    DepartmentQuota quota = ReadQuota(item);
+    DepartmentQuota quota = ReadDepartmentQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
     }
@@ -33,7 +33,7 @@ DepartmentSpec ReadSpec(JsonReader& spec) {
   return result;
 }
 
-DepartmentStatus ReadStatus(JsonReader& reader) {
+DepartmentStatus ReadDepartmentStatus(JsonReader& reader) {
   DepartmentStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");
@@ -79,8 +79,8 @@ Json StatusToJson(const DepartmentStatus& status) {
 }  // namespace
 
 Department DecodeDepartment(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Department>(object, errors, "Department", Presence::kOptional, ReadSpec,
-                                ReadStatus);
+  return DecodeKind<Department>(object, errors, "Department", Presence::kOptional,
+                                ReadDepartmentSpec, ReadDepartmentStatus);
 }
 
 Json ToJson(const Department& department) {

@@ -2,6 +2,7 @@
 // JSONSchemaProps reads them.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
 
@@ -41,5 +42,11 @@ inline constexpr std::pair<std::string_view, Shape> kKeywordShapes[] = {
     {"x-kubernetes-validations", Shape::kList},
     {"properties", Shape::kObject},
 };
+
+// Whether a boolean keyword is present and true.
+inline bool FlagSet(const nlohmann::json& schema, const char* key) {
+  const auto found = schema.find(key);
+  return found != schema.end() && found->is_boolean() && found->get<bool>();
+}
 
 }  // namespace gpupool::api

@@ -89,10 +89,6 @@ bool IsIntOrStringPair(const Json& branches) {
   return branches[0] == Json{{"type", "integer"}} && branches[1] == Json{{"type", "string"}};
 }
 
-bool Flag(const Json& schema, const char* key) {
-  return schema.contains(key) && schema[key].is_boolean() && schema[key].get<bool>();
-}
-
 void CheckNode(const Json& schema, const std::string& path, bool root, FieldErrors& errors);
 
 void CheckValueValidation(const Json& schema, const std::string& path, bool int_or_string,
@@ -149,8 +145,8 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
     if (schema.contains(key)) errors.push_back({Child(path, key), "must not be set"});
   }
   if (!CheckKeywordValues(schema, path, errors)) return;
-  const bool int_or_string = Flag(schema, "x-kubernetes-int-or-string");
-  const bool preserve = Flag(schema, "x-kubernetes-preserve-unknown-fields");
+  const bool int_or_string = FlagSet(schema, "x-kubernetes-int-or-string");
+  const bool preserve = FlagSet(schema, "x-kubernetes-preserve-unknown-fields");
   const std::string type = schema.value("type", "");
   if (int_or_string && !type.empty()) {
     errors.push_back({Child(path, "type"), "must be empty with x-kubernetes-int-or-string"});
@@ -161,7 +157,7 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
   if (root && schema.contains("default")) {
     errors.push_back({Child(path, "default"), "must not be set at the root"});
   }
-  if (Flag(schema, "uniqueItems")) {
+  if (FlagSet(schema, "uniqueItems")) {
     errors.push_back({Child(path, "uniqueItems"), "must not be true: use x-kubernetes-list-type"});
   }
   CheckValueValidation(schema, path, int_or_string, errors);

@@ -7,7 +7,7 @@
 namespace gpupool::api {
 namespace {
 
-QueueQuota ReadQuota(JsonReader& item) {
+QueueQuota ReadQueueQuota(JsonReader& item) {
   QueueQuota quota;
   quota.queue = item.String("queue", Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
@@ -24,11 +24,11 @@ QueueQuota ReadQuota(JsonReader& item) {
   return quota;
 }
 
-std::vector<QueueQuota> ReadQuotas(JsonReader& spec) {
+std::vector<QueueQuota> ReadQueueQuotas(JsonReader& spec) {
   std::vector<QueueQuota> quotas;
   std::set<std::string> seen;
   spec.ForEachItem("quotas", [&](JsonReader& item) {
-    QueueQuota quota = ReadQuota(item);
+    QueueQuota quota = ReadQueueQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
     }
@@ -37,7 +37,7 @@ std::vector<QueueQuota> ReadQuotas(JsonReader& spec) {
   return quotas;
 }
 
-ProjectSpec ReadSpec(JsonReader& spec) {
+ProjectSpec ReadProjectSpec(JsonReader& spec) {
   ProjectSpec result;
   result.namespaces = spec.StringList("namespaces", Presence::kRequired);
   if (spec.Has("namespaces") && result.namespaces.empty() && spec.errors().empty()) {
@@ -55,7 +55,7 @@ ProjectSpec ReadSpec(JsonReader& spec) {
     }
   }
   result.priority = spec.Int32("priority").value_or(0);
-  result.quotas = ReadQuotas(spec);
+  result.quotas = ReadQueueQuotas(spec);
   result.department = spec.String("department").value_or("");
   if (spec.Has("department") && !IsDnsSubdomain(result.department)) {
     spec.Error("department",
@@ -77,7 +77,7 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
   return usage;
 }
 
-ProjectStatus ReadStatus(JsonReader& reader) {
+ProjectStatus ReadProjectStatus(JsonReader& reader) {
   ProjectStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");
@@ -126,7 +126,8 @@ const QueueQuota* ProjectSpec::QuotaFor(const std::string& queue) const {
 }
 
 Project DecodeProject(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Project>(object, errors, "Project", Presence::kRequired, ReadSpec, ReadStatus);
+  return DecodeKind<Project>(object, errors, "Project", Presence::kRequired, ReadProjectSpec,
+                             ReadProjectStatus);
 }
 
 Json ToJson(const Project& project) {

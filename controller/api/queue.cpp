@@ -22,7 +22,7 @@ std::optional<IdlePolicy> ReadIdlePolicy(JsonReader& spec) {
   return policy;
 }
 
-QueueSpec ReadSpec(JsonReader& spec) {
+QueueSpec ReadQueueSpec(JsonReader& spec) {
   QueueSpec result;
   result.node_selector = spec.StringMap("nodeSelector");
   if (auto sharing = ReadEnum(spec, "sharing", {"Fixed", "Guaranteed"})) {
@@ -57,7 +57,7 @@ std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
   return usage;
 }
 
-QueueStatus ReadStatus(JsonReader& status) {
+QueueStatus ReadQueueStatus(JsonReader& status) {
   QueueStatus result;
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   result.capacity = status.QuantityField("capacity");
@@ -102,7 +102,8 @@ const char* IdleActionName(IdleAction action) {
 }
 
 Queue DecodeQueue(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Queue>(object, errors, "Queue", Presence::kOptional, ReadSpec, ReadStatus);
+  return DecodeKind<Queue>(object, errors, "Queue", Presence::kOptional, ReadQueueSpec,
+                           ReadQueueStatus);
 }
 
 Json ToJson(const Queue& queue) {

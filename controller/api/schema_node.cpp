@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "gpupool/api/field_error.h"
+#include "keyword_shapes.h"
 
 namespace gpupool::api {
 namespace {
@@ -11,11 +12,6 @@ namespace {
 const Json* Find(const Json& schema, const char* key) {
   const auto found = schema.find(key);
   return found == schema.end() ? nullptr : &*found;
-}
-
-bool Flag(const Json& schema, const char* key) {
-  const Json* value = Find(schema, key);
-  return value && value->is_boolean() && value->get<bool>();
 }
 
 std::optional<std::string> Text(const Json& schema, const char* key) {
@@ -55,8 +51,8 @@ std::unique_ptr<SchemaNode> Below(const Json& schema, const char* key) {
 
 void ReadValueChecks(const Json& schema, SchemaNode& node) {
   node.type = Text(schema, "type");
-  node.nullable = Flag(schema, "nullable");
-  node.int_or_string = Flag(schema, "x-kubernetes-int-or-string");
+  node.nullable = FlagSet(schema, "nullable");
+  node.int_or_string = FlagSet(schema, "x-kubernetes-int-or-string");
   if (const Json* options = Find(schema, "enum"); options && options->is_array())
     node.enum_values = options->get<std::vector<Json>>();
   node.min_length = Count(schema, "minLength");
@@ -72,15 +68,15 @@ void ReadValueChecks(const Json& schema, SchemaNode& node) {
   node.format = Text(schema, "format").value_or("");
   ReadBound(schema, "minimum", node.minimum, node.minimum_text);
   ReadBound(schema, "maximum", node.maximum, node.maximum_text);
-  node.exclusive_minimum = Flag(schema, "exclusiveMinimum");
-  node.exclusive_maximum = Flag(schema, "exclusiveMaximum");
+  node.exclusive_minimum = FlagSet(schema, "exclusiveMinimum");
+  node.exclusive_maximum = FlagSet(schema, "exclusiveMaximum");
   if (const Json* rules = Find(schema, "x-kubernetes-validations"); rules && rules->is_array())
     node.rules = *rules;
   if (const Json* value = Find(schema, "default")) node.default_value = *value;
 }
 
 void ReadObjectChecks(const Json& schema, SchemaNode& node) {
-  node.preserve_unknown = Flag(schema, "x-kubernetes-preserve-unknown-fields");
+  node.preserve_unknown = FlagSet(schema, "x-kubernetes-preserve-unknown-fields");
   node.max_properties = Count(schema, "maxProperties");
   if (const Json* required = Find(schema, "required"); required && required->is_array()) {
     for (const auto& name : *required)

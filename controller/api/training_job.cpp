@@ -143,7 +143,7 @@ void CheckGang(JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
   }
 }
 
-TrainingJobSpec ReadSpec(JsonReader& spec) {
+TrainingJobSpec ReadTrainingJobSpec(JsonReader& spec) {
   TrainingJobSpec result;
   result.queue = spec.String("queue", Presence::kRequired).value_or("");
   if (spec.Has("queue") && result.queue.empty()) spec.Error("queue", "must not be empty");
@@ -243,7 +243,7 @@ bool IsPreemptible(WorkloadClass workload_class) { return workload_class == Work
 
 TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors, RawJson raw) {
   TrainingJob job = DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired,
-                                            ReadSpec, ReadTrainingJobStatus, raw);
+                                            ReadTrainingJobSpec, ReadTrainingJobStatus, raw);
   CheckGangName(job, errors);
   return job;
 }

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <fstream>
 #include <iostream>
 
@@ -15,11 +14,12 @@
 #include "gpupool/utilization/scraper.h"
 #include "log_format.h"
 #include "numeric_flag.h"
+#include "stop_signal.h"
 
 namespace gpupool::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kControllerUsage[] =
     "Usage: gpupool controller [flags]\n\n"
     "Runs the gpupool operator: admits, places and preempts TrainingJobs on the\n"
     "cluster the kubeconfig names (in-cluster config when none is found).\n\n"
@@ -226,9 +226,6 @@ Flags ParseFlags(Args args) {
   return flags;
 }
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
-
 std::string Hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
@@ -310,8 +307,8 @@ int RunWith(const Flags& flags) {
                          flags.metrics_secure && flags.metrics_address
                              ? SecureMetrics(flags.metrics_cert_dir, config, transport.user_agent)
                              : metrics::ServerSecurity{});
-  if (!controller.Start(std::chrono::seconds(60), &g_stop)) {
-    if (g_stop) {
+  if (!controller.Start(std::chrono::seconds(60), &StopRequested())) {
+    if (StopRequested()) {
       spdlog::info("stopped before the caches synced");
       return 0;
     }
@@ -321,7 +318,7 @@ int RunWith(const Flags& flags) {
   spdlog::info("caches synced; gpupool controller {} running", identity);
   if (elector) elector->Start();
   if (scraper) scraper->Start([&controller] { controller.Notify(); });
-  controller.Run(g_stop);
+  controller.Run(StopRequested());
   if (elector) elector->Stop();
   events.Flush(std::chrono::milliseconds(2000));
   spdlog::info("gpupool controller stopped");
@@ -332,18 +329,17 @@ int RunWith(const Flags& flags) {
 
 int RunController(Args args) {
   if (WantsHelp(args)) {
-    std::cout << kUsage;
+    std::cout << kControllerUsage;
     return 0;
   }
   Flags flags;
   try {
     flags = ParseFlags(args);
   } catch (const UsageError& error) {
-    std::cerr << "gpupool controller: " << error.what() << "\n\n" << kUsage;
+    std::cerr << "gpupool controller: " << error.what() << "\n\n" << kControllerUsage;
     return 2;
   }
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
+  StopOnSignals();
   try {
     return RunWith(flags);
   } catch (const std::exception& error) {

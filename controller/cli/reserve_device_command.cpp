@@ -6,9 +6,7 @@
 // `hold` asks for the same GPU (the kubelet gives an app container the devices
 // of the pod's init containers) and holds it until the pod is stopped. Neither
 // needs API credentials: a reservation pod mounts no token.
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -16,11 +14,12 @@
 #include <thread>
 
 #include "gpupool/cli/command.h"
+#include "stop_signal.h"
 
 namespace gpupool::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kReserveDeviceUsage[] =
     "Usage: gpupool reserve-device report [--termination-log PATH]\n"
     "       gpupool reserve-device hold\n\n"
     "Run by gpupool's reservation pods.\n"
@@ -29,9 +28,6 @@ constexpr char kUsage[] =
     "           publishes it in the pod's status, and exits\n"
     "  hold     holds the pod's GPU until the pod is stopped\n\n"
     "  --termination-log PATH  default /dev/termination-log\n";
-
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
 
 // NVIDIA_VISIBLE_DEVICES values that name no device.
 bool NamesADevice(const std::string& devices) {
@@ -58,15 +54,14 @@ int Report(const std::string& termination_log) {
 }
 
 int Hold() {
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
+  StopOnSignals();
   std::cout << "holding the pod's GPU" << std::endl;
-  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  while (!StopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   return 0;
 }
 
-int UsageError(const std::string& why) {
-  std::cerr << "gpupool reserve-device: " << why << "\n\n" << kUsage;
+int Misuse(const std::string& why) {
+  std::cerr << "gpupool reserve-device: " << why << "\n\n" << kReserveDeviceUsage;
   return 2;
 }
 
@@ -74,21 +69,21 @@ int UsageError(const std::string& why) {
 
 int RunReserveDevice(Args args) {
   if (WantsHelp(args)) {
-    std::cout << kUsage;
+    std::cout << kReserveDeviceUsage;
     return 0;
   }
-  if (args.empty()) return UsageError("say report or hold");
+  if (args.empty()) return Misuse("say report or hold");
   const std::string mode = args[0];
   std::string termination_log = "/dev/termination-log";
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (mode == "report" && args[i] == "--termination-log" && i + 1 < args.size())
       termination_log = args[++i];
     else
-      return UsageError("unknown flag " + args[i]);
+      return Misuse("unknown flag " + args[i]);
   }
   if (mode == "report") return Report(termination_log);
   if (mode == "hold") return Hold();
-  return UsageError("unknown mode " + mode + " (report or hold)");
+  return Misuse("unknown mode " + mode + " (report or hold)");
 }
 
 }  // namespace gpupool::cli

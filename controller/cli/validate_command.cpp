@@ -11,7 +11,7 @@
 namespace gpupool::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kValidateUsage[] =
     "Usage: gpupool validate FILE|DIR...\n\n"
     "Checks every Queue, Project, Department and TrainingJob in the given YAML files (or the\n"
     "*.yaml, *.yml and *.json files of a directory, as `kubectl apply -f` reads them)\n"
@@ -108,11 +108,11 @@ void PrintSummary(const Tally& tally) {
 
 int RunValidate(Args args) {
   if (WantsHelp(args)) {
-    std::cout << kUsage;
+    std::cout << kValidateUsage;
     return 0;
   }
   if (args.empty()) {
-    std::cerr << kUsage;
+    std::cerr << kValidateUsage;
     return 2;
   }
   Tally tally;

@@ -32,12 +32,6 @@ T CappedQuotient(T a, T b, T cap) {
   return a >= cap * b ? cap : a / b;
 }
 
-int DevicesPerReplica(const JobState& job) {
-  if (job.shape.gpu_milli <= 0) return 0;
-  if (job.shape.gpu_milli < kMilliPerGpu) return 1;
-  return static_cast<int>(job.shape.gpu_milli / kMilliPerGpu);
-}
-
 // Every check but pool membership. `selected`: whether the node's labels match the
 // job's selector, when already known.
 bool NodeFits(const NodeState& node, const JobState& job, const bool* selected = nullptr) {

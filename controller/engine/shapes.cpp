@@ -19,11 +19,6 @@ void Put(std::string& key, const std::string& text) {
   key += '\0';
 }
 
-std::int32_t DevicesPerReplica(const JobState& job) {
-  MilliGpu g = job.shape.gpu_milli;
-  return static_cast<std::int32_t>(g >= kMilliPerGpu ? g / kMilliPerGpu : (g > 0 ? 1 : 0));
-}
-
 bool PlainConstraint(const JobState& job) {
   return job.node_selector->empty() && job.gpu_models.empty() &&
          job.topology.mode != TopologyMode::kRequired;

@@ -457,6 +457,11 @@ inline MilliGpu NodeFree(const NodeState& node) {
 inline MilliGpu EngineState::FreeMilli(const NodeState& node) {
   return std::max<MilliGpu>(0, NodeFree(node));
 }
+// Whole devices one replica occupies: a fraction takes one device.
+inline std::int32_t DevicesPerReplica(const JobState& job) {
+  const MilliGpu g = job.shape.gpu_milli;
+  return static_cast<std::int32_t>(g >= kMilliPerGpu ? g / kMilliPerGpu : (g > 0 ? 1 : 0));
+}
 bool LabelsMatch(const Labels& selector, const Labels& labels);
 int DeviceCount(std::uint64_t devices);
 

@@ -23,7 +23,26 @@
 #include "http_request.h"
 
 namespace gpupool::metrics {
+namespace internal {
+
+// A member of BoundedHttpServer::Loop, so not in an anonymous namespace.
+enum class Stage { kReading, kWaiting, kAnswering, kDraining };
+
+struct Connection {
+  ConnectionIo io;
+  Stage stage = Stage::kReading;
+  std::chrono::steady_clock::time_point deadline;
+  std::string received;
+  ParsedRequest request;  // Once its headers are in.
+  std::string answer;
+  std::size_t sent = 0;
+};
+
+}  // namespace internal
 namespace {
+
+using internal::Connection;
+using internal::Stage;
 
 using Clock = std::chrono::steady_clock;
 
@@ -31,18 +50,6 @@ using Clock = std::chrono::steady_clock;
 // from reading the connections it already holds.
 constexpr int kAcceptsPerTurn = 16;
 constexpr std::size_t kDrainBytesPerTurn = 64 * 1024;
-
-enum class Stage { kReading, kWaiting, kAnswering, kDraining };
-
-struct Connection {
-  internal::ConnectionIo io;
-  Stage stage = Stage::kReading;
-  Clock::time_point deadline;
-  std::string received;
-  internal::ParsedRequest request;  // Once its headers are in.
-  std::string answer;
-  std::size_t sent = 0;
-};
 
 short WantedEvents(const Connection& connection) {
   switch (connection.stage) {

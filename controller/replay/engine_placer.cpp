@@ -7,7 +7,7 @@
 namespace gpupool::replay {
 namespace {
 
-constexpr char kQueue[] = "openb";
+constexpr char kOpenbQueue[] = "openb";
 constexpr char kProject[] = "tasks";
 constexpr int64_t kBytesPerMib = int64_t{1} << 20;
 
@@ -40,11 +40,11 @@ engine::Snapshot OpenbSnapshot(const std::vector<AlibabaNode>& nodes) {
     snapshot.nodes.push_back(std::move(node));
   }
   engine::Queue queue;
-  queue.name = kQueue;
+  queue.name = kOpenbQueue;
   queue.sharing = engine::Sharing::kGuaranteed;
   snapshot.queues.push_back(queue);
   engine::ProjectQuota quota;
-  quota.queue = kQueue;
+  quota.queue = kOpenbQueue;
   quota.gpu = capacity;
   snapshot.projects.push_back({kProject, 0, {quota}});
   return snapshot;
@@ -86,7 +86,7 @@ std::optional<TaskPlacement> EnginePlacer::Place(const FragCluster&, const Aliba
                                                  int64_t sequence) {
   engine::PendingJob job;
   job.name = std::to_string(sequence);
-  job.queue = kQueue;
+  job.queue = kOpenbQueue;
   job.project = kProject;
   job.shape = ShapeOf(task);
   job.gpu_models = Models(task.gpu_spec);

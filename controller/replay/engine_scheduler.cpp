@@ -8,7 +8,7 @@
 namespace gpupool::replay {
 namespace {
 
-constexpr char kQueue[] = "philly";
+constexpr char kPhillyQueue[] = "philly";
 // Under the pooled reference every job belongs to this one project, whose quota is
 // the whole cluster.
 constexpr char kPoolProject[] = "pool";
@@ -58,7 +58,7 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
     snapshot.nodes.push_back(std::move(node));
   }
   engine::Queue queue;
-  queue.name = kQueue;
+  queue.name = kPhillyQueue;
   queue.sharing =
       policy == QuotaPolicy::kGuaranteed ? engine::Sharing::kGuaranteed : engine::Sharing::kFixed;
   queue.min_runtime_seconds = min_runtime_seconds;
@@ -68,14 +68,14 @@ engine::Snapshot PhillySnapshot(const ClusterShape& shape, const std::vector<Ten
   queue.preempt_in_project = reclaim.order == JobOrder::kArrival;
   snapshot.queues.push_back(queue);
   if (policy == QuotaPolicy::kPooled) {
-    const engine::ProjectQuota whole_cluster{kQueue,
+    const engine::ProjectQuota whole_cluster{kPhillyQueue,
                                              int64_t{shape.TotalGpus()} * engine::kMilliPerGpu};
     snapshot.projects.push_back({kPoolProject, 0, {whole_cluster}});
     return snapshot;
   }
   for (const auto& tenant : tenants) {
     engine::ProjectQuota quota;
-    quota.queue = kQueue;
+    quota.queue = kPhillyQueue;
     quota.gpu = int64_t{tenant.quota} * engine::kMilliPerGpu;
     snapshot.projects.push_back({tenant.tenant, 0, {quota}});
   }
@@ -97,7 +97,7 @@ engine::PendingJob EngineScheduler::ToPending(const ClusterView& view, int64_t i
   const SimJob& job = (*view.jobs)[index];
   engine::PendingJob pending;
   pending.name = std::to_string(index);
-  pending.queue = kQueue;
+  pending.queue = kPhillyQueue;
   pending.project = tenant_names_.at(job.tenant);
   pending.replicas = job.replicas;
   pending.min_replicas = job.replicas;

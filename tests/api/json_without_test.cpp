@@ -7,7 +7,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const char* kPod = R"({
+const char* kPodText = R"({
   "kind": "Pod",
   "metadata": {"name": "p", "managedFields": [{"manager": "m", "fieldsV1": {"f:spec": {}}}],
                "labels": {"managedFields": "a label"}},
@@ -17,27 +17,27 @@ const char* kPod = R"({
 })";
 
 TEST(ParseWithout, LeavesOutOnlyTheNamedMembers) {
-  Json expected = Json::parse(kPod);
+  Json expected = Json::parse(kPodText);
   expected["metadata"].erase("managedFields");
-  EXPECT_EQ(ParseWithout(kPod, {{"metadata", "managedFields"}}), expected);
+  EXPECT_EQ(ParseWithout(kPodText, {{"metadata", "managedFields"}}), expected);
 }
 
 TEST(ParseWithout, NothingSkippedIsTheWholeValue) {
-  EXPECT_EQ(ParseWithout(kPod, {}), Json::parse(kPod));
+  EXPECT_EQ(ParseWithout(kPodText, {}), Json::parse(kPodText));
   EXPECT_EQ(ParseWithout("[1, {\"a\": [2]}]", {{"a"}}), Json::parse("[1, {\"a\": [2]}]"));
   EXPECT_EQ(ParseWithout("\"text\"", {{"a"}}), Json("text"));
 }
 
 TEST(ParseWithout, AStarIsAnyNameButNoArrayItem) {
-  Json expected = Json::parse(kPod);
+  Json expected = Json::parse(kPodText);
   expected["metadata"].erase("managedFields");
   expected["metadata"]["labels"].erase("managedFields");
   expected["status"].erase("conditions");
   // containers[0].managedFields is under an array: no path reaches it.
-  EXPECT_EQ(ParseWithout(kPod, {{"*", "managedFields"},
-                                {"*", "*", "managedFields"},
-                                {"status", "conditions"},
-                                {"spec", "*", "managedFields"}}),
+  EXPECT_EQ(ParseWithout(kPodText, {{"*", "managedFields"},
+                                    {"*", "*", "managedFields"},
+                                    {"status", "conditions"},
+                                    {"spec", "*", "managedFields"}}),
             expected);
 }
 

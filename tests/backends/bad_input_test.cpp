@@ -10,6 +10,7 @@
 
 #include "bad_inputs.h"
 #include "crd_install.h"
+#include "fidelity_util.h"
 #include "test_cluster.h"
 #include "test_objects.h"
 
@@ -19,18 +20,8 @@ namespace {
 using api::testing::AlsoRejectedBy;
 using api::testing::BadInput;
 
-struct Answer {
-  int status = 0;
-  Json body;
-};
-
-Answer Send(httplib::Client& client, const std::string& method, const std::string& path,
-            const Json& body, const std::string& content_type = "application/json") {
-  auto reply = method == "POST" ? client.Post(path, body.dump(), content_type)
-                                : client.Patch(path, body.dump(), content_type);
-  if (!reply) return {};
-  return {reply->status, Json::parse(reply->body, nullptr, false)};
-}
+using Answer = sandbox::testing::Reply;
+using sandbox::testing::Send;
 
 std::string CollectionPath(const Json& object) {
   const std::string kind = object.value("kind", "");
@@ -63,14 +54,14 @@ Answer SendStatus(httplib::Client& client, const BadInput& input, const Json& ob
 // A refusal of the object as a whole (400: it cannot be decoded) names no field.
 bool NamesField(const Answer& answer, const std::string& path) {
   if (answer.status == 400) return true;
-  if (!answer.body.is_object()) return false;
-  const Json details = answer.body.value("details", Json::object());
+  if (!answer.json.is_object()) return false;
+  const Json details = answer.json.value("details", Json::object());
   for (const auto& cause : details.value("causes", Json::array())) {
     const std::string field = cause.value("field", "");
     // A rule may name the enclosing list item, or the whole object for a list's keys.
     if (!field.empty() && path.rfind(field, 0) == 0) return true;
   }
-  const std::string message = answer.body.value("message", "");
+  const std::string message = answer.json.value("message", "");
   return message.find(path.substr(path.rfind('.') + 1)) != std::string::npos;
 }
 
@@ -98,12 +89,12 @@ TEST_P(BadInputOnBackend, RefusedOrStoredAsTheTableSays) {
   ASSERT_NE(answer.status, 0) << "no answer from " << backend();
   if (input().also == AlsoRejectedBy::kNoOne) {
     EXPECT_THAT(answer.status, ::testing::AnyOf(200, 201))
-        << "the API server should store it (gpupool's controller refuses it): " << answer.body;
+        << "the API server should store it (gpupool's controller refuses it): " << answer.json;
     return;
   }
-  EXPECT_THAT(answer.status, ::testing::AnyOf(400, 422)) << answer.body;
+  EXPECT_THAT(answer.status, ::testing::AnyOf(400, 422)) << answer.json;
   EXPECT_TRUE(NamesField(answer, input().path))
-      << "expected the answer to name " << input().path << ": " << answer.body;
+      << "expected the answer to name " << input().path << ": " << answer.json;
 }
 
 using FieldErrorOnBackend = CrdBackendTest;
@@ -115,11 +106,11 @@ TEST_P(FieldErrorOnBackend, AStringOverItsMaxLengthIsFieldValueTooLong) {
   project["spec"]["namespaces"][0] = std::string(70, 'a');
   auto client = cluster_->Http();
   const Answer answer = Send(*client, "POST", CollectionPath(project) + "?dryRun=All", project);
-  ASSERT_EQ(answer.status, 422) << answer.body;
-  const Json causes = answer.body["details"].value("causes", Json::array());
-  ASSERT_FALSE(causes.empty()) << answer.body;
-  EXPECT_EQ(causes[0].value("reason", ""), "FieldValueTooLong") << answer.body;
-  EXPECT_EQ(causes[0].value("field", ""), "spec.namespaces[0]") << answer.body;
+  ASSERT_EQ(answer.status, 422) << answer.json;
+  const Json causes = answer.json["details"].value("causes", Json::array());
+  ASSERT_FALSE(causes.empty()) << answer.json;
+  EXPECT_EQ(causes[0].value("reason", ""), "FieldValueTooLong") << answer.json;
+  EXPECT_EQ(causes[0].value("field", ""), "spec.namespaces[0]") << answer.json;
 }
 
 // The same for metadata.name, which the CRDs limit to 63 characters (the
@@ -130,14 +121,14 @@ TEST_P(FieldErrorOnBackend, ANameOverItsMaxLengthIsFieldValueTooLong) {
   job["metadata"]["name"] = std::string(64, 'a');
   auto client = cluster_->Http();
   const Answer answer = Send(*client, "POST", CollectionPath(job) + "?dryRun=All", job);
-  ASSERT_EQ(answer.status, 422) << answer.body;
-  const Json causes = answer.body["details"].value("causes", Json::array());
+  ASSERT_EQ(answer.status, 422) << answer.json;
+  const Json causes = answer.json["details"].value("causes", Json::array());
   bool too_long = false;
   for (const auto& cause : causes) {
     too_long = too_long || (cause.value("field", "") == "metadata.name" &&
                             cause.value("reason", "") == "FieldValueTooLong");
   }
-  EXPECT_TRUE(too_long) << answer.body;
+  EXPECT_TRUE(too_long) << answer.json;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, FieldErrorOnBackend, ::testing::ValuesIn(Backends()),

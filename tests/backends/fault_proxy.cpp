@@ -35,6 +35,9 @@ nlohmann::json Status(int code, const std::string& reason, const std::string& me
           {"code", code}};
 }
 
+}  // namespace
+
+// A member of FaultProxy::State, so outside the anonymous namespace.
 // One watch passed through: the upstream stream's bytes, gathered by a
 // thread of its own and written out by the proxy's response.
 struct WatchPipe {
@@ -46,8 +49,6 @@ struct WatchPipe {
   std::atomic<bool> cancelled{false};
   std::unique_ptr<httplib::Client> client;
 };
-
-}  // namespace
 
 Faults Faults::FromSandboxFlags(const std::vector<std::string>& flags) {
   Faults faults;

@@ -22,13 +22,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kNamespace[] = "simulated";
+constexpr char kSimulatedNamespace[] = "simulated";
 
 // A pod of `gpus` GPUs; bound by `nodeName` when `node` is set, else scheduled.
 std::string Pod(const std::string& name, int gpus, const std::string& node = "",
                 const std::string& annotations = "{}") {
-  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: " + kNamespace +
-         ", annotations: " + annotations + "}\nspec:\n" +
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+         ", namespace: " + kSimulatedNamespace + ", annotations: " + annotations + "}\nspec:\n" +
          (node.empty() ? "" : "  nodeName: " + node + "\n") +
          "  terminationGracePeriodSeconds: 30\n"
          "  containers: [{name: main, image: trainer, resources: {limits: {nvidia.com/gpu: " +
@@ -47,11 +47,11 @@ class SimulatedNodesOnBackend : public ::testing::TestWithParam<std::string> {
         " --nodes 1x8:pool=sim,gpu=A100 --time-scale 10 --delete-nodes-on-exit --dcgm-port 0" +
         " --dcgm-port-file " + dir + "/dcgm.port > " + dir + "/simulate-nodes.log 2>&1 & echo $!");
     pid_ = std::stoi(started.output);
-    cluster_->Kubectl(std::string("create namespace ") + kNamespace);
+    cluster_->Kubectl(std::string("create namespace ") + kSimulatedNamespace);
   }
   void TearDown() override {
     if (!cluster_) return;
-    cluster_->Kubectl(std::string("delete namespace ") + kNamespace + " --wait=false");
+    cluster_->Kubectl(std::string("delete namespace ") + kSimulatedNamespace + " --wait=false");
     if (pid_ > 0) kill(pid_, SIGTERM);
     for (int i = 0; i < 100 && pid_ > 0 && kill(pid_, 0) == 0; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -61,7 +61,9 @@ class SimulatedNodesOnBackend : public ::testing::TestWithParam<std::string> {
   std::string WaitFor(const std::string& what, const std::string& path, const std::string& want) {
     std::string got;
     for (int i = 0; i < 150; ++i) {
-      got = cluster_->Kubectl("get " + what + " -n " + kNamespace + " -o 'jsonpath=" + path + "'")
+      got = cluster_
+                ->Kubectl("get " + what + " -n " + kSimulatedNamespace + " -o 'jsonpath=" + path +
+                          "'")
                 .output;
       if (got == want) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -96,7 +98,7 @@ TEST_P(SimulatedNodesOnBackend, RunPodsWithDevicesOfTheirOwnAndRefuseWhatIsTaken
   for (const char* pod : {"seven", "short"}) {
     std::stringstream list(
         cluster_
-            ->Kubectl(std::string("get pod ") + pod + " -n " + kNamespace +
+            ->Kubectl(std::string("get pod ") + pod + " -n " + kSimulatedNamespace +
                       " -o 'jsonpath={.metadata.annotations.gpupool\\.dev/visible-devices}'")
             .output);
     for (std::string device; std::getline(list, device, ',');) {
@@ -126,8 +128,8 @@ TEST_P(SimulatedNodesOnBackend, RunPodsWithDevicesOfTheirOwnAndRefuseWhatIsTaken
   EXPECT_THAT(page->body, HasSubstr("UUID=\"" + *devices.begin() + "\""));
 
   // A graceful deletion is confirmed after the pod's stop time, not its 30-s grace.
-  const auto deleted =
-      cluster_->Kubectl(std::string("delete pod seven --wait=true --timeout=20s -n ") + kNamespace);
+  const auto deleted = cluster_->Kubectl(
+      std::string("delete pod seven --wait=true --timeout=20s -n ") + kSimulatedNamespace);
   EXPECT_EQ(deleted.exit_code, 0) << deleted.output;
 }
 

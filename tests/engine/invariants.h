@@ -28,6 +28,15 @@ void CheckDepartments(const Snapshot& before, const Decisions& decisions, const 
 void CheckStanding(const Snapshot& before, const Decisions& decisions, const Snapshot& after,
                    std::vector<std::string>& errors);
 
+// Whether `labels` hold every key and value of `selector`.
+inline bool SelectorMatches(const Labels& selector, const Labels& labels) {
+  for (const auto& [key, value] : selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
 // Returns one line per violated invariant; empty when all hold.
 // `check_reclaim_progress`: also check that an in-quota job of a Guaranteed queue
 // never waits for capacity while a single reclaimable over-quota job of another

@@ -10,14 +10,6 @@
 namespace gpupool::engine::testing {
 namespace {
 
-bool Matches(const Labels& selector, const Labels& labels) {
-  for (const auto& [k, v] : selector) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
-  return true;
-}
-
 // Whether one replica of `job` fits on `node` if `without` were gone.
 bool FitsWithout(const Snapshot& s, const Node& node, const PendingJob& job,
                  const std::string& without) {
@@ -97,7 +89,7 @@ void CheckBlocked(const Snapshot& before, const Decisions& d, const Snapshot& af
       }
       for (const ReplicaPlacement& p : v.replicas) {
         const Node& node = *nodes[p.node];
-        if (node.schedulable && Matches(queue.node_selector, node.labels) &&
+        if (node.schedulable && SelectorMatches(queue.node_selector, node.labels) &&
             FitsWithout(after, node, *job, v.name)) {
           errors.push_back(std::string(above_deserved_only ? "fair share: " : "") + "job " +
                            job->name + " of project " + job->project +

@@ -24,14 +24,6 @@ Placement Normalized(const std::vector<ReplicaPlacement>& replicas) {
   return out;
 }
 
-bool Matches(const Labels& selector, const Labels& labels) {
-  for (const auto& [key, value] : selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 void CheckRunningSet(const Snapshot& before, const Decisions& d, const Snapshot& after,
@@ -90,8 +82,9 @@ void CheckPlacementRules(const Snapshot& before, const Decisions& d,
       auto node = nodes.find(r.node);
       if (node == nodes.end()) continue;  // CheckDevices reports it.
       const Node& n = *node->second;
-      if (!Matches(j.node_selector, n.labels)) errors.push_back("node selector broken: " + a.job);
-      if (queues.count(j.queue) && !Matches(queues[j.queue]->node_selector, n.labels)) {
+      if (!SelectorMatches(j.node_selector, n.labels))
+        errors.push_back("node selector broken: " + a.job);
+      if (queues.count(j.queue) && !SelectorMatches(queues[j.queue]->node_selector, n.labels)) {
         errors.push_back("placed outside its queue's pool: " + a.job);
       }
       if (!j.gpu_models.empty() &&

@@ -9,8 +9,6 @@ namespace {
 
 using namespace gpupool::kube::testing;
 
-constexpr char kPods[] = "/api/v1/pods";
-
 Json Pod(const std::string& ns, const std::string& name, const std::string& node,
          const std::string& job = "j1") {
   return {{"apiVersion", "v1"},
@@ -27,15 +25,6 @@ ListWatchOptions FastWatch() {
   return options;
 }
 
-// The server's objects as key → resourceVersion, for comparison with a cache.
-std::map<std::string, std::string> ServerVersions(FakeApiServer& server,
-                                                  const std::string& ns = "") {
-  std::map<std::string, std::string> out;
-  for (const auto& [key, object] : server.Objects(kPods))
-    if (ns.empty() || NamespaceOf(object) == ns) out[key] = ResourceVersionOf(object);
-  return out;
-}
-
 std::vector<std::string> NodeOf(const Json& pod) { return {pod["spec"].value("nodeName", "")}; }
 
 class InformerTest : public ::testing::Test {
@@ -45,8 +34,8 @@ class InformerTest : public ::testing::Test {
 };
 
 TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
-  for (int i = 0; i < 5; ++i) server_.Put(kPods, Pod("a", Numbered("p", i), "n1"));
-  server_.Put(kPods, Pod("b", "q", "n2", "j2"));
+  for (int i = 0; i < 5; ++i) server_.Put(kPodsPath, Pod("a", Numbered("p", i), "n1"));
+  server_.Put(kPodsPath, Pod("b", "q", "n2", "j2"));
   Informer<Json> informer(client_, resources::kPods, "", KeepJson, FastWatch());
   informer.AddIndex("node", NodeOf);
   informer.AddIndex("job", JsonLabelIndex("job"));
@@ -68,7 +57,7 @@ TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
   client_.Patch(resources::kPods, "a", "p0", PatchType::kMerge, {{"spec", {{"nodeName", "n2"}}}});
   client_.Delete(resources::kPods, "b", "q");
   client_.Create(resources::kPods, "c", Pod("c", "r", "n3"));
-  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_); }));
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerPodVersions(server_); }));
   EXPECT_EQ(informer.cache().ByIndex("node", "n2").size(), 1u);
   EXPECT_EQ(informer.cache().ByIndex("node", "n1").size(), 4u);
   EXPECT_EQ(informer.cache().ByIndex("namespace", "b").size(), 0u);
@@ -80,7 +69,7 @@ TEST_F(InformerTest, SyncsListsThenFollowsWatchWithIndexesAndHandlers) {
 TEST_F(InformerTest, CanDropManagedFieldsOfListedAndWatchedObjects) {
   Json listed = Pod("a", "listed", "n1");
   listed["metadata"]["managedFields"] = Json::array({{{"manager", "m"}}});
-  server_.Put(kPods, listed);
+  server_.Put(kPodsPath, listed);
   ListWatchOptions options = FastWatch();
   options.drop_managed_fields = true;
   Informer<Json> informer(client_, resources::kPods, "", KeepJson, options);
@@ -105,7 +94,7 @@ TEST_F(InformerTest, LeavesChosenMembersOfListedAndWatchedObjectsUnread) {
     pod["metadata"]["annotations"] = {{"x", "1"}, {"y", "2"}};
     return pod;
   };
-  server_.Put(kPods, with_statuses("listed"));
+  server_.Put(kPodsPath, with_statuses("listed"));
   ListWatchOptions options = FastWatch();
   options.unread_members = {{"status", "containerStatuses"}, {"metadata", "annotations", "*"}};
   Informer<Json> informer(client_, resources::kPods, "", KeepJson, options);
@@ -124,7 +113,7 @@ TEST_F(InformerTest, LeavesChosenMembersOfListedAndWatchedObjectsUnread) {
 }
 
 TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
-  server_.Put(kPods, Pod("a", "p", "n1"));
+  server_.Put(kPodsPath, Pod("a", "p", "n1"));
   Informer<Json> informer(client_, resources::kPods, "a", KeepJson, FastWatch());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
@@ -132,9 +121,10 @@ TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
     ASSERT_TRUE(
         WaitFor([&] { return server_.open_watches() > 0 || server_.watches_started() > round; }));
     server_.CutWatches();
-    server_.Put(kPods, Pod("a", Numbered("p", round), "n1"));
+    server_.Put(kPodsPath, Pod("a", Numbered("p", round), "n1"));
   }
-  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_, "a"); }));
+  ASSERT_TRUE(
+      WaitFor([&] { return informer.cache().Versions() == ServerPodVersions(server_, "a"); }));
   EXPECT_EQ(informer.reflector().stats().lists, 1u) << "a cut stream must resume, not re-list";
   std::string last_watch_rv;
   for (const auto& request : server_.Requests())
@@ -145,7 +135,7 @@ TEST_F(InformerTest, ResumesFromLastResourceVersionAfterCutStreams) {
 
 void ExpectRelistOnGone(FakeApiServer& server, Client& client, bool as_event) {
   server.SetGoneAsEvent(as_event);
-  server.Put(kPods, Pod("a", "p", "n1"));
+  server.Put(kPodsPath, Pod("a", "p", "n1"));
   Informer<Json> informer(client, resources::kPods, "", KeepJson, FastWatch());
   std::atomic<int> deletes{0};
   informer.AddHandlers({nullptr, nullptr, [&](const Json&) { ++deletes; }});
@@ -154,11 +144,11 @@ void ExpectRelistOnGone(FakeApiServer& server, Client& client, bool as_event) {
   // While the informer cannot watch, history it has not seen is compacted away.
   server.RefuseWatches(true);
   server.CutWatches();
-  server.Put(kPods, Pod("a", "p2", "n1"));
-  server.Remove(kPods, "a", "p");
+  server.Put(kPodsPath, Pod("a", "p2", "n1"));
+  server.Remove(kPodsPath, "a", "p");
   server.Compact();
   server.RefuseWatches(false);
-  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server); }));
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerPodVersions(server); }));
   EXPECT_EQ(deletes.load(), 1);
   EXPECT_GE(informer.reflector().stats().gone, 1u);
   EXPECT_GE(informer.reflector().stats().lists, 2u);
@@ -173,15 +163,15 @@ TEST_F(InformerTest, RelistsWhenWatchAnswersGoneAsStatus) {
 }
 
 TEST_F(InformerTest, ForcedGoneIsCountedAndRelisted) {
-  server_.Put(kPods, Pod("a", "p", "n1"));
+  server_.Put(kPodsPath, Pod("a", "p", "n1"));
   Informer<Json> informer(client_, resources::kPods, "", KeepJson, FastWatch());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
   ASSERT_TRUE(WaitFor([&] { return server_.open_watches() > 0; }));
-  server_.PutAndCompact(kPods, Pod("a", "q", "n1"));  // The open watch must end with 410.
+  server_.PutAndCompact(kPodsPath, Pod("a", "q", "n1"));  // The open watch must end with 410.
   ASSERT_TRUE(WaitFor([&] { return informer.reflector().stats().lists >= 2; }));
   EXPECT_GE(informer.reflector().stats().gone, 1u);
-  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerVersions(server_); }));
+  ASSERT_TRUE(WaitFor([&] { return informer.cache().Versions() == ServerPodVersions(server_); }));
 }
 
 TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
@@ -189,7 +179,7 @@ TEST_F(InformerTest, BookmarksAdvanceTheResourceVersion) {
   Informer<Json> informer(client_, resources::kPods, "quiet", KeepJson, FastWatch());
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(Millis(5'000)));
-  for (int i = 0; i < 5; ++i) server_.Put(kPods, Pod("busy", Numbered("p", i), "n1"));
+  for (int i = 0; i < 5; ++i) server_.Put(kPodsPath, Pod("busy", Numbered("p", i), "n1"));
   std::string server_rv = std::to_string(server_.resource_version());
   EXPECT_TRUE(WaitFor([&] { return informer.reflector().last_resource_version() == server_rv; }));
   EXPECT_EQ(informer.cache().size(), 0u);

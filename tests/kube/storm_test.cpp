@@ -13,7 +13,6 @@ namespace {
 
 using namespace gpupool::kube::testing;
 
-constexpr char kPods[] = "/api/v1/pods";
 constexpr int kWrites = 10'000;
 
 // The state an observer rebuilds from handler calls alone, checking that no
@@ -49,13 +48,6 @@ struct HandlerMirror {
     return out;
   }
 };
-
-std::map<std::string, std::string> ServerVersions(FakeApiServer& server, const std::string& ns) {
-  std::map<std::string, std::string> out;
-  for (const auto& [key, object] : server.Objects(kPods))
-    if (ns.empty() || NamespaceOf(object) == ns) out[key] = ResourceVersionOf(object);
-  return out;
-}
 
 void RandomWrites(Client& client, int count, uint32_t seed) {
   std::mt19937 random(seed);
@@ -111,7 +103,7 @@ TEST(Storm, CachesEqualServerAfterCutStreamsAndForcedGone) {
   faults.join();
 
   for (std::size_t i = 0; i < scopes.size(); ++i) {
-    auto expected = ServerVersions(server, scopes[i]);
+    auto expected = ServerPodVersions(server, scopes[i]);
     EXPECT_TRUE(
         WaitFor([&] { return informers[i]->cache().Versions() == expected; }, Millis(20'000)))
         << "informer for namespace \"" << scopes[i] << "\"";

@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "fake_api_server.h"
@@ -44,6 +46,18 @@ inline bool WaitFor(const std::function<bool()>& condition,
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return condition();
+}
+
+inline constexpr char kPodsPath[] = "/api/v1/pods";
+
+// The server's pods (of namespace `ns`, or all when empty) as key -> resourceVersion,
+// to compare with what an informer cached.
+inline std::map<std::string, std::string> ServerPodVersions(FakeApiServer& server,
+                                                            const std::string& ns = "") {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, object] : server.Objects(kPodsPath))
+    if (ns.empty() || NamespaceOf(object) == ns) out[key] = ResourceVersionOf(object);
+  return out;
 }
 
 }  // namespace gpupool::kube::testing

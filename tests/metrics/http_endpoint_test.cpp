@@ -12,6 +12,7 @@
 
 #include "gpupool/metrics/controller_metrics.h"
 #include "gpupool/metrics/readiness.h"
+#include "loopback_client.h"
 #include "sandbox_process.h"
 
 namespace gpupool::metrics {
@@ -19,7 +20,7 @@ namespace {
 
 using sandbox::testing::RunCommand;
 
-const BindAddress kLoopbackAnyPort{"127.0.0.1", 0};
+using testing::kLoopbackAnyPort;
 
 httplib::Result Fetch(int port, const std::string& path) {
   httplib::Client client("127.0.0.1", port);

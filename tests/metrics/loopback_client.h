@@ -8,7 +8,12 @@
 #include <thread>
 #include <vector>
 
+#include "gpupool/metrics/bind_address.h"
+
 namespace gpupool::metrics::testing {
+
+// Where the tests' listeners bind: loopback, on a port the kernel picks.
+inline const BindAddress kLoopbackAnyPort{"127.0.0.1", 0};
 
 // A connected socket, or -1 when the connection is not up within `timeout`.
 int ConnectLoopback(int port, std::chrono::milliseconds timeout);

@@ -31,7 +31,7 @@ using std::chrono::milliseconds;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const BindAddress kLoopbackAnyPort{"127.0.0.1", 0};
+using testing::kLoopbackAnyPort;
 constexpr char kReaderToken[] = "reader-token";
 constexpr char kNosyToken[] = "nosy-token";
 

@@ -21,7 +21,7 @@ using testing::SlowClients;
 using testing::StatusOf;
 using testing::TimedGet;
 
-const BindAddress kLoopbackAnyPort{"127.0.0.1", 0};
+using testing::kLoopbackAnyPort;
 
 std::unique_ptr<BoundedHttpServer> ReadyProbes() {
   return ServeProbes(kLoopbackAnyPort, {[] { return std::string(); }, {}});
