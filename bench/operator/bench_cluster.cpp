@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "chart_defaults.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
 
@@ -94,8 +95,8 @@ void BenchCluster::CreateProject(const std::string& name, const std::string& que
 }
 
 void BenchCluster::StartController(std::vector<std::string> extra_flags) {
-  std::vector<std::string> flags = {
-      "--qps", "100000", "--burst", "100000", "--log-level", "info", "--concurrent-writes", "16"};
+  // The chart's defaults, as an admin installs them; a later flag overrides an earlier.
+  std::vector<std::string> flags = op::testing::ChartDefaultArgs();
   flags.insert(flags.end(), extra_flags.begin(), extra_flags.end());
   // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--pause-per-plan 0".
   if (const char* more = std::getenv("GPUPOOL_BENCH_CONTROLLER_FLAGS")) {
