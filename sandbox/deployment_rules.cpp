@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sandbox/api_error.h"
+#include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
 #include "sandbox/selectors.h"
 
@@ -12,9 +13,7 @@ namespace {
 
 const Json kNoMember = Json::object();
 
-const Json& Member(const Json& object, const char* key) {
-  return object.is_object() && object.contains(key) ? object[key] : kNoMember;
-}
+const Json& Member(const Json& object, const char* key) { return MemberOr(object, key, kNoMember); }
 
 // A field the decoder reads as a Go type: its path, whether a JSON value fits,
 // and the Go type named in the error.

@@ -19,6 +19,10 @@ std::mt19937_64& Random() {
 
 }  // namespace
 
+const Json& MemberOr(const Json& object, const char* key, const Json& fallback) {
+  return object.is_object() && object.contains(key) ? object[key] : fallback;
+}
+
 std::string Annotation(const Json& object, const char* key) {
   const Json annotations = object["metadata"].value("annotations", Json::object());
   const auto value = annotations.find(key);

@@ -43,6 +43,8 @@ api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& 
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);
+// object[key] when `object` is an object that has `key`, else `fallback`.
+const Json& MemberOr(const Json& object, const char* key, const Json& fallback);
 // An object's annotation as text; "" when absent or not a string.
 std::string Annotation(const Json& object, const char* key);
 

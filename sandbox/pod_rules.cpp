@@ -11,10 +11,6 @@ namespace {
 const Json kEmptyObject = Json::object();
 const Json kEmptyArray = Json::array();
 
-const Json& MemberOr(const Json& object, const char* key, const Json& fallback) {
-  return object.is_object() && object.contains(key) ? object[key] : fallback;
-}
-
 api::FieldErrors ValidateGateNames(const Json& spec) {
   api::FieldErrors errors;
   const Json& gates = MemberOr(spec, "schedulingGates", kEmptyArray);
