@@ -302,9 +302,10 @@ struct Write {
 };
 using Writes = std::map<std::string, Write>;
 
-void AddManagedFieldWrites(const std::string& kind, const Json& objects, Writes& writes) {
+void AddManagedFieldWrites(const Json& objects, Writes& writes) {
   const std::string prefix = kReplicaAgent;
   for (const Json& object : objects) {
+    const std::string kind = object.value("kind", "");
     for (const Json& entry : object["metadata"].value("managedFields", Json::array())) {
       const std::string manager = entry.value("manager", "");
       if (manager.rfind(prefix, 0) != 0) continue;
@@ -316,8 +317,9 @@ void AddManagedFieldWrites(const std::string& kind, const Json& objects, Writes&
   }
 }
 
-void AddEventWrites(const Json& events, Writes& writes) {
-  for (const Json& event : events) {
+void AddEventWrites(const Json& objects, Writes& writes) {
+  for (const Json& event : objects) {
+    if (event.value("kind", "") != "Event") continue;
     if (event.value("reportingController", "") != "gpupool.dev/controller") continue;
     const std::string key = "event/" + event["metadata"].value("uid", "") + " " +
                             event.value("series", Json::object()).dump();
@@ -325,12 +327,14 @@ void AddEventWrites(const Json& events, Writes& writes) {
   }
 }
 
+// One kubectl call for every kind: the standby may lead as soon as the lease
+// the killed leader last renewed runs out, and the snapshot must be read before.
 Writes ReplicaWrites(ClusterHarness& cluster) {
+  const Json objects = cluster.Get(
+      "trainingjobs,projects,pods,priorityclasses,events.events.k8s.io --show-managed-fields");
   Writes writes;
-  for (const std::string kind :
-       {"trainingjobs", "projects", "pods", "priorityclasses", "events.events.k8s.io"})
-    AddManagedFieldWrites(kind, cluster.Get(kind + " --show-managed-fields"), writes);
-  AddEventWrites(cluster.Get("events.events.k8s.io"), writes);
+  AddManagedFieldWrites(objects, writes);
+  AddEventWrites(objects, writes);
   return writes;
 }
 
