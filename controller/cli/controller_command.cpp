@@ -42,6 +42,9 @@ constexpr char kControllerUsage[] =
     "  --gated-pods-per-cycle N   at most N gated pods of waiting jobs created per\n"
     "                             cycle; the rest in the next (default 256; 0: no\n"
     "                             limit)\n"
+    "  --waiting-pods MODE        gated: a waiting job has its pods, gated, and\n"
+    "                             admission releases them; none: its pods are created\n"
+    "                             at admission, one write less a pod (default gated)\n"
     "  --reservation-namespace N  namespace of the pods that hold shared GPUs for\n"
     "                             fractions (default: the config's namespace)\n"
     "  --reservation-image IMAGE  image of those pods; it runs `gpupool reserve-device`\n"
@@ -93,6 +96,7 @@ struct Flags {
   int concurrent_writes = 8;
   int status_writes_per_cycle = 64;
   int gated_pods_per_cycle = 256;
+  bool gated_waiting_pods = true;
   std::string gpu_metrics_url, gpu_metrics_ca_file;
   int gpu_metrics_interval = 15;
   int gpu_metrics_timeout = 5;
@@ -117,6 +121,12 @@ std::string UrlFlag(const std::string& flag, const std::string& value) {
   if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
     throw UsageError(flag + ": must be an http:// or https:// URL, got \"" + value + "\"");
   return value;
+}
+
+bool WaitingPodsFlag(const std::string& flag, const std::string& value) {
+  if (value != "gated" && value != "none")
+    throw UsageError(flag + ": must be gated or none, got \"" + value + "\"");
+  return value == "gated";
 }
 
 std::string ReadableFileFlag(const std::string& flag, const std::string& value) {
@@ -196,6 +206,8 @@ Flags ParseFlags(Args args) {
       flags.status_writes_per_cycle = IntFlag(flag, value(), 0, 1000000);
     else if (flag == "--gated-pods-per-cycle")
       flags.gated_pods_per_cycle = IntFlag(flag, value(), 0, 1000000);
+    else if (flag == "--waiting-pods")
+      flags.gated_waiting_pods = WaitingPodsFlag(flag, value());
     else if (flag == "--gpu-metrics-url")
       flags.gpu_metrics_url = UrlFlag(flag, value());
     else if (flag == "--gpu-metrics-interval-seconds")
@@ -275,6 +287,7 @@ int RunWith(const Flags& flags) {
   options.concurrent_writes = flags.concurrent_writes;
   options.status_writes_per_cycle = static_cast<std::size_t>(flags.status_writes_per_cycle);
   options.gated_pods_per_cycle = static_cast<std::size_t>(flags.gated_pods_per_cycle);
+  options.plan.gated_waiting_pods = flags.gated_waiting_pods;
   options.resync = std::chrono::seconds(flags.resync);
   options.pause_per_plan = flags.pause_per_plan;
   options.plan.engine.full_cycle_interval_seconds = flags.full_cycle;

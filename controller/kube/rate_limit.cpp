@@ -26,6 +26,13 @@ Clock::duration TokenBucket::Reserve() {
       std::chrono::duration<double>(-tokens_ / qps_));
 }
 
+double TokenBucket::AvailableShare() {
+  if (qps_ <= 0) return 1;
+  std::lock_guard lock(mutex_);
+  RefillLocked(Clock::now());
+  return tokens_ / burst_;
+}
+
 void TokenBucket::Acquire() {
   Clock::duration wait = Reserve();
   if (wait > Clock::duration::zero()) std::this_thread::sleep_for(wait);

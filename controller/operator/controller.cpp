@@ -188,10 +188,11 @@ CycleReport Controller::RunCycle() {
   PlanOptions plan_options = options_.plan;
   plan_options.status_writes_per_cycle = options_.status_writes_per_cycle;
   plan_options.status_turn = status_turn_;
+  plan_options.gated_pods_per_cycle = options_.gated_pods_per_cycle;
   Plan plan = PlanCycle(view, plan_options, engine_);
   status_turn_ = plan.next_status_turn;
   report.deferred = plan.deferred_statuses;
-  report.deferred_pods = DeferGatedPodCreates(plan, options_.gated_pods_per_cycle);
+  report.deferred_pods = plan.deferred_gated_pods;
   report.engine_rebuilt = engine_.stats().rebuilds != rebuilds;
   report.plan_ms = MillisSince(start);
   report.jobs = view.jobs.size();
@@ -204,6 +205,7 @@ CycleReport Controller::RunCycle() {
   report.event_to_done_ms = MillisSince(last_event);
   report.writes = stats.attempted;
   report.failed = stats.failed;
+  report.left_for_limit = stats.pods_left_for_limit + stats.statuses_left_for_limit;
   for (const auto& changed : stats.changed) {
     auto version = before.find(changed);
     if (version != before.end()) expected_.push_back({changed, version->second});
@@ -211,6 +213,12 @@ CycleReport Controller::RunCycle() {
   {
     std::lock_guard lock(mutex_);
     wake_at_ = plan.wake_at;
+    // Courtesies the client's limit had no room for: again in a second or two,
+    // not at once (a cycle now would find the limit as short).
+    if (report.left_for_limit > 0) {
+      const EpochSeconds soon = WallSeconds() + 2;
+      wake_at_ = wake_at_ == 0 ? soon : std::min(wake_at_, soon);
+    }
     next_cycle_at_ =
         Clock::now() +
         std::chrono::duration_cast<Clock::duration>(
@@ -255,10 +263,10 @@ void Controller::Run(const std::atomic<bool>& stop) {
         spdlog::info(
             "cycle: {} jobs, {} admitted, {} preempted, {} writes ({} failed), plan "
             "{:.1f} ms{}, writes {:.1f} ms, {} statuses and {} gated pods left to the next "
-            "cycle",
+            "cycle, {} statuses and gated pods to when the client's limit has room",
             report.jobs, report.admitted, report.preempted, report.writes, report.failed,
             report.plan_ms, report.engine_rebuilt ? " (engine rebuilt)" : "", report.write_ms,
-            report.deferred, report.deferred_pods);
+            report.deferred, report.deferred_pods, report.left_for_limit);
     } catch (const std::exception& error) {
       spdlog::error("cycle failed: {}", error.what());
     }

@@ -64,6 +64,7 @@ struct CycleState {
   const ClusterView& view;
   const PlanOptions& options;
   EpochSeconds now;
+  std::size_t gated_pods_planned = 0;                // Against PlanOptions::gated_pods_per_cycle.
   std::map<std::string, const QueueObject*> queues;  // Valid queues by name.
   // A valid queue whose pool shares nodes with a queue created before it is
   // refused (not in `queues`): a node belongs to one pool, so that no GPU is

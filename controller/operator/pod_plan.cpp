@@ -1,9 +1,10 @@
 // Cycle step 5: each job's pods brought toward what its stage wants. Waiting
 // jobs keep one gated pod per replica (none while they wait for a person to
-// act); holding jobs get their pods released to their nodes (or created
-// released), all at once and only where the node has physical room (the pods
-// of a victim still stopping hold their devices until they are gone);
-// fractions once the reservation pod of their device holds it.
+// act, nor with PlanOptions::gated_waiting_pods off); holding jobs get their
+// pods released to their nodes (or created released), all at once and only
+// where the node has physical room (the pods of a victim still stopping hold
+// their devices until they are gone); fractions once the reservation pod of
+// their device holds it.
 #include "gpupool/api/json_dump.h"
 #include "pod_template.h"
 #include "reservations.h"
@@ -43,8 +44,15 @@ void AddCreate(CycleState& state, const JobRecord& job, const Json& pod, bool ga
   state.plan.pod_creates.push_back(std::move(create));
 }
 
+// A gated pod for a replica that has none, within the cycle's budget.
 void CreateMissing(CycleState& state, const JobRecord& job, int replica) {
   if (job.pods[static_cast<std::size_t>(replica)] || NameTaken(job, PodName(job, replica))) return;
+  const std::size_t budget = state.options.gated_pods_per_cycle;
+  if (budget > 0 && state.gated_pods_planned >= budget) {
+    ++state.plan.deferred_gated_pods;
+    return;
+  }
+  ++state.gated_pods_planned;
   AddCreate(state, job, BuildPod(state, job, replica), true);
 }
 
@@ -62,15 +70,16 @@ bool IsWaitingForAPerson(const JobRecord& job) {
 void PlanWaiting(CycleState& state, const JobRecord& job) {
   if (IsWaitingForAPerson(job)) return StopAll(state, job, false);
   for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
+  const bool gated = job.eligible && state.options.gated_waiting_pods;
   for (int replica = 0; replica < static_cast<int>(job.pods.size()); ++replica) {
     const PodView* pod = job.pods[static_cast<std::size_t>(replica)];
     if (pod && !pod->terminating && (pod->gate_index < 0 || pod->Finished())) {
       StopPod(state, job, *pod, false);  // Released earlier, or left over from a run.
-    } else if (!pod && job.eligible) {
+    } else if (!pod && gated) {
       CreateMissing(state, job, replica);
     }
   }
-  if (job.eligible) EnsureService(state, job);
+  if (gated) EnsureService(state, job);
 }
 
 // The device a fractional replica shares; "" for whole GPUs, or while its
@@ -106,7 +115,8 @@ bool ReserveRoom(CycleState& state, const JobRecord& job) {
 // A holding job's replicas all go to their nodes at once, when every node has
 // room: gated pods are released, missing ones created released (the job's
 // admission is recorded before any pod is written, so a restart finds it).
-// Otherwise missing pods are created gated, to be released together later.
+// Otherwise missing pods are created gated, to be released together later
+// (or, without gated waiting pods, created released once there is room).
 void PlanHolding(CycleState& state, const JobRecord& job) {
   for (const PodView* stray : job.strays) StopPod(state, job, *stray, false);
   std::vector<bool> placed_replica(job.pods.size(), false);
@@ -127,7 +137,7 @@ void PlanHolding(CycleState& state, const JobRecord& job) {
     if (index >= job.pods.size()) continue;
     const PodView* pod = job.pods[index];
     if (!pod && !release) {
-      CreateMissing(state, job, placed.replica);
+      if (state.options.gated_waiting_pods) CreateMissing(state, job, placed.replica);
     } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
       AddCreate(state, job, BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed)),
                 false);

@@ -82,8 +82,12 @@ void PlanJobStatuses(CycleState& state) {
       list->push_back(std::move(*write));
     }
   }
-  for (const JobRecord* job : WithinStatusBudget(state, others))
-    if (auto write = StatusWriteOf(*job)) state.plan.other_statuses.push_back(std::move(*write));
+  for (const JobRecord* job : WithinStatusBudget(state, others)) {
+    if (auto write = StatusWriteOf(*job)) {
+      write->courtesy = job->status.over_quota == job->job().status.over_quota;
+      state.plan.other_statuses.push_back(std::move(*write));
+    }
+  }
 }
 
 }  // namespace gpupool::op::internal

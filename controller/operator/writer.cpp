@@ -70,6 +70,20 @@ class PlanWriter::Tally {
     std::lock_guard lock(mutex_);
     ++stats_.failed;
   }
+  void PodLeftForLimit() {
+    std::lock_guard lock(mutex_);
+    ++stats_.pods_left_for_limit;
+  }
+  void StatusLeftForLimit(std::string job_key) {
+    std::lock_guard lock(mutex_);
+    ++stats_.statuses_left_for_limit;
+    left_statuses_.insert(std::move(job_key));
+  }
+  // The job's status was left for the limit: so are its Events.
+  bool StatusLeft(const std::string& job_key) const {
+    std::lock_guard lock(mutex_);
+    return left_statuses_.count(job_key) > 0;
+  }
   // The job's pods must not move in the rest of this Apply.
   void HoldJob(const std::string& job_key) {
     std::lock_guard lock(mutex_);
@@ -88,6 +102,7 @@ class PlanWriter::Tally {
   mutable std::mutex mutex_;
   WriteStats stats_;
   std::set<std::string> held_jobs_;
+  std::set<std::string> left_statuses_;
 };
 
 PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
@@ -114,16 +129,26 @@ namespace {
 
 // The admissions of one cycle in groups of jobs: each group's statuses, and the
 // pod creates and releases of its jobs. The last group has no statuses: the
-// pods of jobs admitted in earlier cycles, and the gated pods of waiting jobs.
+// pods of jobs admitted in earlier cycles. The gated pods of jobs this cycle
+// does not admit are courtesies: they only show a waiting job's pods (or hold
+// an admitted job's place until its room is free), and wait for the rest (as
+// do the job statuses that neither admit nor free anything).
 struct AdmissionGroup {
   std::vector<const StatusWrite*> statuses;
   std::vector<const PodCreate*> creates;
   std::vector<const PodRelease*> releases;
 };
 
-std::vector<AdmissionGroup> GroupAdmissions(const Plan& plan, std::size_t jobs_per_group) {
+struct GroupedAdmissions {
+  std::vector<AdmissionGroup> groups;
+  std::vector<const PodCreate*> courtesy_creates;
+};
+
+GroupedAdmissions GroupAdmissions(const Plan& plan, std::size_t jobs_per_group) {
   const std::size_t count = plan.admission_statuses.size();
-  std::vector<AdmissionGroup> groups((count + jobs_per_group - 1) / jobs_per_group + 1);
+  GroupedAdmissions grouped;
+  auto& groups = grouped.groups;
+  groups.resize((count + jobs_per_group - 1) / jobs_per_group + 1);
   std::unordered_map<std::string, std::size_t> group_of;
   for (std::size_t i = 0; i < count; ++i) {
     const StatusWrite& write = plan.admission_statuses[i];
@@ -134,38 +159,77 @@ std::vector<AdmissionGroup> GroupAdmissions(const Plan& plan, std::size_t jobs_p
     auto it = group_of.find(job_key);
     return groups[it == group_of.end() ? groups.size() - 1 : it->second];
   };
-  for (const PodCreate& create : plan.pod_creates) group(create.job_key).creates.push_back(&create);
+  for (const PodCreate& create : plan.pod_creates) {
+    if (create.gated && !group_of.count(create.job_key)) {
+      grouped.courtesy_creates.push_back(&create);
+    } else {
+      group(create.job_key).creates.push_back(&create);
+    }
+  }
   for (const PodRelease& release : plan.pod_releases)
     group(release.job_key).releases.push_back(&release);
-  return groups;
+  return grouped;
 }
+
+// Courtesy writes take only what the client's rate limit has to spare: while
+// less than this share of its burst is left, the next cycle's admissions and
+// releases would wait behind them.
+constexpr double kCourtesyHeadroom = 0.5;
 
 }  // namespace
 
 // A large cycle's first pods go out while later admissions are still being
 // recorded; each job's pods still follow its own status.
-void PlanWriter::ApplyAdmissions(const Plan& plan, Tally& tally) {
+// Returns the courtesy creates, for after every other write.
+std::vector<const PodCreate*> PlanWriter::ApplyAdmissions(const Plan& plan, Tally& tally) {
   const std::size_t jobs_per_group = std::max<std::size_t>(64, 8 * pool_.threads());
-  for (const AdmissionGroup& group : GroupAdmissions(plan, jobs_per_group)) {
+  GroupedAdmissions grouped = GroupAdmissions(plan, jobs_per_group);
+  for (const AdmissionGroup& group : grouped.groups) {
     Each(group.statuses, [&](const StatusWrite* write) {
       if (!WriteStatus(*write, tally)) tally.HoldJob(kube::ObjectKey(write->ns, write->name));
     });
     Each(group.creates, [&](const PodCreate* create) { CreatePod(*create, tally); });
     Each(group.releases, [&](const PodRelease* release) { ReleasePod(*release, tally); });
   }
+  return std::move(grouped.courtesy_creates);
 }
 
+bool PlanWriter::HasSpare() { return client_.transport().RateLimitHeadroom() >= kCourtesyHeadroom; }
+
+void PlanWriter::ApplyOtherStatuses(const std::vector<StatusWrite>& writes, Tally& tally) {
+  Each(writes, [&](const StatusWrite& write) {
+    if (write.courtesy && !HasSpare())
+      return tally.StatusLeftForLimit(kube::ObjectKey(write.ns, write.name));
+    WriteStatus(write, tally);
+  });
+}
+
+void PlanWriter::ApplyCourtesyCreates(const std::vector<const PodCreate*>& creates, Tally& tally) {
+  Each(creates, [&](const PodCreate* create) {
+    if (!HasSpare()) return tally.PodLeftForLimit();
+    CreatePod(*create, tally);
+  });
+}
+
+// Writes in order of what they do: free devices, admit and release, record
+// what ended; then, from what the client's limit has to spare, what only
+// informs (Queue, Project and Department statuses always).
 WriteStats PlanWriter::Apply(const Plan& plan) {
   Tally tally;
   Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
   Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
   Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
-  ApplyAdmissions(plan, tally);
+  const auto courtesy_creates = ApplyAdmissions(plan, tally);
   Each(plan.finished_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
-  Each(plan.other_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  ApplyOtherStatuses(plan.other_statuses, tally);
   Each(plan.pod_patches, [&](const PodPatch& patch) { PatchPod(patch, tally); });
-  for (const auto& note : plan.events) RecordEvent(note);
+  ApplyCourtesyCreates(courtesy_creates, tally);
+  for (const auto& note : plan.events) {
+    if (note.kind == Kind::kTrainingJob && tally.StatusLeft(kube::ObjectKey(note.ns, note.name)))
+      continue;
+    RecordEvent(note);
+  }
   return tally.Take();
 }
 

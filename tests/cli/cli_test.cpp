@@ -63,7 +63,9 @@ TEST(Cli, ControllerRefusesOutOfRangeFlagsNamingThem) {
                                  "--status-writes-per-cycle some",
                                  "--gated-pods-per-cycle -1",
                                  "--gated-pods-per-cycle 1000001",
-                                 "--gated-pods-per-cycle 2.5"}) {
+                                 "--gated-pods-per-cycle 2.5",
+                                 "--waiting-pods Gated",
+                                 "--waiting-pods ''"}) {
     Result result = RunGpupool("controller " + flag);
     EXPECT_EQ(result.exit_code, 2) << flag << ": " << result.output;
     EXPECT_NE(result.output.find(flag.substr(0, flag.find(' '))), std::string::npos)

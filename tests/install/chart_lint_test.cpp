@@ -94,6 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"startTimeoutSeconds=90000",
                  "startTimeoutSeconds: Must be less than or equal to 86400"},
         BadValue{"pausePerPlan=-1", "pausePerPlan: Must be greater than or equal to 0"},
+        BadValue{"waitingPods=never", "waitingPods: waitingPods must be one of the following"},
         BadValue{"metrics.port=70000", "metrics.port: Must be less than or equal to 65535"},
         BadValue{"healthProbe.port=0", "healthProbe.port: Must be greater than or equal to 1"},
         BadValue{"gpuMetrics.url=dcgm:9400", "gpuMetrics.url: Does not match pattern"},

@@ -15,6 +15,7 @@ const std::vector<ChartFlag>& ChartTuningFlags() {
       {"concurrentWrites", "--concurrent-writes"},
       {"statusWritesPerCycle", "--status-writes-per-cycle"},
       {"gatedPodsPerCycle", "--gated-pods-per-cycle"},
+      {"waitingPods", "--waiting-pods"},
       {"pausePerPlan", "--pause-per-plan"},
       {"startTimeoutSeconds", "--start-timeout-seconds"},
       {"resyncSeconds", "--resync-seconds"},

@@ -11,7 +11,7 @@ namespace {
 using testing::HoldingStatus;
 using testing::ViewBuilder;
 
-constexpr EpochSeconds kNow = 1'800'000'000;
+using testing::kNow;
 
 Json IdlePolicy(const std::string& action, int seconds = 600) {
   return {{"utilizationBelowPercent", 10}, {"forSeconds", seconds}, {"action", action}};

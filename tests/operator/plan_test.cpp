@@ -15,7 +15,7 @@ namespace {
 using testing::HoldingStatus;
 using testing::ViewBuilder;
 
-constexpr EpochSeconds kNow = 1'800'000'000;
+using testing::kNow;
 
 ViewBuilder Cluster() {
   ViewBuilder b(kNow);
@@ -245,6 +245,51 @@ TEST(PlanCycle, JobAdmittedIntoAStoppingVictimsRoomGetsGatedPods) {
   EXPECT_FALSE(pod["spec"].contains("nodeSelector"));
 }
 
+PlanOptions WithoutGatedWaitingPods() {
+  PlanOptions options;
+  options.gated_waiting_pods = false;
+  return options;
+}
+
+// Without gated waiting pods, a job that waits has neither pods nor a Service;
+// a released pod left over from a run is still stopped.
+TEST(PlanCycle, WithoutGatedWaitingPodsAWaitingJobHasNoPods) {
+  auto b = Cluster();
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "r" + std::to_string(i);
+    b.Job("susan", name, 1, 1, HoldingStatus("Running", "node-0", {i}, kNow - 100, "susan"));
+    b.JobPod("susan", name, 0, "node-0", "Running", false);
+  }
+  b.Job("susan", "train-a", 2, 1);
+  b.JobPod("susan", "train-a", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), WithoutGatedWaitingPods());
+  EXPECT_TRUE(plan.pod_creates.empty());
+  EXPECT_TRUE(plan.services.empty());
+  ASSERT_EQ(plan.pod_deletes.size(), 1u);
+  EXPECT_EQ(plan.pod_deletes[0].name, "train-a-0");
+}
+
+// Without gated waiting pods, room a victim still holds gets no gated pods
+// either: the beneficiary's pods are created released once the room is free.
+TEST(PlanCycle, WithoutGatedWaitingPodsAJobAdmittedIntoAStoppingVictimsRoomWaitsForIt) {
+  auto b = SusanFillsTheNodeOverQuota();
+  b.Job("joe", "j0", 1, 1);
+  const Plan plan = PlanCycle(b.view(), WithoutGatedWaitingPods());
+  ASSERT_NE(FindStatus(plan.admission_statuses, "j0"), nullptr);
+  EXPECT_TRUE(plan.pod_creates.empty());
+}
+
+// And a job admitted at once still gets its pods created released.
+TEST(PlanCycle, WithoutGatedWaitingPodsANewJobAdmittedAtOnceGetsReleasedPods) {
+  auto b = Cluster();
+  b.Job("susan", "train-a", 2, 1);
+  const Plan plan = PlanCycle(b.view(), WithoutGatedWaitingPods());
+  ASSERT_NE(FindStatus(plan.admission_statuses, "train-a"), nullptr);
+  ASSERT_EQ(plan.pod_creates.size(), 2u);
+  for (const auto& create : plan.pod_creates) EXPECT_FALSE(create.gated);
+  EXPECT_EQ(plan.services.size(), 1u);
+}
+
 // The status a write leaves on the API server (keys it removes are null in the patch).
 Json WrittenStatus(const StatusWrite& write) {
   Json status = write.patch["status"];
@@ -368,6 +413,9 @@ TEST(PlanCycle, EachRunningJobShowsTheStandingTheVictimOrderGivesIt) {
   EXPECT_EQ((*FindCondition(*s2, "Admitted"))["reason"], "AdmittedOverQuota");
   EXPECT_EQ((*FindCondition(*s2, "Admitted"))["message"],
             "admitted on node-0, over quota (may be reclaimed)");
+  // A reclaim goes by the standing shown: its change is never left for the client's limit.
+  EXPECT_FALSE(s0->courtesy);
+  EXPECT_FALSE(s2->courtesy);
   for (const auto& [unchanged, over] : {std::pair{"s1", false}, std::pair{"s3", true}}) {
     const StatusWrite* write = FindStatus(plan.other_statuses, unchanged);
     if (write) {
@@ -378,6 +426,17 @@ TEST(PlanCycle, EachRunningJobShowsTheStandingTheVictimOrderGivesIt) {
   for (const auto& event : plan.events) events[event.name] = event.reason;
   EXPECT_EQ(events,
             (std::map<std::string, std::string>{{"s0", "WithinQuota"}, {"s2", "OverQuota"}}));
+}
+
+// Why a job waits only informs: the writer may leave it for the client's limit.
+TEST(PlanCycle, AWaitingJobsReasonIsACourtesy) {
+  auto b = Cluster();
+  b.Job("nowhere", "lost", 1, 1);
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* lost = FindStatus(plan.other_statuses, "lost");
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ((*FindCondition(*lost, "Admitted"))["reason"], "NoProject");
+  EXPECT_TRUE(lost->courtesy);
 }
 
 // A preempted job that waits says first what stopped it, then what it waits for;

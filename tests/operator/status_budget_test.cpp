@@ -102,13 +102,17 @@ TEST(StatusBudget, KeepsEverythingWithinTheBudgetOrWithoutOne) {
   }
 }
 
-// A cycle's budget of gated pod creates: released pods are never left out.
-PodCreate Create(const std::string& job, bool gated) {
-  PodCreate create;
-  create.job_key = "team/" + job;
-  create.name = job;
-  create.gated = gated;
-  return create;
+// A cycle's budget of gated pods: three waiting jobs with no room (the node's
+// GPUs held by a running job) and one admitted, whose pods are created released.
+ClusterView NoRoomForThree() {
+  testing::ViewBuilder b;
+  b.Node("node-0", 2, "train").Queue("train", "train").Project("ml", "team", 4);
+  b.Job("team", "runs", 1, 1,
+        testing::HoldingStatus("Running", "node-0", {0}, testing::kNow - 100, "team"));
+  b.JobPod("team", "runs", 0, "node-0", "Running", false);
+  b.Job("team", "admitted", 1, 1);
+  for (const char* name : {"w1", "w2", "w3"}) b.Job("team", name, 1, 1);
+  return b.view();
 }
 
 std::vector<std::string> Created(const Plan& plan) {
@@ -117,20 +121,21 @@ std::vector<std::string> Created(const Plan& plan) {
   return names;
 }
 
-TEST(DeferGatedPodCreates, KeepsTheFirstGatedOnesAndEveryReleasedOne) {
-  Plan plan;
-  plan.pod_creates = {Create("w1", true), Create("r1", false), Create("w2", true),
-                      Create("w3", true), Create("r2", false)};
-  EXPECT_EQ(DeferGatedPodCreates(plan, 2), 1u);
-  EXPECT_EQ(Created(plan), (std::vector<std::string>{"w1", "r1", "w2", "r2"}));
+TEST(GatedPodsPerCycle, PlansTheFirstGatedOnesAndEveryReleasedOne) {
+  PlanOptions options;
+  options.gated_pods_per_cycle = 2;
+  const Plan plan = PlanCycle(NoRoomForThree(), options);
+  EXPECT_EQ(Created(plan), (std::vector<std::string>{"admitted-0", "w1-0", "w2-0"}));
+  EXPECT_EQ(plan.deferred_gated_pods, 1u);
 }
 
-TEST(DeferGatedPodCreates, KeepsEverythingWithinTheBudgetOrWithoutOne) {
-  for (std::size_t per_cycle : {0u, 2u, 100u}) {
-    Plan plan;
-    plan.pod_creates = {Create("w1", true), Create("w2", true), Create("r1", false)};
-    EXPECT_EQ(DeferGatedPodCreates(plan, per_cycle), 0u) << per_cycle;
-    EXPECT_EQ(plan.pod_creates.size(), 3u);
+TEST(GatedPodsPerCycle, PlansEverythingWithinTheBudgetOrWithoutOne) {
+  for (std::size_t per_cycle : {0u, 3u, 100u}) {
+    PlanOptions options;
+    options.gated_pods_per_cycle = per_cycle;
+    const Plan plan = PlanCycle(NoRoomForThree(), options);
+    EXPECT_EQ(plan.pod_creates.size(), 4u) << per_cycle;
+    EXPECT_EQ(plan.deferred_gated_pods, 0u) << per_cycle;
   }
 }
 

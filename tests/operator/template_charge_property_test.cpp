@@ -18,7 +18,7 @@ namespace {
 
 using testing::ViewBuilder;
 
-constexpr EpochSeconds kNow = 1'800'000'000;
+using testing::kNow;
 constexpr int kTemplates = 2'000;
 
 class HostileTemplates {

@@ -8,9 +8,12 @@
 
 namespace gpupool::op::testing {
 
+// The moment a ViewBuilder's cluster is seen at unless told otherwise.
+inline constexpr EpochSeconds kNow = 1'800'000'000;
+
 class ViewBuilder {
  public:
-  explicit ViewBuilder(EpochSeconds now = 1'800'000'000) { view_.now = now; }
+  explicit ViewBuilder(EpochSeconds now = kNow) { view_.now = now; }
 
   ViewBuilder& Node(const std::string& name, int gpus, const std::string& pool, bool ready = true);
   // Marks a node added before unschedulable, as `kubectl cordon` (and drain) leaves it.

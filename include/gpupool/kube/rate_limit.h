@@ -22,6 +22,9 @@ class TokenBucket {
   // Takes a token, possibly one not yet earned; returns how long the caller
   // must wait before using it (zero when one was available).
   Clock::duration Reserve();
+  // The share of the burst that could be taken now without waiting: 1 when
+  // full (or unlimited), 0 or less while callers wait for tokens not yet earned.
+  double AvailableShare();
 
  private:
   void RefillLocked(Clock::time_point now);

@@ -110,6 +110,8 @@ class Transport {
   const std::shared_ptr<CancelToken>& cancel_token() const { return cancel_; }
 
   TransportStats stats() const;
+  // TokenBucket::AvailableShare of the client-side rate limit.
+  double RateLimitHeadroom() { return limiter_.AvailableShare(); }
   const RestConfig& config() const { return config_; }
   const TransportOptions& options() const { return options_; }
 

@@ -26,8 +26,10 @@ namespace gpupool::op {
 
 struct CycleReport {
   std::size_t jobs = 0, admitted = 0, preempted = 0, writes = 0, failed = 0;
-  std::size_t deferred = 0;       // Job statuses left to the next cycle (not built).
-  std::size_t deferred_pods = 0;  // Gated pod creates left to the next (DeferGatedPodCreates).
+  std::size_t deferred = 0;  // Job statuses left to the next cycle (not built).
+  std::size_t deferred_pods =
+      0;  // Gated pods left to the next (PlanOptions::gated_pods_per_cycle).
+  std::size_t left_for_limit = 0;  // WriteStats' pods_ and statuses_left_for_limit.
   double plan_ms = 0, write_ms = 0;
   bool engine_rebuilt = false;  // The engine was built from the snapshot, not followed.
   // From the last informer event before the cycle to the end of its writes.
@@ -54,7 +56,7 @@ struct ControllerOptions {
   // limit); the rest follow in the next cycles (PlanOptions::status_writes_per_cycle).
   std::size_t status_writes_per_cycle = 64;
   // At most this many gated pods created per cycle (0: no limit); the rest
-  // follow in the next cycles (DeferGatedPodCreates).
+  // follow in the next cycles (PlanOptions::gated_pods_per_cycle).
   std::size_t gated_pods_per_cycle = 256;
   std::function<void(const CycleReport&)> on_cycle;  // Benchmarks and logs.
   // The last GPU utilization reading (a scraper's); empty: none configured.

@@ -42,6 +42,17 @@ struct PlanOptions {
   // difference. Queue, Project and Department statuses are all written. 0: no limit.
   std::size_t status_writes_per_cycle = 0;
   std::size_t status_turn = 0;
+  // Whether a waiting job has its pods, gated, for admission to release (a
+  // create and a patch a pod); else they are created at admission, released
+  // (one create), and a waiting job shows no pods.
+  bool gated_waiting_pods = true;
+  // At most this many gated pods (a waiting job's, or an admitted job's that
+  // cannot be released yet) are planned per cycle, in job order: a waiting job's
+  // pods are a courtesy, and a job of thousands of replicas must not hold a
+  // cycle, and every other job's decision, for the minutes its pods take at the
+  // client's rate limit. The others are not built; the next cycle plans them
+  // again. Released pods are never left out. 0: no limit.
+  std::size_t gated_pods_per_cycle = 0;
 };
 
 enum class Kind { kQueue, kProject, kTrainingJob, kPod, kDepartment };
@@ -54,6 +65,10 @@ struct StatusWrite {
   Kind kind = Kind::kTrainingJob;
   std::string ns, name;
   Json patch;  // {"metadata": {"resourceVersion": ...}, "status": {...}}
+  // It only informs (a job's waiting reason, Running, utilization): the writer
+  // makes it only while the client's rate limit has room to spare. Never for a
+  // change of a job's shown standing, which a reclaim goes by.
+  bool courtesy = false;
 };
 
 // A pod to create, held as JSON text: a cycle that admits thousands of jobs
@@ -122,6 +137,7 @@ struct Plan {
   // and where the next cycle's window starts.
   std::size_t deferred_statuses = 0;
   std::size_t next_status_turn = 0;
+  std::size_t deferred_gated_pods = 0;  // Left out by PlanOptions::gated_pods_per_cycle.
 
   // Every status write, in the writer's order.
   std::array<const std::vector<StatusWrite>*, 4> StatusWrites() const {
@@ -135,11 +151,5 @@ Plan PlanCycle(const ClusterView& view, const PlanOptions& options);
 // the snapshot's differences from the last cycle are applied to it, not rebuilt.
 // `live` must have been made with `options.engine`.
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options, engine::LiveEngine& live);
-
-// Keeps the plan's first `per_cycle` creates of gated pods (a waiting job's, or
-// an admitted job's that cannot be released yet) and every create of a
-// released pod; the next cycles plan the others again. Returns how many were
-// dropped; `per_cycle` 0 keeps all.
-std::size_t DeferGatedPodCreates(Plan& plan, std::size_t per_cycle);
 
 }  // namespace gpupool::op

@@ -21,6 +21,11 @@ namespace gpupool::op {
 struct WriteStats {
   std::size_t attempted = 0;
   std::size_t failed = 0;
+  // Left to a later cycle because the client's rate limit had less than half
+  // its burst to spare: gated pods of jobs not admitted this cycle, and job
+  // statuses that neither admit nor free anything (with their Events).
+  std::size_t pods_left_for_limit = 0;
+  std::size_t statuses_left_for_limit = 0;
   // Objects the server accepted a change to, as (kind, "namespace/name"): the
   // next cycle waits until the caches show these changes.
   std::vector<std::pair<Kind, std::string>> changed;
@@ -42,7 +47,10 @@ class PlanWriter {
 
   template <typename Item, typename Write>
   void Each(const std::vector<Item>& items, Write write);
-  void ApplyAdmissions(const Plan& plan, Tally& tally);
+  std::vector<const PodCreate*> ApplyAdmissions(const Plan& plan, Tally& tally);
+  void ApplyOtherStatuses(const std::vector<StatusWrite>& writes, Tally& tally);
+  void ApplyCourtesyCreates(const std::vector<const PodCreate*>& creates, Tally& tally);
+  bool HasSpare();  // The client's rate limit has room for a courtesy.
   bool WriteStatus(const StatusWrite& write, Tally& tally);
   void DeletePod(const PodDelete& remove, Tally& tally);
   void CreatePod(const PodCreate& create, Tally& tally);

@@ -1,0 +1,111 @@
+// The writer's courtesies: gated pods of jobs the cycle does not admit, and job
+// statuses that decide nothing, take only what the client's rate limit has to
+// spare (docs/operator.md, "Order of writes"), against a real `gpupool sandbox`.
+#include <gtest/gtest.h>
+
+#include "gpupool/kube/config.h"
+#include "gpupool/operator/writer.h"
+#include "sandbox_process.h"
+
+namespace gpupool::op {
+namespace {
+
+using sandbox::testing::SandboxProcess;
+
+PodCreate PodOf(const std::string& job, const std::string& name, bool gated) {
+  Json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"containers", {{{"name", "main"}, {"image", "x"}}}}}}};
+  if (gated) pod["spec"]["schedulingGates"] = {{{"name", "gpupool.dev/admission"}}};
+  PodCreate create;
+  create.job_key = "default/" + job;
+  create.ns = "default";
+  create.name = name;
+  create.body = pod.dump();
+  create.gated = gated;
+  return create;
+}
+
+// A writer whose client may send `burst` requests at once and, with `qps` 0.01,
+// next to nothing after (qps 0: no limit), against a fresh sandbox.
+class LimitedWriter {
+ public:
+  LimitedWriter(double qps, int burst, int concurrency)
+      : client_(kube::LoadKubeconfig({sandbox_.kubeconfig()}), Limit(qps, burst)),
+        writer_(client_, nullptr, nullptr, concurrency) {}
+
+  WriteStats Apply(const Plan& plan) { return writer_.Apply(plan); }
+  const SandboxProcess& sandbox() const { return sandbox_; }
+
+ private:
+  static kube::TransportOptions Limit(double qps, int burst) {
+    kube::TransportOptions options;
+    options.qps = qps;
+    options.burst = burst;
+    return options;
+  }
+
+  SandboxProcess sandbox_;
+  kube::Client client_;
+  PlanWriter writer_;
+};
+
+void AddPods(Plan& plan, const std::string& job, int count, bool gated) {
+  for (int i = 0; i < count; ++i)
+    plan.pod_creates.push_back(PodOf(job, job + "-" + std::to_string(i), gated));
+}
+
+StatusWrite StatusOf(Kind kind, const std::string& name) {
+  StatusWrite write;
+  write.kind = kind;
+  write.ns = kind == Kind::kProject ? "" : "default";
+  write.name = name;
+  write.patch = {{"status", {{"phase", "Queued"}}}};
+  write.courtesy = kind == Kind::kTrainingJob;
+  return write;
+}
+
+// A burst of 4: the released pod goes first, whatever the order of the plan;
+// then gated pods while half the burst is left; the others are counted, not
+// written, and not failures.
+TEST(CourtesyWrites, GatedPodsOfJobsNotAdmittedWaitForTheClientsSpareCapacity) {
+  LimitedWriter writer(0.01, 4, 1);
+  Plan plan;
+  AddPods(plan, "waiting", 5, true);
+  AddPods(plan, "admitted-earlier", 1, false);
+  const WriteStats stats = writer.Apply(plan);
+  EXPECT_EQ(stats.attempted, 3u);
+  EXPECT_EQ(stats.failed, 0u);
+  EXPECT_EQ(stats.pods_left_for_limit, 3u);
+  const auto listed = writer.sandbox().Kubectl("get pods -n default -o name");
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_EQ(listed.output, "pod/admitted-earlier-0\npod/waiting-0\npod/waiting-1\n");
+}
+
+// Three released pods leave a quarter of a burst of 4: a job's waiting status
+// is left for later; a Project's status is written all the same (the API
+// answers NotFound here: the sandbox has no CRDs, and the attempt is what counts).
+TEST(CourtesyWrites, AJobsStatusThatDecidesNothingWaitsForSpareCapacityAProjectsDoesNot) {
+  LimitedWriter writer(0.01, 4, 1);
+  Plan plan;
+  AddPods(plan, "admitted-earlier", 3, false);
+  plan.other_statuses = {StatusOf(Kind::kTrainingJob, "waits"), StatusOf(Kind::kProject, "ml")};
+  const WriteStats stats = writer.Apply(plan);
+  EXPECT_EQ(stats.attempted, 4u);
+  EXPECT_EQ(stats.statuses_left_for_limit, 1u);
+  EXPECT_EQ(stats.pods_left_for_limit, 0u);
+}
+
+// Without a client-side limit every courtesy is written.
+TEST(CourtesyWrites, AnUnlimitedClientWritesEveryGatedPod) {
+  LimitedWriter writer(0, 1, 2);
+  Plan plan;
+  AddPods(plan, "waiting", 5, true);
+  const WriteStats stats = writer.Apply(plan);
+  EXPECT_EQ(stats.attempted, 5u);
+  EXPECT_EQ(stats.pods_left_for_limit, 0u);
+}
+
+}  // namespace
+}  // namespace gpupool::op
