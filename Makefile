@@ -26,7 +26,7 @@ demo: deps
 	@{ cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) && \
 	   cmake --build $(BUILD_DIR) -j $(JOBS) --target gpupool; } \
 	   >$(DEMO_LOG) 2>&1 || { tail -n 60 $(DEMO_LOG); exit 1; }
-	@bash scripts/demo
+	@GPUPOOL=$(abspath $(BUILD_DIR))/gpupool bash scripts/demo
 
 bench: build
 	bash scripts/bench
