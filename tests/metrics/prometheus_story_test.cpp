@@ -1,6 +1,6 @@
-// Story 1 (Susan, Joe and Jemma share eight GPUs) on a real sandbox and a real
-// controller process, scraped every second by a real Prometheus; the story is
-// then read back through PromQL.
+// Story 1 (Susan, Joe and Jemma share eight GPUs) on every backend (the sandbox
+// and each real control plane) and a real controller process, scraped every
+// second by a real Prometheus; the story is then read back through PromQL.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -46,11 +46,13 @@ bool Eventually(const PrometheusProcess& prometheus, const std::string& promql,
 
 bool Positive(std::optional<double> value) { return value && *value > 0; }
 
-TEST(PrometheusStory, Story1ReadThroughPromQL) {
+class PrometheusStoryOnBackend : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PrometheusStoryOnBackend, Story1ReadThroughPromQL) {
   if (!testing::PrometheusInstalled())
     GTEST_SKIP() << "prometheus is not installed (Debian package prometheus): nothing to scrape "
                     "with";
-  ClusterHarness cluster(kStoryNodes, {}, {"--metrics-bind-address", "127.0.0.1:0"});
+  ClusterHarness cluster(kStoryNodes, {}, {"--metrics-bind-address", "127.0.0.1:0"}, GetParam());
   const int port = MetricsPort(cluster);
   ASSERT_GT(port, 0) << cluster.ControllerLog();
   PrometheusProcess prometheus("127.0.0.1:" + std::to_string(port));
@@ -62,7 +64,7 @@ TEST(PrometheusStory, Story1ReadThroughPromQL) {
   for (int i = 1; i <= 8; ++i)
     susan_jobs += TrainJobYaml("susan", "sweep-" + std::to_string(i), 900);
   cluster.Apply(susan_jobs);
-  ASSERT_TRUE(cluster.WaitFor(10, [](const Json& jobs) {
+  ASSERT_TRUE(cluster.WaitFor(60, [](const Json& jobs) {
     return CountPhase(jobs, "susan", "Running") == 8;
   })) << cluster.ControllerLog();
   // Joe idle: Susan runs above her guarantee.
@@ -78,7 +80,7 @@ TEST(PrometheusStory, Story1ReadThroughPromQL) {
   EXPECT_EQ(preempted_before, 0);
 
   cluster.Apply(TrainJobYaml("joe", "bert-1", 60) + TrainJobYaml("joe", "bert-2", 60));
-  ASSERT_TRUE(cluster.WaitFor(10, [](const Json& jobs) {
+  ASSERT_TRUE(cluster.WaitFor(60, [](const Json& jobs) {
     return CountPhase(jobs, "joe", "Running") + CountPhase(jobs, "joe", "Succeeded") == 2;
   })) << cluster.ControllerLog();
   EXPECT_TRUE(Eventually(prometheus,
@@ -96,14 +98,14 @@ TEST(PrometheusStory, Story1ReadThroughPromQL) {
 }
 
 // Secure metrics as the chart installs them, scraped by a real Prometheus with
-// the token of a ServiceAccount allowed to get /metrics (the sandbox answers
-// the controller's TokenReview and SubjectAccessReview from its RBAC objects).
-TEST(PrometheusStory, ScrapesSecureMetricsWithAReadersToken) {
+// the token of a ServiceAccount allowed to get /metrics (the server answers the
+// controller's TokenReview and SubjectAccessReview from its RBAC objects).
+TEST_P(PrometheusStoryOnBackend, ScrapesSecureMetricsWithAReadersToken) {
   if (!testing::PrometheusInstalled())
     GTEST_SKIP() << "prometheus is not installed (Debian package prometheus): nothing to scrape "
                     "with";
   ClusterHarness cluster(kStoryNodes, {"--authorize-service-accounts"},
-                         {"--metrics-bind-address", "127.0.0.1:0", "--metrics-secure"});
+                         {"--metrics-bind-address", "127.0.0.1:0", "--metrics-secure"}, GetParam());
   const int port = MetricsPort(cluster);
   ASSERT_GT(port, 0) << cluster.ControllerLog();
   cluster.Apply(
@@ -124,6 +126,11 @@ TEST(PrometheusStory, ScrapesSecureMetricsWithAReadersToken) {
   EXPECT_TRUE(Eventually(prometheus, R"(gpupool_project_guaranteed_gpus{project="susan"})",
                          [](auto value) { return value && *value > 0; }));
 }
+
+INSTANTIATE_TEST_SUITE_P(All, PrometheusStoryOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
 
 }  // namespace
 }  // namespace gpupool::metrics
