@@ -41,26 +41,33 @@ double Percentile(std::vector<double> values, double fraction) {
   return values[std::min(values.size() - 1, static_cast<std::size_t>(fraction * values.size()))];
 }
 
-// The chart's controller flags: the Deployment's args, metrics and probes on free ports.
-std::vector<std::string> ChartControllerFlags() {
+// The objects of `kind` the chart installs (manifests/gpupool.yaml, rendered from it).
+std::vector<Json> ManifestObjects(const std::string& kind) {
+  std::vector<Json> objects;
   for (const Json& object :
        gpupool::api::LoadYamlFile(std::string(GPUPOOL_SOURCE_DIR) + "/manifests/gpupool.yaml")) {
-    if (object.value("kind", "") != "Deployment") continue;
-    auto args =
-        object["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-      if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
-        args[i + 1] = "127.0.0.1:0";
-    }
-    args.insert(args.end(), {"--log-level", "info"});
-    // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--qps 1000".
-    if (const char* more = std::getenv("GPUPOOL_BENCH_CONTROLLER_FLAGS")) {
-      std::istringstream words(more);
-      for (std::string word; words >> word;) args.push_back(word);
-    }
-    return args;
+    if (object.value("kind", "") == kind) objects.push_back(object);
   }
-  throw std::runtime_error("no Deployment in manifests/gpupool.yaml");
+  return objects;
+}
+
+// The chart's controller flags: the Deployment's args, metrics and probes on free ports.
+std::vector<std::string> ChartControllerFlags() {
+  const auto deployments = ManifestObjects("Deployment");
+  if (deployments.empty()) throw std::runtime_error("no Deployment in manifests/gpupool.yaml");
+  auto args = deployments[0]["spec"]["template"]["spec"]["containers"][0]["args"]
+                  .get<std::vector<std::string>>();
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
+      args[i + 1] = "127.0.0.1:0";
+  }
+  args.insert(args.end(), {"--log-level", "info"});
+  // Flags to compare settings with, e.g. GPUPOOL_BENCH_CONTROLLER_FLAGS="--qps 1000".
+  if (const char* more = std::getenv("GPUPOOL_BENCH_CONTROLLER_FLAGS")) {
+    std::istringstream words(more);
+    for (std::string word; words >> word;) args.push_back(word);
+  }
+  return args;
 }
 
 // The control plane's processes by name, from scripts/control-plane's pids file.
@@ -97,6 +104,12 @@ void Run(int rate, int seconds, const std::string& version) {
   cluster.Kubectl("create namespace load");
   cluster.Kubectl("create namespace gpupool-system");  // the chart's leader-election Lease
   cluster.Kubectl("apply -f examples/queues.yaml");
+  // The chart creates the PriorityClasses its pods name and tells the controller so
+  // (--skip-priority-classes among the Deployment's args).
+  const gpupool::kube::Resource priority_classes{"scheduling.k8s.io", "v1", "priorityclasses",
+                                                 false};
+  for (const Json& priority_class : ManifestObjects("PriorityClass"))
+    client.Create(priority_classes, "", priority_class);
   client.Create(
       resources::kProjects, "",
       {{"apiVersion", "gpupool.dev/v1alpha1"},
