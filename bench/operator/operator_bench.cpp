@@ -3,6 +3,7 @@
 // with room for all), and the in-process controller runs until every job runs.
 // Reports API writes per job (status patches, pod creates and releases, Events)
 // and, per cycle, the time from the last watch event to the end of its writes.
+// The controller gets the chart's default tuning values (helm/gpupool/values.yaml).
 // Usage: operator_bench [jobs]   (default 400; nodes: jobs / 8 + 1)
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <thread>
 
+#include "chart_defaults.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/operator/controller.h"
 #include "sandbox_process.h"
@@ -43,6 +45,25 @@ Json Job(int index) {
               {"spec", {{"containers", {{{"name", "main"}, {"image", "trainer"}}}}}}}}}}};
 }
 
+// The chart's tuning flags, as `gpupool controller` would apply them.
+void ApplyChartDefaults(gpupool::kube::TransportOptions& transport,
+                        gpupool::op::ControllerOptions& options) {
+  const std::vector<std::string> args = gpupool::op::testing::ChartDefaultArgs();
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    const std::string& flag = args[i];
+    const std::string& value = args[i + 1];
+    if (flag == "--qps") transport.qps = std::stod(value);
+    if (flag == "--burst") transport.burst = std::stoi(value);
+    if (flag == "--concurrent-writes") options.concurrent_writes = std::stoi(value);
+    if (flag == "--status-writes-per-cycle") options.status_writes_per_cycle = std::stoul(value);
+    if (flag == "--gated-pods-per-cycle") options.gated_pods_per_cycle = std::stoul(value);
+    if (flag == "--waiting-pods") options.plan.gated_waiting_pods = value == "gated";
+    if (flag == "--pause-per-plan") options.pause_per_plan = std::stod(value);
+    if (flag == "--start-timeout-seconds") options.plan.start_timeout_seconds = std::stoi(value);
+    if (flag == "--resync-seconds") options.resync = std::chrono::seconds(std::stoi(value));
+  }
+}
+
 int CountRunning(gpupool::kube::Client& client) {
   int running = 0;
   for (const Json& job : client.ListAll(resources::kTrainingJobs, "bench").items)
@@ -58,8 +79,8 @@ int main(int argc, char** argv) {
       {"--nodes", std::to_string(jobs / 8 + 1) + "x8:pool=train", "--time-scale", "10"});
   Install(sandbox);
   gpupool::kube::TransportOptions transport;
-  transport.qps = 200;  // What `gpupool controller` uses by default.
-  transport.burst = 400;
+  gpupool::op::ControllerOptions options;
+  ApplyChartDefaults(transport, options);
   gpupool::kube::Client client(gpupool::kube::LoadKubeconfig({sandbox.kubeconfig()}), transport);
   const Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "bench"}}}};
   client.Create(resources::kNamespaces, "", ns);
@@ -72,7 +93,6 @@ int main(int argc, char** argv) {
   gpupool::kube::EventRecorder events(client);
   std::vector<gpupool::op::CycleReport> reports;
   std::mutex mutex;
-  gpupool::op::ControllerOptions options;
   options.on_cycle = [&](const gpupool::op::CycleReport& report) {
     std::lock_guard lock(mutex);
     reports.push_back(report);

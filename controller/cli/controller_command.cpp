@@ -32,7 +32,8 @@ constexpr char kControllerUsage[] =
     "  --lease-duration-seconds S lease duration (default 15)\n"
     "  --identity ID              this replica's name in the Lease, its Events and its\n"
     "                             User-Agent gpupool-controller@ID (default: hostname)\n"
-    "  --qps Q --burst B          client-side request rate limit (default 200, 400)\n"
+    "  --qps Q --burst B          client-side request rate limit; Q 0: none, the\n"
+    "                             server's priority and fairness (default 0, 400)\n"
     "  --concurrent-writes N      requests in flight at once while writing a cycle's\n"
     "                             decisions (default 8)\n"
     "  --status-writes-per-cycle N  at most N job statuses that neither admit nor\n"
@@ -86,7 +87,7 @@ struct Flags {
   std::string lease_name = "gpupool-controller";
   bool leader_elect = false;
   bool skip_priority_classes = false;
-  double qps = 200;
+  double qps = 0;
   double pause_per_plan = 0;
   int burst = 400;
   int lease_seconds = 15;
