@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 .PHONY: deps configure build test demo bench format format-check clean
 
 deps:
-	bash scripts/install-deps
+	@bash scripts/install-deps
 
 configure: deps
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
