@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -297,15 +298,43 @@ std::string CheckPhysicalDevices(const Json& pods) {
   return "";
 }
 
+namespace {
+
+// "ns/job" of the jobs whose pods have all ended, and of those with a live pod.
+struct PodsByJob {
+  std::set<std::string> ended;
+  std::set<std::string> live;
+};
+
+PodsByJob JobsByPods(const Json& pods) {
+  PodsByJob jobs;
+  for (const Json& pod : pods) {
+    const std::string job =
+        pod["metadata"].value("labels", Json::object()).value("gpupool.dev/job", "");
+    if (job.empty()) continue;
+    const std::string phase = pod["status"].value("phase", "");
+    const std::string key = pod["metadata"]["namespace"].get<std::string>() + "/" + job;
+    (phase == "Succeeded" || phase == "Failed" ? jobs.ended : jobs.live).insert(key);
+  }
+  return jobs;
+}
+
+}  // namespace
+
 std::string ClusterHarness::CheckDevices() {
   std::map<std::string, std::string> owner;  // "node/device" → jobs
   std::map<std::string, long> milli;         // "node/device" → their share, 1000 a device
+  const Json pods = Get("pods");
+  const PodsByJob by_pods = JobsByPods(pods);
   for (const Json& job : Get("trainingjobs")) {
     const Json status = job.value("status", Json::object());
     const std::string phase = status.value("phase", "");
     if (phase != "Admitted" && phase != "Running") continue;
     const std::string name = job["metadata"]["namespace"].get<std::string>() + "/" +
                              job["metadata"]["name"].get<std::string>();
+    // A Running job whose pods have all ended holds nothing: the controller writes
+    // its end after the cycle's admissions into its devices (docs/operator.md, step 6).
+    if (phase == "Running" && by_pods.ended.count(name) && !by_pods.live.count(name)) continue;
     const Json gpus = job["spec"]["gpusPerReplica"];
     const std::string text = gpus.is_string() ? gpus.get<std::string>() : gpus.dump();
     const double per_replica = std::stod(text) / (text.back() == 'm' ? 1000 : 1);
@@ -319,7 +348,6 @@ std::string ClusterHarness::CheckDevices() {
       }
     }
   }
-  const Json pods = Get("pods");
   if (std::string problem = CheckPhysicalDevices(pods); !problem.empty()) return problem;
   std::map<std::string, long> used;
   for (const Json& pod : pods) {
