@@ -7,6 +7,8 @@ int RunValidate(Args args);
 int RunReplay(Args args);
 int RunController(Args args);
 int RunReserveDevice(Args args);
+int RunList(Args args);
+int RunDescribe(Args args);
 int RunSandbox(Args args);        // defined in sandbox/sandbox_command.cpp
 int RunSimulateNodes(Args args);  // defined in sandbox/simulate_nodes_command.cpp
 
@@ -14,6 +16,8 @@ const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {
       {"version", "print the gpupool version", RunVersion},
       {"validate", "check Queue, Project, Department and TrainingJob YAML files", RunValidate},
+      {"list", "list TrainingJobs: GPUs, phase, standing and why they wait", RunList},
+      {"describe", "one TrainingJob in words: why it waits, where it runs", RunDescribe},
       {"controller", "run the operator against a Kubernetes API server", RunController},
       {"reserve-device", "hold a shared GPU for fractions (run by reservation pods)",
        RunReserveDevice},

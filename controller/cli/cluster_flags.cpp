@@ -1,0 +1,66 @@
+#include "cluster_flags.h"
+
+#include <stdexcept>
+
+#include "gpupool/kube/config.h"
+
+namespace gpupool::cli {
+namespace {
+
+// "--flag=value" or "--flag value".
+std::string ValueOf(Args args, std::size_t& i, const std::string& flag) {
+  const std::string& arg = args[i];
+  if (arg.size() > flag.size() && arg.compare(0, flag.size() + 1, flag + "=") == 0)
+    return arg.substr(flag.size() + 1);
+  if (i + 1 >= args.size() || args[i + 1].empty())
+    throw std::invalid_argument(flag + " needs a value");
+  return args[++i];
+}
+
+bool Is(const std::string& arg, const std::string& flag) {
+  return arg == flag || arg.rfind(flag + "=", 0) == 0;
+}
+
+std::string Joined(const std::set<std::string>& formats) {
+  std::string joined;
+  for (const auto& format : formats) joined += (joined.empty() ? "" : ", ") + format;
+  return joined;
+}
+
+}  // namespace
+
+bool ReadClusterFlag(Args args, std::size_t& i, ClusterFlags& flags,
+                     const std::set<std::string>& formats) {
+  const std::string& arg = args[i];
+  if (Is(arg, "--kubeconfig")) {
+    flags.kubeconfig = ValueOf(args, i, "--kubeconfig");
+  } else if (Is(arg, "--context")) {
+    flags.context = ValueOf(args, i, "--context");
+  } else if (Is(arg, "--namespace") || arg == "-n") {
+    flags.ns = ValueOf(args, i, arg == "-n" ? "-n" : "--namespace");
+  } else if (arg == "-A" || arg == "--all-namespaces") {
+    flags.all_namespaces = true;
+  } else if (Is(arg, "--output") || arg == "-o") {
+    flags.output = ValueOf(args, i, arg == "-o" ? "-o" : "--output");
+    if (formats.empty())
+      throw std::invalid_argument("-o " + flags.output + ": this command prints text only");
+    if (!formats.count(flags.output))
+      throw std::invalid_argument("-o " + flags.output + ": the formats are " + Joined(formats));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<kube::Client> ClientFor(const ClusterFlags& flags) {
+  kube::TransportOptions transport;
+  transport.user_agent = "gpupool-cli";
+  return std::make_unique<kube::Client>(kube::LoadDefaultConfig(flags.kubeconfig, flags.context),
+                                        transport);
+}
+
+std::string NamespaceOf(const ClusterFlags& flags, const kube::Client& client) {
+  return flags.ns.empty() ? client.default_namespace() : flags.ns;
+}
+
+}  // namespace gpupool::cli

@@ -1,0 +1,136 @@
+// `gpupool describe NAME`: one TrainingJob in words: what it asks for, where it
+// stands and why, where its replicas run, its conditions and its recent Events.
+#include <ctime>
+#include <iostream>
+#include <stdexcept>
+
+#include "cluster_flags.h"
+#include "gpupool/cli/command.h"
+#include "gpupool/kube/resource.h"
+#include "job_rows.h"
+
+namespace gpupool::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kDescribeUsage[] =
+    "Usage: gpupool describe NAME [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]\n\n"
+    "Describes one TrainingJob: project, queue, GPUs asked for and held, phase and\n"
+    "standing, why it waits (the message of its Admitted condition), where its replicas\n"
+    "run, how often it was preempted, its conditions and its Events.\n";
+
+struct DescribeFlags {
+  ClusterFlags cluster;
+  std::string name;
+};
+
+DescribeFlags ParseDescribeFlags(Args args) {
+  DescribeFlags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (ReadClusterFlag(args, i, flags.cluster, {})) continue;
+    if (args[i].rfind("-", 0) == 0 || !flags.name.empty())
+      throw std::invalid_argument("unknown argument \"" + args[i] + "\"");
+    flags.name = args[i];
+  }
+  if (flags.name.empty()) throw std::invalid_argument("which TrainingJob? NAME is missing");
+  if (flags.cluster.all_namespaces) throw std::invalid_argument("-A: describe names one job");
+  return flags;
+}
+
+void Line(const std::string& label, const std::string& value) {
+  if (!value.empty()) std::cout << label << std::string(14 - label.size(), ' ') << value << "\n";
+}
+
+std::string StandingOf(const JobRow& row) {
+  if (row.phase.empty()) return "not yet seen by the controller";
+  if (row.phase != "Admitted" && row.phase != "Running") return row.phase;
+  return row.phase + (row.over_quota ? ", over its project's quota (stopped first by a reclaim)"
+                                     : ", within its project's quota");
+}
+
+void PrintPlacement(const json& status) {
+  const auto placement = status.find("placement");
+  if (placement == status.end() || !placement->is_array() || placement->empty()) return;
+  std::cout << "Placement:\n";
+  for (const json& replica : *placement) {
+    if (!replica.is_object()) continue;
+    std::cout << "  replica " << replica.value("replica", json(0)).dump() << ": node "
+              << replica.value("node", std::string("?")) << ", devices "
+              << replica.value("devices", json::array()).dump() << "\n";
+  }
+}
+
+void PrintConditions(const json& status) {
+  const auto conditions = status.find("conditions");
+  if (conditions == status.end() || !conditions->is_array() || conditions->empty()) return;
+  std::cout << "Conditions:\n";
+  for (const json& condition : *conditions) {
+    if (!condition.is_object()) continue;
+    std::cout << "  " << condition.value("type", std::string()) << "="
+              << condition.value("status", std::string()) << " "
+              << condition.value("reason", std::string()) << ": "
+              << condition.value("message", std::string()) << "\n";
+  }
+}
+
+void PrintEvents(kube::Client& client, const std::string& ns, const std::string& name) {
+  kube::ListOptions options;
+  options.field_selector = "involvedObject.kind=TrainingJob,involvedObject.name=" + name;
+  const auto events = client.ListAll(kube::resources::kCoreEvents, ns, options).items;
+  std::cout << "Events:" << (events.empty() ? " <none>" : "") << "\n";
+  for (const json& event : events) {
+    std::cout << "  " << event.value("type", std::string()) << " "
+              << event.value("reason", std::string()) << ": "
+              << event.value("message", std::string()) << "\n";
+  }
+}
+
+void Describe(const DescribeFlags& flags) {
+  const auto client = ClientFor(flags.cluster);
+  const std::string ns = NamespaceOf(flags.cluster, *client);
+  const json job = client->Get(kube::resources::kTrainingJobs, ns, flags.name);
+  const json& status = job.contains("status") ? job["status"] : json::object();
+  const JobRow row = ToRow(job, static_cast<op::EpochSeconds>(std::time(nullptr)));
+  Line("Name:", row.name);
+  Line("Namespace:", row.ns);
+  Line("Project:", row.project);
+  Line("Queue:", row.queue + (row.workload_class.empty() ? "" : " (" + row.workload_class + ")"));
+  Line("GPUs:", (row.gpus.empty() ? "?" : row.gpus) + " asked for" +
+                    (row.allocated.empty() ? "" : ", " + row.allocated + " held"));
+  Line("Status:", StandingOf(row));
+  Line("Why:", row.reason);
+  Line("Started:", status.value("startTime", std::string()));
+  Line("Preempted:", status.contains("preemptionCount")
+                         ? status["preemptionCount"].dump() + " times"
+                         : std::string());
+  Line("Age:", FormatAge(row.age_seconds));
+  PrintPlacement(status);
+  PrintConditions(status);
+  PrintEvents(*client, ns, flags.name);
+}
+
+}  // namespace
+
+int RunDescribe(Args args) {
+  if (WantsHelp(args)) {
+    std::cout << kDescribeUsage;
+    return 0;
+  }
+  DescribeFlags flags;
+  try {
+    flags = ParseDescribeFlags(args);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "gpupool describe: " << error.what() << "\n\n" << kDescribeUsage;
+    return 2;
+  }
+  try {
+    Describe(flags);
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "gpupool describe: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gpupool::cli

@@ -1,0 +1,88 @@
+// `gpupool list`: a namespace's TrainingJobs (or every namespace's) with what
+// they ask for, where they stand and, with -o wide, why they wait.
+#include <algorithm>
+#include <ctime>
+#include <iostream>
+#include <stdexcept>
+
+#include "cluster_flags.h"
+#include "gpupool/cli/command.h"
+#include "gpupool/kube/resource.h"
+#include "job_rows.h"
+
+namespace gpupool::cli {
+namespace {
+
+constexpr char kListUsage[] =
+    "Usage: gpupool list [-n NAMESPACE | -A] [--project P] [-o wide|json]\n"
+    "                    [--kubeconfig FILE] [--context NAME]\n\n"
+    "Lists TrainingJobs: project, queue, GPUs asked for, phase, whether the job is shown\n"
+    "over its project's quota (a reclaim stops those first) and age; -o wide adds the GPUs\n"
+    "held and the reason a job waits, -o json the same fields as a JSON array.\n"
+    "The namespace is the kubeconfig context's unless -n or -A says otherwise.\n";
+
+struct ListFlags {
+  ClusterFlags cluster;
+  std::string project;
+};
+
+ListFlags ParseListFlags(Args args) {
+  ListFlags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (ReadClusterFlag(args, i, flags.cluster, {"wide", "json"})) continue;
+    if (args[i] == "--project" && i + 1 < args.size() && !args[i + 1].empty()) {
+      flags.project = args[++i];
+      continue;
+    }
+    if (args[i] == "--project") throw std::invalid_argument("--project needs a value");
+    throw std::invalid_argument("unknown argument \"" + args[i] + "\"");
+  }
+  return flags;
+}
+
+std::vector<JobRow> ListRows(const ListFlags& flags) {
+  const auto client = ClientFor(flags.cluster);
+  const std::string ns = flags.cluster.all_namespaces ? "" : NamespaceOf(flags.cluster, *client);
+  const auto now = static_cast<op::EpochSeconds>(std::time(nullptr));
+  std::vector<JobRow> rows;
+  for (const auto& job : client->ListAll(kube::resources::kTrainingJobs, ns).items) {
+    JobRow row = ToRow(job, now);
+    if (flags.project.empty() || row.project == flags.project) rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const JobRow& a, const JobRow& b) {
+    return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+  });
+  return rows;
+}
+
+}  // namespace
+
+int RunList(Args args) {
+  if (WantsHelp(args)) {
+    std::cout << kListUsage;
+    return 0;
+  }
+  ListFlags flags;
+  try {
+    flags = ParseListFlags(args);
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "gpupool list: " << error.what() << "\n\n" << kListUsage;
+    return 2;
+  }
+  try {
+    const auto rows = ListRows(flags);
+    if (flags.cluster.output == "json") {
+      std::cout << JobRowsJson(rows).dump(2) << "\n";
+    } else if (rows.empty()) {
+      std::cerr << "No TrainingJobs found.\n";
+    } else {
+      PrintJobTable(rows, flags.cluster.output == "wide", flags.cluster.all_namespaces, std::cout);
+    }
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "gpupool list: " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace gpupool::cli
