@@ -30,6 +30,10 @@ ListFlags ParseListFlags(Args args) {
   ListFlags flags;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (ReadClusterFlag(args, i, flags.cluster, {"wide", "json"})) continue;
+    if (args[i].rfind("--project=", 0) == 0) {
+      flags.project = args[i].substr(10);
+      continue;
+    }
     if (args[i] == "--project" && i + 1 < args.size() && !args[i + 1].empty()) {
       flags.project = args[++i];
       continue;
