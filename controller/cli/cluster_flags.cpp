@@ -1,25 +1,10 @@
 #include "cluster_flags.h"
 
-#include <stdexcept>
-
 #include "gpupool/kube/config.h"
+#include "numeric_flag.h"
 
 namespace gpupool::cli {
 namespace {
-
-// "--flag=value" or "--flag value".
-std::string ValueOf(Args args, std::size_t& i, const std::string& flag) {
-  const std::string& arg = args[i];
-  if (arg.size() > flag.size() && arg.compare(0, flag.size() + 1, flag + "=") == 0)
-    return arg.substr(flag.size() + 1);
-  if (i + 1 >= args.size() || args[i + 1].empty())
-    throw std::invalid_argument(flag + " needs a value");
-  return args[++i];
-}
-
-bool Is(const std::string& arg, const std::string& flag) {
-  return arg == flag || arg.rfind(flag + "=", 0) == 0;
-}
 
 std::string Joined(const std::set<std::string>& formats) {
   std::string joined;
@@ -29,23 +14,34 @@ std::string Joined(const std::set<std::string>& formats) {
 
 }  // namespace
 
+bool IsFlag(const std::string& arg, const std::string& flag) {
+  return arg == flag || arg.rfind(flag + "=", 0) == 0;
+}
+
+std::string FlagValue(Args args, std::size_t& i, const std::string& flag) {
+  const std::string& arg = args[i];
+  if (arg.size() > flag.size() && arg.compare(0, flag.size() + 1, flag + "=") == 0)
+    return arg.substr(flag.size() + 1);
+  if (i + 1 >= args.size() || args[i + 1].empty()) throw UsageError(flag + " needs a value");
+  return args[++i];
+}
+
 bool ReadClusterFlag(Args args, std::size_t& i, ClusterFlags& flags,
                      const std::set<std::string>& formats) {
   const std::string& arg = args[i];
-  if (Is(arg, "--kubeconfig")) {
-    flags.kubeconfig = ValueOf(args, i, "--kubeconfig");
-  } else if (Is(arg, "--context")) {
-    flags.context = ValueOf(args, i, "--context");
-  } else if (Is(arg, "--namespace") || arg == "-n") {
-    flags.ns = ValueOf(args, i, arg == "-n" ? "-n" : "--namespace");
+  if (IsFlag(arg, "--kubeconfig")) {
+    flags.kubeconfig = FlagValue(args, i, "--kubeconfig");
+  } else if (IsFlag(arg, "--context")) {
+    flags.context = FlagValue(args, i, "--context");
+  } else if (IsFlag(arg, "--namespace") || arg == "-n") {
+    flags.ns = FlagValue(args, i, arg == "-n" ? "-n" : "--namespace");
   } else if (arg == "-A" || arg == "--all-namespaces") {
     flags.all_namespaces = true;
-  } else if (Is(arg, "--output") || arg == "-o") {
-    flags.output = ValueOf(args, i, arg == "-o" ? "-o" : "--output");
-    if (formats.empty())
-      throw std::invalid_argument("-o " + flags.output + ": this command prints text only");
+  } else if (IsFlag(arg, "--output") || arg == "-o") {
+    flags.output = FlagValue(args, i, arg == "-o" ? "-o" : "--output");
+    if (formats.empty()) throw UsageError("-o " + flags.output + ": this command prints text only");
     if (!formats.count(flags.output))
-      throw std::invalid_argument("-o " + flags.output + ": the formats are " + Joined(formats));
+      throw UsageError("-o " + flags.output + ": the formats are " + Joined(formats));
   } else {
     return false;
   }

@@ -19,9 +19,15 @@ struct ClusterFlags {
   std::string output;  // "" (a table), or one of the command's formats
 };
 
+// True for "--flag" and "--flag=value".
+bool IsFlag(const std::string& arg, const std::string& flag);
+// The value of args[i], "--flag=value" or "--flag value" (i moves past it);
+// UsageError naming the flag when there is none.
+std::string FlagValue(Args args, std::size_t& i, const std::string& flag);
+
 // Reads args[i] (and its value) into flags when it is one of the cluster flags;
-// returns false for any other argument. Throws std::invalid_argument naming the
-// flag for a missing value, or an -o format outside `formats`.
+// returns false for any other argument. Throws UsageError naming the flag for a
+// missing value, or an -o format outside `formats`.
 bool ReadClusterFlag(Args args, std::size_t& i, ClusterFlags& flags,
                      const std::set<std::string>& formats);
 

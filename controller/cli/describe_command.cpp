@@ -2,12 +2,12 @@
 // stands and why, where its replicas run, its conditions and its recent Events.
 #include <ctime>
 #include <iostream>
-#include <stdexcept>
 
 #include "cluster_flags.h"
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
+#include "numeric_flag.h"
 
 namespace gpupool::cli {
 namespace {
@@ -30,11 +30,11 @@ DescribeFlags ParseDescribeFlags(Args args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (ReadClusterFlag(args, i, flags.cluster, {})) continue;
     if (args[i].rfind("-", 0) == 0 || !flags.name.empty())
-      throw std::invalid_argument("unknown argument \"" + args[i] + "\"");
+      throw UsageError("unknown argument \"" + args[i] + "\"");
     flags.name = args[i];
   }
-  if (flags.name.empty()) throw std::invalid_argument("which TrainingJob? NAME is missing");
-  if (flags.cluster.all_namespaces) throw std::invalid_argument("-A: describe names one job");
+  if (flags.name.empty()) throw UsageError("which TrainingJob? NAME is missing");
+  if (flags.cluster.all_namespaces) throw UsageError("-A: describe names one job");
   return flags;
 }
 
@@ -120,7 +120,7 @@ int RunDescribe(Args args) {
   DescribeFlags flags;
   try {
     flags = ParseDescribeFlags(args);
-  } catch (const std::invalid_argument& error) {
+  } catch (const UsageError& error) {
     std::cerr << "gpupool describe: " << error.what() << "\n\n" << kDescribeUsage;
     return 2;
   }

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <ctime>
 #include <iostream>
-#include <stdexcept>
 
 #include "cluster_flags.h"
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
+#include "numeric_flag.h"
 
 namespace gpupool::cli {
 namespace {
@@ -30,16 +30,11 @@ ListFlags ParseListFlags(Args args) {
   ListFlags flags;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (ReadClusterFlag(args, i, flags.cluster, {"wide", "json"})) continue;
-    if (args[i].rfind("--project=", 0) == 0) {
-      flags.project = args[i].substr(10);
+    if (IsFlag(args[i], "--project")) {
+      flags.project = FlagValue(args, i, "--project");
       continue;
     }
-    if (args[i] == "--project" && i + 1 < args.size() && !args[i + 1].empty()) {
-      flags.project = args[++i];
-      continue;
-    }
-    if (args[i] == "--project") throw std::invalid_argument("--project needs a value");
-    throw std::invalid_argument("unknown argument \"" + args[i] + "\"");
+    throw UsageError("unknown argument \"" + args[i] + "\"");
   }
   return flags;
 }
@@ -69,7 +64,7 @@ int RunList(Args args) {
   ListFlags flags;
   try {
     flags = ParseListFlags(args);
-  } catch (const std::invalid_argument& error) {
+  } catch (const UsageError& error) {
     std::cerr << "gpupool list: " << error.what() << "\n\n" << kListUsage;
     return 2;
   }
