@@ -168,6 +168,7 @@ TrainingJobSpec ReadTrainingJobSpec(JsonReader& spec) {
   result.checkpoint_interval_seconds = ReadMinimum(spec, "checkpointIntervalSeconds", 1);
   result.checkpoint = ReadCheckpoint(spec);
   result.expected_runtime_seconds = ReadMinimum(spec, "expectedRuntimeSeconds", 1);
+  result.suspend = spec.Bool("suspend").value_or(false);
   CheckGang(spec, result, gpus.has_value());
   return result;
 }
@@ -199,6 +200,11 @@ Json SpecToJson(const TrainingJobSpec& spec, Json json) {
     json.erase("checkpoint");
   }
   SetOrErase(json, "expectedRuntimeSeconds", spec.expected_runtime_seconds);
+  if (spec.suspend) {
+    json["suspend"] = true;
+  } else if (json.contains("suspend")) {
+    json["suspend"] = false;
+  }
   return json;
 }
 

@@ -7,13 +7,14 @@
 namespace gpupool::api {
 namespace {
 
-constexpr std::array<JobPhase, 6> kPhases = {JobPhase::kQueued,    JobPhase::kAdmitted,
-                                             JobPhase::kRunning,   JobPhase::kPreempted,
-                                             JobPhase::kSucceeded, JobPhase::kFailed};
+constexpr std::array<JobPhase, 7> kPhases = {
+    JobPhase::kQueued,    JobPhase::kAdmitted, JobPhase::kRunning,  JobPhase::kPreempted,
+    JobPhase::kSucceeded, JobPhase::kFailed,   JobPhase::kSuspended};
 
 std::optional<JobPhase> ReadPhase(JsonReader& status) {
-  auto name = ReadEnum(status, "phase",
-                       {"Queued", "Admitted", "Running", "Preempted", "Succeeded", "Failed"});
+  auto name =
+      ReadEnum(status, "phase",
+               {"Queued", "Admitted", "Running", "Preempted", "Succeeded", "Failed", "Suspended"});
   if (!name) return std::nullopt;
   for (JobPhase phase : kPhases) {
     if (*name == JobPhaseName(phase)) return phase;
@@ -105,6 +106,8 @@ const char* JobPhaseName(JobPhase phase) {
       return "Preempted";
     case JobPhase::kSucceeded:
       return "Succeeded";
+    case JobPhase::kSuspended:
+      return "Suspended";
     default:
       return "Failed";
   }

@@ -16,7 +16,8 @@ namespace {
 using api::JobPhase;
 
 constexpr JobPhase kPhases[] = {JobPhase::kQueued,    JobPhase::kAdmitted,  JobPhase::kRunning,
-                                JobPhase::kPreempted, JobPhase::kSucceeded, JobPhase::kFailed};
+                                JobPhase::kPreempted, JobPhase::kSucceeded, JobPhase::kFailed,
+                                JobPhase::kSuspended};
 
 // A job's namespace and name, pointing into the view or the plan: indexing
 // 5,000 jobs allocates no key strings.

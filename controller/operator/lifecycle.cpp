@@ -24,8 +24,13 @@ void InitStatus(CycleState& state, JobRecord& job) {
   job.status.observed_generation = meta.generation;
 }
 
+constexpr char kSuspended[] = "Suspended";
+
 // Why nothing may happen to the job, or "" when something may.
 std::pair<std::string, std::string> IgnoredBecause(const JobRecord& job) {
+  if (job.job().spec.suspend)
+    return {kSuspended,
+            "suspended (spec.suspend): it holds no GPUs and is out of line until resumed"};
   if (!job.source->errors.empty())
     return {"InvalidSpec", "invalid spec: " + api::JoinErrors(job.source->errors)};
   if (job.project.empty())
@@ -249,15 +254,36 @@ void CheckEligible(CycleState& state, JobRecord& job) {
   }
 }
 
+// A suspended job stops like a preempted one (its pods may checkpoint within
+// the queue's grace period) and leaves the line; resumed, it queues anew, at
+// the back of its line.
+void Suspend(CycleState& state, JobRecord& job, const std::string& message) {
+  if (job.status.phase == JobPhase::kSuspended) return;
+  if (job.stage == Stage::kHolding) StopAsPreempted(state, job);
+  Requeue(state, job, JobPhase::kSuspended, kSuspended, message);  // Its Event: step 6.
+}
+
+void ResumeIfSuspended(CycleState& state, JobRecord& job) {
+  if (job.status.phase != JobPhase::kSuspended || job.job().spec.suspend) return;
+  job.status.phase = JobPhase::kQueued;
+  job.status.queued_time = FormatTime(state.now);
+  state.Event(job, "Normal", "Resumed", "Resume", "resumed: queued again");
+}
+
 }  // namespace
 
 void AdvanceLifecycles(CycleState& state) {
   for (JobRecord& job : state.jobs) {
     if (job.stage == Stage::kFinished) continue;
     InitStatus(state, job);
+    ResumeIfSuspended(state, job);
     auto [reason, message] = IgnoredBecause(job);
     if (!reason.empty()) {
-      if (job.stage == Stage::kHolding) Requeue(state, job, JobPhase::kQueued, reason, message);
+      if (reason == kSuspended) {
+        Suspend(state, job, message);
+      } else if (job.stage == Stage::kHolding) {
+        Requeue(state, job, JobPhase::kQueued, reason, message);
+      }
       job.stage = Stage::kIgnored;
       SetCondition(job.status.conditions, "Admitted", "False", reason, message, state.now,
                    job.job().metadata.generation);

@@ -168,6 +168,7 @@ void PlanPods(CycleState& state) {
         StopAll(state, job, true);
         break;
       case Stage::kIgnored:
+        if (job.job().spec.suspend) StopAll(state, job, false);  // Out of line: no pods.
         break;
     }
   }

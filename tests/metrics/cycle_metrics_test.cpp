@@ -45,9 +45,9 @@ TEST(CycleMetrics, ProjectsAndQueuesOfTwoQueuesWithAnOverQuotaProject) {
   EXPECT_EQ(metrics.projects.size(), 3u);
   EXPECT_EQ(metrics.queues.at("train"), (QueueGpus{4, 3, 4}));
   EXPECT_EQ(metrics.queues.at("build"), (QueueGpus{1, 1, 2}));
-  const std::map<std::string, std::int64_t> phases = {{"Queued", 0},    {"Admitted", 1},
-                                                      {"Running", 3},   {"Preempted", 0},
-                                                      {"Succeeded", 0}, {"Failed", 0}};
+  const std::map<std::string, std::int64_t> phases = {
+      {"Queued", 0},    {"Admitted", 1}, {"Running", 3},  {"Preempted", 0},
+      {"Succeeded", 0}, {"Failed", 0},   {"Suspended", 0}};
   EXPECT_EQ(metrics.jobs_by_phase, phases);
   const std::map<QueueProjectDetail, std::int64_t> admissions = {{{"build", "bob", "Train"}, 1}};
   EXPECT_EQ(metrics.admissions, admissions);

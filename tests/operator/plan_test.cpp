@@ -1049,5 +1049,70 @@ TEST(PlanCycle, NothingChangedMeansNothingWritten) {
   EXPECT_TRUE(second.pod_releases.empty());
 }
 
+// A one-GPU TrainingJob of Susan's with spec.suspend set.
+Json SuspendableJob(const std::string& name, bool suspend, const Json& status) {
+  return {{"apiVersion", "gpupool.dev/v1alpha1"},
+          {"kind", "TrainingJob"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "susan"},
+            {"uid", ViewBuilder::UidOf("susan", name)},
+            {"generation", 2},
+            {"resourceVersion", "7"},
+            {"creationTimestamp", FormatTime(kNow - 60)}}},
+          {"spec",
+           {{"queue", "train"},
+            {"gpusPerReplica", 1},
+            {"suspend", suspend},
+            {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "t"}}}}}}}}}},
+          {"status", status}};
+}
+
+const PodDelete* FindDelete(const Plan& plan, const std::string& pod) {
+  for (const auto& remove : plan.pod_deletes)
+    if (remove.name == pod) return &remove;
+  return nullptr;
+}
+
+// spec.suspend as on a batch Job: a running job's pods are evicted with the
+// queue's grace period, its GPUs go back, it leaves the line (phase
+// Suspended); resumed, it queues anew at the back of its line.
+TEST(PlanCycle, ASuspendedJobStopsLeavesTheLineAndQueuesAnewWhenResumed) {
+  auto b = Cluster();
+  b.RawJob(
+      SuspendableJob("s0", true, HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan")));
+  b.JobPod("susan", "s0", 0, "node-0", "Running", false);
+  const Plan plan = PlanCycle(b.view(), {});
+  const PodDelete* stop = FindDelete(plan, "s0-0");
+  ASSERT_NE(stop, nullptr);
+  EXPECT_TRUE(stop->evict);
+  EXPECT_EQ(stop->grace_period_seconds, 30);
+  const StatusWrite* status = FindStatus(plan.releasing_statuses, "s0");
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->patch["status"]["phase"], "Suspended");
+  EXPECT_TRUE(status->patch["status"]["placement"].is_null()) << status->patch.dump();  // Removed.
+  EXPECT_EQ(ConditionField(plan.releasing_statuses, "s0", "Admitted", "reason"), "Suspended");
+
+  auto waiting = Cluster();  // Suspended while it waited: its gated pod goes too.
+  Json suspended = HoldingStatus("Suspended", "node-0", {0}, kNow - 100, "susan");
+  suspended.erase("placement");
+  suspended.erase("allocatedGpu");
+  waiting.RawJob(SuspendableJob("s1", true, suspended));
+  waiting.JobPod("susan", "s1", 0, "", "Pending", true);
+  const Plan again = PlanCycle(waiting.view(), {});
+  EXPECT_NE(FindDelete(again, "s1-0"), nullptr);
+  EXPECT_TRUE(again.decisions.admissions.empty());
+
+  auto resumed = Cluster();
+  resumed.RawJob(SuspendableJob("s1", false, suspended));
+  const Plan back = PlanCycle(resumed.view(), {});
+  const StatusWrite* queued = FindStatus(back.admission_statuses, "s1");
+  ASSERT_NE(queued, nullptr) << "resumed into a free node, it is admitted";
+  EXPECT_EQ(queued->patch["status"]["queuedTime"], FormatTime(kNow));
+  bool noted = false;
+  for (const auto& event : back.events) noted = noted || event.reason == "Resumed";
+  EXPECT_TRUE(noted);
+}
+
 }  // namespace
 }  // namespace gpupool::op

@@ -12,7 +12,7 @@ namespace gpupool::api {
 
 enum class WorkloadClass { kTrain, kBuild, kInference };
 enum class TopologyMode { kRequired, kPreferred };
-enum class JobPhase { kQueued, kAdmitted, kRunning, kPreempted, kSucceeded, kFailed };
+enum class JobPhase { kQueued, kAdmitted, kRunning, kPreempted, kSucceeded, kFailed, kSuspended };
 
 struct TopologySpec {
   std::string key;  // node label naming the domain, e.g. "rack"
@@ -46,6 +46,9 @@ struct TrainingJobSpec {
   std::optional<CheckpointSpec> checkpoint;
   // How long the job expects to run; reclaim may wait for over-quota work about to end.
   std::optional<int64_t> expected_runtime_seconds;
+  // As a batch Job's: true stops the job's pods and keeps it out of line (phase
+  // Suspended) until it is set false again; the job then queues anew.
+  bool suspend = false;
 
   int32_t EffectiveMinReplicas() const { return min_replicas.value_or(replicas); }
   bool IsFractional() const { return gpus_per_replica.milli % 1000 != 0; }
