@@ -69,7 +69,42 @@ Json Convert(const YAML::Node& node, ValueBudget& budget) {
   return nullptr;
 }
 
+void Emit(YAML::Emitter& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::object:
+      out << YAML::BeginMap;
+      for (const auto& [key, item] : value.items()) {
+        out << YAML::Key << key << YAML::Value;
+        Emit(out, item);
+      }
+      out << YAML::EndMap;
+      return;
+    case Json::value_t::array:
+      out << YAML::BeginSeq;
+      for (const auto& item : value) Emit(out, item);
+      out << YAML::EndSeq;
+      return;
+    case Json::value_t::string: {
+      const auto& text = value.get_ref<const std::string&>();
+      if (!PlainScalar(text).is_string()) out << YAML::DoubleQuoted;
+      out << text;
+      return;
+    }
+    case Json::value_t::null:
+      out << YAML::Null;
+      return;
+    default:
+      out << value.dump();  // numbers and booleans as JSON spells them
+  }
+}
+
 }  // namespace
+
+std::string JsonToYaml(const Json& value) {
+  YAML::Emitter out;
+  Emit(out, value);
+  return std::string(out.c_str()) + "\n";
+}
 
 std::vector<Json> YamlToJson(const std::string& text, const std::string& source) {
   std::vector<Json> documents;

@@ -7,6 +7,7 @@
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
+#include "job_target.h"
 #include "numeric_flag.h"
 
 namespace gpupool::cli {
@@ -17,26 +18,9 @@ using nlohmann::json;
 constexpr char kDescribeUsage[] =
     "Usage: gpupool describe NAME [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]\n\n"
     "Describes one TrainingJob: project, queue, GPUs asked for and held, phase and\n"
-    "standing, why it waits (the message of its Admitted condition), where its replicas\n"
+    "standing, why it waits (the message of its Admitted condition) and its place in its\n"
+    "project's line with the jobs ahead of it, where its replicas\n"
     "run, how often it was preempted, its conditions and its Events.\n";
-
-struct DescribeFlags {
-  ClusterFlags cluster;
-  std::string name;
-};
-
-DescribeFlags ParseDescribeFlags(Args args) {
-  DescribeFlags flags;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (ReadClusterFlag(args, i, flags.cluster, {})) continue;
-    if (args[i].rfind("-", 0) == 0 || !flags.name.empty())
-      throw UsageError("unknown argument \"" + args[i] + "\"");
-    flags.name = args[i];
-  }
-  if (flags.name.empty()) throw UsageError("which TrainingJob? NAME is missing");
-  if (flags.cluster.all_namespaces) throw UsageError("-A: describe names one job");
-  return flags;
-}
 
 void Line(const std::string& label, const std::string& value) {
   if (!value.empty()) std::cout << label << std::string(14 - label.size(), ' ') << value << "\n";
@@ -86,7 +70,26 @@ void PrintEvents(kube::Client& client, const std::string& ns, const std::string&
   }
 }
 
-void Describe(const DescribeFlags& flags) {
+// A waiting job's place in its project's line and the jobs ahead of it.
+void PrintLine(kube::Client& client, const JobRow& row) {
+  if (!row.Waiting()) return;
+  std::vector<JobRow> rows;
+  const auto now = static_cast<op::EpochSeconds>(std::time(nullptr));
+  for (const json& job : client.ListAll(kube::resources::kTrainingJobs, row.ns).items)
+    rows.push_back(ToRow(job, now));
+  NumberTheLines(rows);
+  const auto ahead = AheadOf(rows, row);
+  Line("Position:", std::to_string(ahead.size() + 1) + " in project " + row.project +
+                        "'s line in queue " + row.queue +
+                        " (highest priority first, then earliest queued)");
+  if (ahead.empty()) return;
+  std::cout << "Ahead of it:\n";
+  for (const auto& other : ahead)
+    std::cout << "  " << other.name << ": " << other.gpus << " GPUs, priority " << other.priority
+              << ", queued " << other.queued_time << "\n";
+}
+
+void Describe(const JobTarget& flags) {
   const auto client = ClientFor(flags.cluster);
   const std::string ns = NamespaceOf(flags.cluster, *client);
   const json job = client->Get(kube::resources::kTrainingJobs, ns, flags.name);
@@ -100,6 +103,7 @@ void Describe(const DescribeFlags& flags) {
                     (row.allocated.empty() ? "" : ", " + row.allocated + " held"));
   Line("Status:", StandingOf(row));
   Line("Why:", row.reason);
+  PrintLine(*client, row);
   Line("Started:", status.value("startTime", std::string()));
   Line("Preempted:", status.contains("preemptionCount")
                          ? status["preemptionCount"].dump() + " times"
@@ -117,9 +121,9 @@ int RunDescribe(Args args) {
     std::cout << kDescribeUsage;
     return 0;
   }
-  DescribeFlags flags;
+  JobTarget flags;
   try {
-    flags = ParseDescribeFlags(args);
+    flags = ParseJobTarget(args, {});
   } catch (const UsageError& error) {
     std::cerr << "gpupool describe: " << error.what() << "\n\n" << kDescribeUsage;
     return 2;

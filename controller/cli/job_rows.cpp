@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "table_printer.h"
+
 namespace gpupool::cli {
 namespace {
 
@@ -39,6 +41,7 @@ std::vector<std::string> Cells(const JobRow& row, bool wide, bool namespaces) {
         std::string(row.over_quota ? "true" : "false"), FormatAge(row.age_seconds)})
     cells.push_back(cell);
   if (wide) {
+    cells.push_back(row.position > 0 ? std::to_string(row.position) : "-");
     cells.push_back(OrNone(row.allocated));
     cells.push_back(row.reason);
   }
@@ -50,7 +53,7 @@ std::vector<std::string> Header(bool wide, bool namespaces) {
   if (namespaces) head.push_back("NAMESPACE");
   for (const char* name : {"NAME", "PROJECT", "QUEUE", "GPUS", "PHASE", "OVER-QUOTA", "AGE"})
     head.push_back(name);
-  if (wide) head.insert(head.end(), {"ALLOCATED", "REASON"});
+  if (wide) head.insert(head.end(), {"POSITION", "ALLOCATED", "REASON"});
   return head;
 }
 
@@ -73,7 +76,46 @@ JobRow ToRow(const json& job, op::EpochSeconds now) {
   const auto created = op::ParseTime(Text(metadata, "creationTimestamp"));
   row.age_seconds = created ? std::max<op::EpochSeconds>(0, now - *created) : 0;
   row.reason = AdmittedMessage(status);
+  const auto priority = spec.find("priority");
+  if (priority != spec.end() && priority->is_number_integer()) row.priority = priority->get<int>();
+  row.queued_time = Text(status, "queuedTime");
   return row;
+}
+
+namespace {
+
+bool SameLine(const JobRow& a, const JobRow& b) {
+  return a.Waiting() && b.Waiting() && a.project == b.project && a.queue == b.queue;
+}
+
+// The engine's offer order within a project: highest priority, earliest queued, name.
+bool OfferedBefore(const JobRow& a, const JobRow& b) {
+  return std::make_tuple(-a.priority, a.queued_time, a.ns, a.name) <
+         std::make_tuple(-b.priority, b.queued_time, b.ns, b.name);
+}
+
+}  // namespace
+
+void NumberTheLines(std::vector<JobRow>& rows) {
+  std::vector<JobRow*> waiting;
+  for (auto& row : rows)
+    if (row.Waiting()) waiting.push_back(&row);
+  std::sort(waiting.begin(), waiting.end(), [](const JobRow* a, const JobRow* b) {
+    if (a->project != b->project || a->queue != b->queue)
+      return std::tie(a->project, a->queue) < std::tie(b->project, b->queue);
+    return OfferedBefore(*a, *b);
+  });
+  for (std::size_t i = 0; i < waiting.size(); ++i)
+    waiting[i]->position =
+        i > 0 && SameLine(*waiting[i - 1], *waiting[i]) ? waiting[i - 1]->position + 1 : 1;
+}
+
+std::vector<JobRow> AheadOf(const std::vector<JobRow>& rows, const JobRow& row) {
+  std::vector<JobRow> ahead;
+  for (const auto& other : rows)
+    if (SameLine(row, other) && OfferedBefore(other, row)) ahead.push_back(other);
+  std::sort(ahead.begin(), ahead.end(), OfferedBefore);
+  return ahead;
 }
 
 std::string FormatAge(op::EpochSeconds seconds) {
@@ -86,17 +128,7 @@ std::string FormatAge(op::EpochSeconds seconds) {
 void PrintJobTable(const std::vector<JobRow>& rows, bool wide, bool namespaces, std::ostream& out) {
   std::vector<std::vector<std::string>> table = {Header(wide, namespaces)};
   for (const auto& row : rows) table.push_back(Cells(row, wide, namespaces));
-  std::vector<std::size_t> width(table[0].size(), 0);
-  for (const auto& cells : table)
-    for (std::size_t i = 0; i < cells.size(); ++i) width[i] = std::max(width[i], cells[i].size());
-  for (const auto& cells : table) {
-    std::string line;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      line += cells[i];
-      if (i + 1 < cells.size()) line += std::string(width[i] - cells[i].size() + 3, ' ');
-    }
-    out << line << "\n";
-  }
+  PrintTable(table, out);
 }
 
 json JobRowsJson(const std::vector<JobRow>& rows) {
@@ -112,7 +144,9 @@ json JobRowsJson(const std::vector<JobRow>& rows) {
                      {"phase", row.phase},
                      {"overQuota", row.over_quota},
                      {"ageSeconds", row.age_seconds},
-                     {"reason", row.reason}});
+                     {"reason", row.reason},
+                     {"priority", row.priority},
+                     {"queuePosition", row.position > 0 ? json(row.position) : json(nullptr)}});
   }
   return items;
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cluster_flags.h"
+#include "gpupool/api/yaml.h"
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
@@ -14,11 +15,15 @@ namespace gpupool::cli {
 namespace {
 
 constexpr char kListUsage[] =
-    "Usage: gpupool list [-n NAMESPACE | -A] [--project P] [-o wide|json]\n"
+    "Usage: gpupool list [-n NAMESPACE | -A] [--project P] [-o wide|json|yaml|name]\n"
     "                    [--kubeconfig FILE] [--context NAME]\n\n"
     "Lists TrainingJobs: project, queue, GPUs asked for, phase, whether the job is shown\n"
-    "over its project's quota (a reclaim stops those first) and age; -o wide adds the GPUs\n"
-    "held and the reason a job waits, -o json the same fields as a JSON array.\n"
+    "over its project's quota (a reclaim stops those first) and age; -o wide adds a waiting\n"
+    "job's position in its project's line in its queue (the order the scheduler offers them:\n"
+    "highest priority, then earliest queued; projects take turns by priority and fair\n"
+    "share), the GPUs held and the reason a job waits, -o json and -o yaml the same fields as a "
+    "list,\n"
+    "-o name each job as trainingjob.gpupool.dev/NAME.\n"
     "The namespace is the kubeconfig context's unless -n or -A says otherwise.\n";
 
 struct ListFlags {
@@ -29,7 +34,7 @@ struct ListFlags {
 ListFlags ParseListFlags(Args args) {
   ListFlags flags;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (ReadClusterFlag(args, i, flags.cluster, {"wide", "json"})) continue;
+    if (ReadClusterFlag(args, i, flags.cluster, {"wide", "json", "yaml", "name"})) continue;
     if (IsFlag(args[i], "--project")) {
       flags.project = FlagValue(args, i, "--project");
       continue;
@@ -48,6 +53,7 @@ std::vector<JobRow> ListRows(const ListFlags& flags) {
     JobRow row = ToRow(job, now);
     if (flags.project.empty() || row.project == flags.project) rows.push_back(std::move(row));
   }
+  NumberTheLines(rows);
   std::sort(rows.begin(), rows.end(), [](const JobRow& a, const JobRow& b) {
     return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
   });
@@ -70,8 +76,13 @@ int RunList(Args args) {
   }
   try {
     const auto rows = ListRows(flags);
-    if (flags.cluster.output == "json") {
+    const std::string& output = flags.cluster.output;
+    if (output == "json") {
       std::cout << JobRowsJson(rows).dump(2) << "\n";
+    } else if (output == "yaml") {
+      std::cout << api::JsonToYaml(JobRowsJson(rows));
+    } else if (output == "name") {
+      for (const auto& row : rows) std::cout << "trainingjob.gpupool.dev/" << row.name << "\n";
     } else if (rows.empty()) {
       std::cerr << "No TrainingJobs found.\n";
     } else {

@@ -32,6 +32,19 @@ TEST(Yaml, SyntaxErrorsNameTheSourceAndLine) {
   EXPECT_THROW(LoadYamlFile("/nonexistent/file.yaml"), YamlError);
 }
 
+TEST(Yaml, JsonToYamlReadsBackAsTheSameValue) {
+  const auto value = Json::parse(R"({
+    "kind": "TrainingJob", "gpus": "0.5", "replicas": 2, "ratio": 1.5, "on": true,
+    "flag": "true", "nothing": null, "empty": "", "tilde": "~", "colon": "a: b",
+    "lines": "one\ntwo", "list": ["1", 1, {"k": "v"}], "none": {}, "noList": []})");
+  const std::string yaml = JsonToYaml(value);
+  const auto docs = YamlToJson(yaml, "printed");
+  ASSERT_EQ(docs.size(), 1u) << yaml;
+  EXPECT_EQ(docs[0], value) << yaml;
+  EXPECT_NE(yaml.find("gpus: \"0.5\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("replicas: 2"), std::string::npos) << yaml;
+}
+
 TEST(PodView, SumsRequestsAndReadsGatesAndAffinity) {
   auto pod_json = Json::parse(R"({
     "metadata": {"name": "p", "namespace": "susan", "labels": {"gpupool.dev/job": "j"}},

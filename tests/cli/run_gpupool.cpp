@@ -11,8 +11,9 @@
 
 namespace gpupool::cli::testing {
 
-Result RunGpupool(const std::string& arguments) {
-  std::string command = std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1";
+namespace {
+
+Result Run(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string output;
@@ -20,6 +21,17 @@ Result RunGpupool(const std::string& arguments) {
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+}  // namespace
+
+Result RunGpupool(const std::string& arguments) {
+  return Run(std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1");
+}
+
+Result RunShell(const std::string& script) {
+  const ScratchDir dir;
+  return Run("bash " + dir.Write("script.sh", script) + " 2>&1");
 }
 
 ScratchDir::ScratchDir() {

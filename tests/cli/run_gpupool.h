@@ -13,6 +13,9 @@ struct Result {
 // `gpupool <arguments>` through the shell.
 Result RunGpupool(const std::string& arguments);
 
+// `script` run by bash (not sh: process substitution, arrays), from a file.
+Result RunShell(const std::string& script);
+
 // A fresh directory under /tmp, removed with everything in it at scope exit.
 class ScratchDir {
  public:

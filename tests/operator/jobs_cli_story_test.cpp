@@ -19,9 +19,14 @@ using sandbox::testing::RunCommand;
 
 class JobsCliOnBackend : public ::testing::TestWithParam<std::string> {};
 
+// `gpupool <arguments>` on the cluster; --kubeconfig goes before a " -- " (what
+// follows it is the job's command).
 CommandResult Gpupool(ClusterHarness& cluster, const std::string& arguments) {
-  return RunCommand(std::string(GPUPOOL_BINARY) + " " + arguments + " --kubeconfig " +
-                    cluster.kubeconfig() + " 2>&1");
+  const std::string flag = " --kubeconfig " + cluster.kubeconfig();
+  std::string command = std::string(GPUPOOL_BINARY) + " " + arguments;
+  const auto dashes = command.find(" -- ");
+  command.insert(dashes == std::string::npos ? command.size() : dashes, flag);
+  return RunCommand(command + " 2>&1");
 }
 
 const Json* FindJob(const Json& jobs, const std::string& name) {
@@ -103,6 +108,75 @@ TEST_P(JobsCliOnBackend, ListAndDescribeSayWhatTheStatusesSay) {
   const auto missing = Gpupool(cluster, "describe no-such-job -n susan");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("not found"), std::string::npos) << missing.output;
+}
+
+// A researcher's session: submit and wait until it runs, a refusal that
+// creates nothing, the project and queue figures, the job's logs, suspend
+// (its pods stop, its GPUs go back) and resume, delete.
+TEST_P(JobsCliOnBackend, SubmitRunsAndRefusesWhatCouldNeverRun) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
+  cluster.Apply(kStory1Projects);
+  const auto submitted = Gpupool(cluster,
+                                 "submit bert --project joe --gpus 1 --image busybox --wait "
+                                 "--timeout 60 -- sleep 600");
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output << cluster.ControllerLog();
+  EXPECT_NE(submitted.output.find("trainingjob.gpupool.dev/bert created in namespace joe "
+                                  "(project joe, queue train)"),
+            std::string::npos)
+      << submitted.output;
+  EXPECT_NE(submitted.output.find("bert: Running"), std::string::npos) << submitted.output;
+
+  const auto unknown = Gpupool(cluster, "submit gpt --project jeo --gpus 1 --image busybox");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_NE(unknown.output.find("no project named jeo (did you mean joe?)"), std::string::npos)
+      << unknown.output;
+  const auto too_big =
+      Gpupool(cluster, "submit gpt --project joe --gpus 8 --replicas 2 --image busybox");
+  EXPECT_EQ(too_big.exit_code, 1) << too_big.output;
+  EXPECT_NE(too_big.output.find("16 GPUs is more than the 8 GPUs of queue train's nodes"),
+            std::string::npos)
+      << too_big.output;
+  EXPECT_EQ(cluster.Get("trainingjobs -n joe").size(), 1u) << "a refusal created a job";
+
+  const auto projects = Gpupool(cluster, "projects joe -o json");
+  ASSERT_EQ(projects.exit_code, 0) << projects.output;
+  const Json rows = Json::parse(projects.output);
+  ASSERT_EQ(rows.size(), 1u) << projects.output;
+  EXPECT_EQ(rows[0]["allocated"], "1") << projects.output;
+  EXPECT_EQ(rows[0]["runningJobs"], 1) << projects.output;
+  const auto queues = Gpupool(cluster, "queues train");
+  EXPECT_EQ(queues.exit_code, 0) << queues.output;
+  EXPECT_NE(queues.output.find("Guaranteed"), std::string::npos) << queues.output;
+
+  const auto logs = Gpupool(cluster, "logs bert -n joe");
+  if (GetParam() == "sandbox") {
+    EXPECT_EQ(logs.exit_code, 0) << logs.output;
+    EXPECT_NE(logs.output.find("pod joe/bert-0 is simulated; phase Running"), std::string::npos)
+        << logs.output;
+  } else {  // No kubelet serves logs: the API server's answer is passed on.
+    EXPECT_EQ(logs.exit_code, 1) << logs.output;
+    EXPECT_EQ(logs.output.rfind("gpupool logs: ", 0), 0u) << logs.output;
+  }
+
+  const auto suspended = Gpupool(cluster, "suspend bert -n joe");
+  EXPECT_EQ(suspended.exit_code, 0) << suspended.output;
+  ASSERT_TRUE(cluster.WaitFor(60, [&](const Json& jobs) {
+    return CountPhase(jobs, "joe", "Suspended") == 1 && cluster.Get("pods -n joe").empty();
+  })) << cluster.ControllerLog();
+  const auto listed = Gpupool(cluster, "list -n joe -o wide");
+  EXPECT_NE(listed.output.find("suspended (spec.suspend)"), std::string::npos) << listed.output;
+  const auto joe = Gpupool(cluster, "projects joe -o json");
+  EXPECT_EQ(Json::parse(joe.output)[0]["allocated"], "0") << joe.output;
+  const auto resumed = Gpupool(cluster, "resume bert -n joe");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_TRUE(cluster.WaitFor(60, [](const Json& jobs) {
+    return CountPhase(jobs, "joe", "Running") == 1;
+  })) << cluster.ControllerLog();
+
+  const auto deleted = Gpupool(cluster, "delete bert -n joe");
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.output;
+  EXPECT_NE(deleted.output.find("trainingjob.gpupool.dev \"bert\" deleted"), std::string::npos);
+  EXPECT_TRUE(cluster.Get("trainingjobs -n joe").empty());
 }
 
 // kubectl runs `kubectl-gpupool` from PATH for `kubectl gpupool`.

@@ -1,5 +1,6 @@
 // YAML documents to JSON values, with the YAML 1.2 core schema for plain
-// scalars (quoted scalars always stay strings), as kubectl sends them.
+// scalars (quoted scalars always stay strings), as kubectl sends them; and a
+// JSON value back to YAML, as `kubectl get -o yaml` prints it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,5 +21,10 @@ std::vector<nlohmann::json> YamlToJson(const std::string& text, const std::strin
 
 // Reads and converts a file; throws YamlError when it cannot be read.
 std::vector<nlohmann::json> LoadYamlFile(const std::string& path);
+
+// One block-style YAML document of `value` that YamlToJson reads back as the
+// same value: a string that would read as a number, boolean or null ("0.5",
+// "true") is quoted.
+std::string JsonToYaml(const nlohmann::json& value);
 
 }  // namespace gpupool::api

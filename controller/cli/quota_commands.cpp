@@ -1,0 +1,92 @@
+// `gpupool projects [NAME]` and `gpupool queues [NAME]`: what each project and
+// queue is guaranteed, holds, lends and waits for, as the dashboard shows it.
+#include <iostream>
+
+#include "cluster_flags.h"
+#include "gpupool/api/yaml.h"
+#include "gpupool/cli/command.h"
+#include "gpupool/kube/resource.h"
+#include "numeric_flag.h"
+#include "quota_rows.h"
+
+namespace gpupool::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kProjectsUsage[] =
+    "Usage: gpupool projects [NAME] [-o json|yaml] [--kubeconfig FILE] [--context NAME]\n\n"
+    "Per project and queue: GPUs guaranteed, allocated, over quota (what a reclaim takes\n"
+    "back first) and pending, jobs running and waiting, and the utilization of the GPUs\n"
+    "its running jobs hold (as the DCGM exporter reports it; <none> without readings).\n";
+
+constexpr char kQueuesUsage[] =
+    "Usage: gpupool queues [NAME] [-o json|yaml] [--kubeconfig FILE] [--context NAME]\n\n"
+    "Per queue: sharing (Fixed or Guaranteed), the GPUs of its nodes, GPUs guaranteed,\n"
+    "allocated, over quota and pending, jobs running and waiting, and the utilization of\n"
+    "the GPUs its running jobs hold.\n";
+
+struct QuotaFlags {
+  ClusterFlags cluster;
+  std::string name;  // empty: all
+};
+
+QuotaFlags ParseQuotaFlags(Args args) {
+  QuotaFlags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (ReadClusterFlag(args, i, flags.cluster, {"json", "yaml"})) continue;
+    if (args[i].rfind("-", 0) == 0 || !flags.name.empty())
+      throw UsageError("unknown argument \"" + args[i] + "\"");
+    flags.name = args[i];
+  }
+  if (!flags.cluster.ns.empty() || flags.cluster.all_namespaces)
+    throw UsageError("-n/-A: projects and queues belong to no namespace");
+  return flags;
+}
+
+std::vector<json> Objects(kube::Client& client, const kube::Resource& resource,
+                          const std::string& name) {
+  if (name.empty()) return client.ListAll(resource, "").items;
+  return {client.Get(resource, "", name)};
+}
+
+int Show(const char* command, const char* usage, Args args, bool projects) {
+  if (WantsHelp(args)) {
+    std::cout << usage;
+    return 0;
+  }
+  QuotaFlags flags;
+  try {
+    flags = ParseQuotaFlags(args);
+  } catch (const UsageError& error) {
+    std::cerr << "gpupool " << command << ": " << error.what() << "\n\n" << usage;
+    return 2;
+  }
+  try {
+    const auto client = ClientFor(flags.cluster);
+    const auto objects = Objects(
+        *client, projects ? kube::resources::kProjects : kube::resources::kQueues, flags.name);
+    const auto jobs = client->ListAll(kube::resources::kTrainingJobs, "").items;
+    const auto rows = projects ? ProjectRows(objects, jobs) : QueueRows(objects, jobs);
+    if (flags.cluster.output == "json") {
+      std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";
+    } else if (flags.cluster.output == "yaml") {
+      std::cout << api::JsonToYaml(QuotaRowsJson(rows, projects));
+    } else if (rows.empty()) {
+      std::cerr << (projects ? "No project quotas found.\n" : "No Queues found.\n");
+    } else {
+      PrintQuotaTable(rows, projects, std::cout);
+    }
+    return 0;
+  } catch (const std::exception& error) {
+    std::cerr << "gpupool " << command << ": " << error.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int RunProjects(Args args) { return Show("projects", kProjectsUsage, args, true); }
+int RunQueues(Args args) { return Show("queues", kQueuesUsage, args, false); }
+
+}  // namespace gpupool::cli

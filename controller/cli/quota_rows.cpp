@@ -1,0 +1,167 @@
+#include "quota_rows.h"
+
+#include <algorithm>
+#include <map>
+
+#include "gpupool/api/quantity.h"
+#include "table_printer.h"
+
+namespace gpupool::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(const json& object, const char* key, const std::string& absent = "0") {
+  const auto found = object.find(key);
+  if (found == object.end() || found->is_null()) return absent;
+  return found->is_string() ? found->get<std::string>() : found->dump();
+}
+
+int Int(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_number_integer() ? found->get<int>() : 0;
+}
+
+const json& Field(const json& object, const char* key) {
+  static const json kEmpty = json::object();
+  const auto found = object.find(key);
+  return found != object.end() && found->is_object() ? *found : kEmpty;
+}
+
+int64_t Milli(const json& object, const char* key) {
+  std::string error;
+  return api::ParseMilli(Text(object, key), &error).value_or(0);
+}
+
+// GPU-weighted utilization readings, per (project, queue) and per queue.
+struct UtilizationSum {
+  int64_t weighted = 0;  // percent x milli-GPUs
+  int64_t milli = 0;
+  std::optional<int> Percent() const {
+    if (milli == 0) return std::nullopt;
+    return static_cast<int>(weighted / milli);
+  }
+};
+
+using UtilizationMap = std::map<std::pair<std::string, std::string>, UtilizationSum>;
+
+UtilizationMap Utilization(const std::vector<json>& jobs) {
+  UtilizationMap sums;
+  for (const json& job : jobs) {
+    const json& status = Field(job, "status");
+    const auto percent = status.find("gpuUtilizationPercent");
+    const int64_t milli = Milli(status, "allocatedGpu");
+    if (percent == status.end() || !percent->is_number_integer() || milli == 0) continue;
+    const std::string queue = Text(status, "admittedQueue", Text(Field(job, "spec"), "queue", ""));
+    for (const std::string& project : {Text(status, "project", ""), std::string()}) {
+      auto& sum = sums[{project, queue}];
+      sum.weighted += percent->get<int64_t>() * milli;
+      sum.milli += milli;
+    }
+  }
+  return sums;
+}
+
+void ReadUsage(const json& usage, QuotaRow& row) {
+  row.guaranteed = Text(usage, "guaranteed");
+  row.allocated = Text(usage, "allocated");
+  row.over_quota = Text(usage, "overQuota");
+  row.pending = Text(usage, "pending");
+}
+
+std::string Percent(const std::optional<int>& percent) {
+  return percent ? std::to_string(*percent) + "%" : "<none>";
+}
+
+}  // namespace
+
+std::vector<QuotaRow> ProjectRows(const std::vector<json>& projects,
+                                  const std::vector<json>& jobs) {
+  const auto utilization = Utilization(jobs);
+  std::vector<QuotaRow> rows;
+  for (const json& project : projects) {
+    const std::string name = Text(Field(project, "metadata"), "name", "");
+    for (const json& usage : Field(project, "status").value("queues", json::array())) {
+      QuotaRow row{.project = name, .queue = Text(usage, "queue", "")};
+      ReadUsage(usage, row);
+      row.running_jobs = Int(usage, "runningJobs");
+      row.waiting_jobs = Int(usage, "pendingJobs");
+      const auto found = utilization.find({name, row.queue});
+      if (found != utilization.end()) row.utilization_percent = found->second.Percent();
+      rows.push_back(std::move(row));
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const QuotaRow& a, const QuotaRow& b) {
+    return std::tie(a.project, a.queue) < std::tie(b.project, b.queue);
+  });
+  return rows;
+}
+
+std::vector<QuotaRow> QueueRows(const std::vector<json>& queues, const std::vector<json>& jobs) {
+  const auto utilization = Utilization(jobs);
+  std::vector<QuotaRow> rows;
+  for (const json& queue : queues) {
+    const json& status = Field(queue, "status");
+    QuotaRow row{.queue = Text(Field(queue, "metadata"), "name", ""),
+                 .sharing = Text(Field(queue, "spec"), "sharing", "Guaranteed"),
+                 .capacity = Text(status, "capacity")};
+    ReadUsage(status, row);
+    row.running_jobs = Int(status, "runningJobs");
+    row.waiting_jobs = Int(status, "pendingJobs");
+    const auto found = utilization.find({"", row.queue});
+    if (found != utilization.end()) row.utilization_percent = found->second.Percent();
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const QuotaRow& a, const QuotaRow& b) { return a.queue < b.queue; });
+  return rows;
+}
+
+void PrintQuotaTable(const std::vector<QuotaRow>& rows, bool projects, std::ostream& out) {
+  std::vector<std::vector<std::string>> table;
+  if (projects) {
+    table.push_back({"PROJECT", "QUEUE", "GUARANTEED", "ALLOCATED", "OVER-QUOTA", "PENDING",
+                     "RUNNING", "WAITING", "UTILIZATION"});
+  } else {
+    table.push_back({"QUEUE", "SHARING", "CAPACITY", "GUARANTEED", "ALLOCATED", "OVER-QUOTA",
+                     "PENDING", "RUNNING", "WAITING", "UTILIZATION"});
+  }
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    if (projects) {
+      cells = {row.project, row.queue};
+    } else {
+      cells = {row.queue, row.sharing, row.capacity};
+    }
+    cells.insert(cells.end(), {row.guaranteed, row.allocated, row.over_quota, row.pending,
+                               std::to_string(row.running_jobs), std::to_string(row.waiting_jobs),
+                               Percent(row.utilization_percent)});
+    table.push_back(std::move(cells));
+  }
+  PrintTable(table, out);
+}
+
+json QuotaRowsJson(const std::vector<QuotaRow>& rows, bool projects) {
+  json items = json::array();
+  for (const auto& row : rows) {
+    json item = {{"queue", row.queue},
+                 {"guaranteed", row.guaranteed},
+                 {"allocated", row.allocated},
+                 {"overQuota", row.over_quota},
+                 {"pending", row.pending},
+                 {"runningJobs", row.running_jobs},
+                 {"waitingJobs", row.waiting_jobs},
+                 {"gpuUtilizationPercent",
+                  row.utilization_percent ? json(*row.utilization_percent) : json(nullptr)}};
+    if (projects) {
+      item["project"] = row.project;
+    } else {
+      item["sharing"] = row.sharing;
+      item["capacity"] = row.capacity;
+    }
+    items.push_back(std::move(item));
+  }
+  return items;
+}
+
+}  // namespace gpupool::cli

@@ -1,0 +1,156 @@
+#include "submit_target.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "gpupool/api/quantity.h"
+
+namespace gpupool::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string NameOf(const json& object) {
+  return object.value("metadata", json::object()).value("name", std::string());
+}
+
+const json* Named(const std::vector<json>& objects, const std::string& name) {
+  for (const json& object : objects)
+    if (NameOf(object) == name) return &object;
+  return nullptr;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const auto& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
+}
+
+std::string Suggestion(const std::string& name, const std::vector<std::string>& names) {
+  const std::string closest = ClosestName(name, names);
+  return closest.empty() ? "" : " (did you mean " + closest + "?)";
+}
+
+std::optional<int64_t> MilliOf(const json& object, const char* key) {
+  const auto found = object.find(key);
+  if (found == object.end()) return std::nullopt;
+  std::string error;
+  return api::ParseMilli(found->is_string() ? found->get<std::string>() : found->dump(), &error);
+}
+
+std::vector<std::string> StringsAt(const json& object, const char* key) {
+  std::vector<std::string> values;
+  const auto found = object.find(key);
+  if (found == object.end() || !found->is_array()) return values;
+  for (const json& item : *found)
+    if (item.is_string()) values.push_back(item.get<std::string>());
+  return values;
+}
+
+const json& FindProject(const std::string& name, const std::vector<json>& projects) {
+  if (const json* project = Named(projects, name)) return *project;
+  std::vector<std::string> names;
+  for (const json& project : projects) names.push_back(NameOf(project));
+  if (names.empty())
+    throw SubmitRefused("--project: no project named " + name +
+                        "; the cluster has no Projects yet (an admin creates them: kubectl get "
+                        "projects)");
+  throw SubmitRefused("--project: no project named " + name + Suggestion(name, names) +
+                      "; the projects are " + Joined(names));
+}
+
+std::string NamespaceIn(const SubmitRequest& request, const json& spec) {
+  const auto namespaces = StringsAt(spec, "namespaces");
+  if (namespaces.empty())
+    throw SubmitRefused("--project: project " + request.project + " names no namespace");
+  if (request.cluster.ns.empty()) return namespaces.front();
+  if (std::find(namespaces.begin(), namespaces.end(), request.cluster.ns) != namespaces.end())
+    return request.cluster.ns;
+  throw SubmitRefused("-n: namespace " + request.cluster.ns + " is not project " + request.project +
+                      "'s; its namespaces are " + Joined(namespaces));
+}
+
+const json& QuotaIn(const SubmitRequest& request, const json& spec) {
+  const json quotas = spec.value("quotas", json::array());
+  std::vector<std::string> queues;
+  for (const json& quota : quotas) queues.push_back(quota.value("queue", std::string()));
+  const std::string& project = request.project;
+  if (queues.empty())
+    throw SubmitRefused("--project: project " + project + " has no quota in any queue");
+  std::string queue = request.queue;
+  if (queue.empty() && queues.size() > 1)
+    throw SubmitRefused("--queue: project " + project + " has quotas in " + Joined(queues) +
+                        "; say which with --queue");
+  if (queue.empty()) queue = queues.front();
+  const auto at = std::find(queues.begin(), queues.end(), queue);
+  if (at == queues.end())
+    throw SubmitRefused("--queue: project " + project + " has no quota in queue " + queue +
+                        Suggestion(queue, queues) + "; its queues are " + Joined(queues));
+  return spec["quotas"][static_cast<std::size_t>(at - queues.begin())];
+}
+
+void CheckFits(const SubmitRequest& request, const json& quota, const json& queue) {
+  const int64_t total = request.gpu_milli * request.replicas;
+  const std::string asked = "--gpus: " + api::FormatDecimal(total) + " GPUs";
+  const std::string name = quota.value("queue", std::string());
+  const json spec = queue.value("spec", json::object());
+  const auto gpu = MilliOf(quota, "gpu");
+  if (spec.value("sharing", std::string("Guaranteed")) == "Fixed" && gpu && total > *gpu)
+    throw SubmitRefused(asked + " is more than project " + request.project + "'s fixed quota of " +
+                        api::FormatDecimal(*gpu) + " in queue " + name +
+                        ", which it never exceeds; ask for at most that");
+  if (const auto limit = MilliOf(quota, "limit"); limit && total > *limit)
+    throw SubmitRefused(asked + " is more than project " + request.project + "'s limit of " +
+                        api::FormatDecimal(*limit) + " in queue " + name);
+  const auto capacity = MilliOf(queue.value("status", json::object()), "capacity");
+  if (capacity && total > *capacity)
+    throw SubmitRefused(asked + " is more than the " + api::FormatDecimal(*capacity) +
+                        " GPUs of queue " + name + "'s nodes");
+}
+
+}  // namespace
+
+SubmitTarget ResolveTarget(const SubmitRequest& request, const std::vector<json>& projects,
+                           const std::vector<json>& queues) {
+  const json& project = FindProject(request.project, projects);
+  const json spec = project.value("spec", json::object());
+  SubmitTarget target{NamespaceIn(request, spec), ""};
+  const json& quota = QuotaIn(request, spec);
+  target.queue = quota.value("queue", std::string());
+  const json* queue = Named(queues, target.queue);
+  if (!queue)
+    throw SubmitRefused("--queue: project " + request.project + " has a quota in queue " +
+                        target.queue + ", but no Queue of that name exists (kubectl get queues)");
+  CheckFits(request, quota, *queue);
+  return target;
+}
+
+std::size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j < row.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row.back();
+}
+
+std::string ClosestName(const std::string& name, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const auto& candidate : names) {
+    const std::size_t distance = EditDistance(name, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace gpupool::cli
