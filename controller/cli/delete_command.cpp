@@ -2,6 +2,7 @@
 // its dependents) and its GPUs return to the queue.
 #include <iostream>
 
+#include "cluster_command.h"
 #include "gpupool/kube/resource.h"
 #include "job_target.h"
 #include "numeric_flag.h"
@@ -17,27 +18,15 @@ constexpr char kDeleteUsage[] =
 }  // namespace
 
 int RunDelete(Args args) {
-  if (WantsHelp(args)) {
-    std::cout << kDeleteUsage;
-    return 0;
-  }
-  JobTarget target;
-  try {
-    target = ParseJobTarget(args, {});
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool delete: " << error.what() << "\n\n" << kDeleteUsage;
-    return 2;
-  }
-  try {
-    const auto client = ClientFor(target.cluster);
-    client->Delete(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client),
-                   target.name);
-    std::cout << "trainingjob.gpupool.dev \"" << target.name << "\" deleted\n";
-    return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool delete: " << error.what() << "\n";
-    return 1;
-  }
+  return RunClusterCommand(
+      "delete", kDeleteUsage, args, [](Args all) { return ParseJobTarget(all, {}); },
+      [](const JobTarget& target) {
+        const auto client = ClientFor(target.cluster);
+        client->Delete(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client),
+                       target.name);
+        std::cout << "trainingjob.gpupool.dev \"" << target.name << "\" deleted\n";
+        return 0;
+      });
 }
 
 }  // namespace gpupool::cli

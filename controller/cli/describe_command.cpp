@@ -3,6 +3,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cluster_command.h"
 #include "cluster_flags.h"
 #include "gpupool/cli/command.h"
 #include "gpupool/kube/resource.h"
@@ -117,24 +118,12 @@ void Describe(const JobTarget& flags) {
 }  // namespace
 
 int RunDescribe(Args args) {
-  if (WantsHelp(args)) {
-    std::cout << kDescribeUsage;
-    return 0;
-  }
-  JobTarget flags;
-  try {
-    flags = ParseJobTarget(args, {});
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool describe: " << error.what() << "\n\n" << kDescribeUsage;
-    return 2;
-  }
-  try {
-    Describe(flags);
-    return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool describe: " << error.what() << "\n";
-    return 1;
-  }
+  return RunClusterCommand(
+      "describe", kDescribeUsage, args, [](Args all) { return ParseJobTarget(all, {}); },
+      [](const JobTarget& target) {
+        Describe(target);
+        return 0;
+      });
 }
 
 }  // namespace gpupool::cli

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cluster_command.h"
 #include "cluster_flags.h"
 #include "gpupool/api/yaml.h"
 #include "gpupool/cli/command.h"
@@ -60,39 +61,27 @@ std::vector<JobRow> ListRows(const ListFlags& flags) {
   return rows;
 }
 
+void PrintRows(const std::vector<JobRow>& rows, const ClusterFlags& cluster) {
+  if (cluster.output == "json") {
+    std::cout << JobRowsJson(rows).dump(2) << "\n";
+  } else if (cluster.output == "yaml") {
+    std::cout << api::JsonToYaml(JobRowsJson(rows));
+  } else if (cluster.output == "name") {
+    for (const auto& row : rows) std::cout << "trainingjob.gpupool.dev/" << row.name << "\n";
+  } else if (rows.empty()) {
+    std::cerr << "No TrainingJobs found.\n";
+  } else {
+    PrintJobTable(rows, cluster.output == "wide", cluster.all_namespaces, std::cout);
+  }
+}
+
 }  // namespace
 
 int RunList(Args args) {
-  if (WantsHelp(args)) {
-    std::cout << kListUsage;
+  return RunClusterCommand("list", kListUsage, args, ParseListFlags, [](const ListFlags& flags) {
+    PrintRows(ListRows(flags), flags.cluster);
     return 0;
-  }
-  ListFlags flags;
-  try {
-    flags = ParseListFlags(args);
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool list: " << error.what() << "\n\n" << kListUsage;
-    return 2;
-  }
-  try {
-    const auto rows = ListRows(flags);
-    const std::string& output = flags.cluster.output;
-    if (output == "json") {
-      std::cout << JobRowsJson(rows).dump(2) << "\n";
-    } else if (output == "yaml") {
-      std::cout << api::JsonToYaml(JobRowsJson(rows));
-    } else if (output == "name") {
-      for (const auto& row : rows) std::cout << "trainingjob.gpupool.dev/" << row.name << "\n";
-    } else if (rows.empty()) {
-      std::cerr << "No TrainingJobs found.\n";
-    } else {
-      PrintJobTable(rows, flags.cluster.output == "wide", flags.cluster.all_namespaces, std::cout);
-    }
-    return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool list: " << error.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace gpupool::cli

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cluster_command.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/kube/transport.h"
 #include "gpupool/operator/pod_view.h"
@@ -113,24 +114,10 @@ void Logs(const LogsFlags& flags) {
 }  // namespace
 
 int RunLogs(Args args) {
-  if (WantsHelp(args)) {
-    std::cout << kLogsUsage;
-    return 0;
-  }
-  LogsFlags flags;
-  try {
-    flags = ParseLogsFlags(args);
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool logs: " << error.what() << "\n\n" << kLogsUsage;
-    return 2;
-  }
-  try {
+  return RunClusterCommand("logs", kLogsUsage, args, ParseLogsFlags, [](const LogsFlags& flags) {
     Logs(flags);
     return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool logs: " << error.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace gpupool::cli

@@ -2,6 +2,7 @@
 // queue is guaranteed, holds, lends and waits for, as the dashboard shows it.
 #include <iostream>
 
+#include "cluster_command.h"
 #include "cluster_flags.h"
 #include "gpupool/api/yaml.h"
 #include "gpupool/cli/command.h"
@@ -50,43 +51,39 @@ std::vector<json> Objects(kube::Client& client, const kube::Resource& resource,
   return {client.Get(resource, "", name)};
 }
 
-int Show(const char* command, const char* usage, Args args, bool projects) {
-  if (WantsHelp(args)) {
-    std::cout << usage;
-    return 0;
-  }
-  QuotaFlags flags;
-  try {
-    flags = ParseQuotaFlags(args);
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool " << command << ": " << error.what() << "\n\n" << usage;
-    return 2;
-  }
-  try {
-    const auto client = ClientFor(flags.cluster);
-    const auto objects = Objects(
-        *client, projects ? kube::resources::kProjects : kube::resources::kQueues, flags.name);
-    const auto jobs = client->ListAll(kube::resources::kTrainingJobs, "").items;
-    const auto rows = projects ? ProjectRows(objects, jobs) : QueueRows(objects, jobs);
-    if (flags.cluster.output == "json") {
-      std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";
-    } else if (flags.cluster.output == "yaml") {
-      std::cout << api::JsonToYaml(QuotaRowsJson(rows, projects));
-    } else if (rows.empty()) {
-      std::cerr << (projects ? "No project quotas found.\n" : "No Queues found.\n");
-    } else {
-      PrintQuotaTable(rows, projects, std::cout);
-    }
-    return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool " << command << ": " << error.what() << "\n";
-    return 1;
+void Show(const QuotaFlags& flags, bool projects) {
+  const auto client = ClientFor(flags.cluster);
+  const auto objects = Objects(
+      *client, projects ? kube::resources::kProjects : kube::resources::kQueues, flags.name);
+  const auto jobs = client->ListAll(kube::resources::kTrainingJobs, "").items;
+  const auto rows = projects ? ProjectRows(objects, jobs) : QueueRows(objects, jobs);
+  if (flags.cluster.output == "json") {
+    std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";
+  } else if (flags.cluster.output == "yaml") {
+    std::cout << api::JsonToYaml(QuotaRowsJson(rows, projects));
+  } else if (rows.empty()) {
+    std::cerr << (projects ? "No project quotas found.\n" : "No Queues found.\n");
+  } else {
+    PrintQuotaTable(rows, projects, std::cout);
   }
 }
 
 }  // namespace
 
-int RunProjects(Args args) { return Show("projects", kProjectsUsage, args, true); }
-int RunQueues(Args args) { return Show("queues", kQueuesUsage, args, false); }
+int RunProjects(Args args) {
+  return RunClusterCommand("projects", kProjectsUsage, args, ParseQuotaFlags,
+                           [](const QuotaFlags& flags) {
+                             Show(flags, true);
+                             return 0;
+                           });
+}
+
+int RunQueues(Args args) {
+  return RunClusterCommand("queues", kQueuesUsage, args, ParseQuotaFlags,
+                           [](const QuotaFlags& flags) {
+                             Show(flags, false);
+                             return 0;
+                           });
+}
 
 }  // namespace gpupool::cli

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cluster_command.h"
 #include "gpupool/api/field_error.h"
 #include "gpupool/api/yaml.h"
 #include "gpupool/kube/resource.h"
@@ -98,26 +99,14 @@ int Submit(const SubmitRequest& request) {
 }  // namespace
 
 int RunSubmit(Args args) {
-  if (WantsHelp(args)) {
-    std::cout << kSubmitUsage;
-    return 0;
-  }
-  SubmitRequest request;
-  try {
-    request = ParseSubmitFlags(args);
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool submit: " << error.what() << "\n\n" << kSubmitUsage;
-    return 2;
-  }
-  try {
-    return Submit(request);
-  } catch (const SubmitRefused& error) {
-    std::cerr << "gpupool submit: refused, nothing created: " << error.what() << "\n";
-    return 1;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool submit: " << error.what() << "\n";
-    return 1;
-  }
+  return RunClusterCommand(
+      "submit", kSubmitUsage, args, ParseSubmitFlags, [](const SubmitRequest& request) {
+        try {
+          return Submit(request);
+        } catch (const SubmitRefused& refused) {
+          throw std::runtime_error(std::string("refused, nothing created: ") + refused.what());
+        }
+      });
 }
 
 }  // namespace gpupool::cli

@@ -3,6 +3,7 @@
 // leaves its queue; resumed, it queues again at the back of its line.
 #include <iostream>
 
+#include "cluster_command.h"
 #include "gpupool/kube/resource.h"
 #include "job_target.h"
 #include "numeric_flag.h"
@@ -22,30 +23,17 @@ constexpr char kResumeUsage[] =
     "of its project's line, and starts when it is admitted.\n";
 
 int SetSuspend(Args args, bool suspend) {
-  const char* command = suspend ? "suspend" : "resume";
-  const char* usage = suspend ? kSuspendUsage : kResumeUsage;
-  if (WantsHelp(args)) {
-    std::cout << usage;
-    return 0;
-  }
-  JobTarget target;
-  try {
-    target = ParseJobTarget(args, {});
-  } catch (const UsageError& error) {
-    std::cerr << "gpupool " << command << ": " << error.what() << "\n\n" << usage;
-    return 2;
-  }
-  try {
-    const auto client = ClientFor(target.cluster);
-    client->Patch(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client), target.name,
-                  kube::PatchType::kMerge, {{"spec", {{"suspend", suspend}}}});
-    std::cout << "trainingjob.gpupool.dev/" << target.name << (suspend ? " suspended" : " resumed")
-              << "\n";
-    return 0;
-  } catch (const std::exception& error) {
-    std::cerr << "gpupool " << command << ": " << error.what() << "\n";
-    return 1;
-  }
+  return RunClusterCommand(
+      suspend ? "suspend" : "resume", suspend ? kSuspendUsage : kResumeUsage, args,
+      [](Args all) { return ParseJobTarget(all, {}); },
+      [suspend](const JobTarget& target) {
+        const auto client = ClientFor(target.cluster);
+        client->Patch(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client),
+                      target.name, kube::PatchType::kMerge, {{"spec", {{"suspend", suspend}}}});
+        std::cout << "trainingjob.gpupool.dev/" << target.name
+                  << (suspend ? " suspended" : " resumed") << "\n";
+        return 0;
+      });
 }
 
 }  // namespace

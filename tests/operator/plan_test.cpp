@@ -1049,23 +1049,12 @@ TEST(PlanCycle, NothingChangedMeansNothingWritten) {
   EXPECT_TRUE(second.pod_releases.empty());
 }
 
-// A one-GPU TrainingJob of Susan's with spec.suspend set.
-Json SuspendableJob(const std::string& name, bool suspend, const Json& status) {
-  return {{"apiVersion", "gpupool.dev/v1alpha1"},
-          {"kind", "TrainingJob"},
-          {"metadata",
-           {{"name", name},
-            {"namespace", "susan"},
-            {"uid", ViewBuilder::UidOf("susan", name)},
-            {"generation", 2},
-            {"resourceVersion", "7"},
-            {"creationTimestamp", FormatTime(kNow - 60)}}},
-          {"spec",
-           {{"queue", "train"},
-            {"gpusPerReplica", 1},
-            {"suspend", suspend},
-            {"template", {{"spec", {{"containers", {{{"name", "main"}, {"image", "t"}}}}}}}}}},
-          {"status", status}};
+// Susan's one-GPU job with spec.suspend set and `status` (null: running on node-0).
+Json SuspendableJob(const std::string& name, bool suspend, const Json& status = nullptr) {
+  Json job = EditedRunningJob(name, 1, "train");
+  job["spec"]["suspend"] = suspend;
+  if (!status.is_null()) job["status"] = status;
+  return job;
 }
 
 const PodDelete* FindDelete(const Plan& plan, const std::string& pod) {
@@ -1079,8 +1068,7 @@ const PodDelete* FindDelete(const Plan& plan, const std::string& pod) {
 // Suspended); resumed, it queues anew at the back of its line.
 TEST(PlanCycle, ASuspendedJobStopsLeavesTheLineAndQueuesAnewWhenResumed) {
   auto b = Cluster();
-  b.RawJob(
-      SuspendableJob("s0", true, HoldingStatus("Running", "node-0", {0}, kNow - 100, "susan")));
+  b.RawJob(SuspendableJob("s0", true));
   b.JobPod("susan", "s0", 0, "node-0", "Running", false);
   const Plan plan = PlanCycle(b.view(), {});
   const PodDelete* stop = FindDelete(plan, "s0-0");
