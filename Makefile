@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test demo bench format format-check clean
+.PHONY: deps configure build test demo bench format format-check include-check clean
 
 deps:
 	@bash scripts/install-deps
@@ -14,7 +14,7 @@ configure: deps
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build format-check
+test: build format-check include-check
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The demo builds only the binary it runs, quietly: the build's output goes to a log,
@@ -36,3 +36,6 @@ format:
 
 format-check:
 	bash scripts/format --check
+
+include-check:
+	python3 scripts/check-includes

@@ -2,7 +2,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/sandbox/commands.h"
 #include "sandbox.h"
 
 namespace gpupool::cli {

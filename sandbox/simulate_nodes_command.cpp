@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "gpupool/cli/command.h"
 #include "gpupool/kube/config.h"
+#include "gpupool/sandbox/commands.h"
 #include "sandbox/remote_kubelets.h"
 
 namespace gpupool::cli {

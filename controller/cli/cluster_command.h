@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string_view>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "numeric_flag.h"
 
 namespace gpupool::cli {

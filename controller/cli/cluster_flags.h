@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "gpupool/kube/client.h"
 
 namespace gpupool::cli {

@@ -1,4 +1,6 @@
-#include "gpupool/cli/command.h"
+#include "gpupool/sandbox/commands.h"
+
+#include "gpupool/common/command.h"
 
 namespace gpupool::cli {
 
@@ -17,8 +19,6 @@ int RunResume(Args args);
 int RunProjects(Args args);
 int RunQueues(Args args);
 int RunCompletion(Args args);
-int RunSandbox(Args args);        // defined in sandbox/sandbox_command.cpp
-int RunSimulateNodes(Args args);  // defined in sandbox/simulate_nodes_command.cpp
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command> commands = {

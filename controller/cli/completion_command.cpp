@@ -4,7 +4,7 @@
 // TrainingJobs of the namespace (from `gpupool list -o name`).
 #include <iostream>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 
 namespace gpupool::cli {
 namespace {

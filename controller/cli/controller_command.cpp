@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "controller_telemetry.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"

@@ -5,7 +5,7 @@
 
 #include "cluster_command.h"
 #include "cluster_flags.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
 #include "job_target.h"

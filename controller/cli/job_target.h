@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cluster_flags.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 
 namespace gpupool::cli {
 

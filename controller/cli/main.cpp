@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 
 namespace {
 

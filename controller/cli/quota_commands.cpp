@@ -5,7 +5,7 @@
 #include "cluster_command.h"
 #include "cluster_flags.h"
 #include "gpupool/api/yaml.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "gpupool/kube/resource.h"
 #include "numeric_flag.h"
 #include "quota_rows.h"

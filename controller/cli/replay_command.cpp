@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "gpupool/replay/options.h"
 #include "gpupool/replay/runner.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "stop_signal.h"
 
 namespace gpupool::cli {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cluster_flags.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 
 namespace gpupool::cli {
 

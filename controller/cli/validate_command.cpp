@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gpupool/api/yaml.h"
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 #include "object_check.h"
 
 namespace gpupool::cli {

@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "gpupool/cli/command.h"
+#include "gpupool/common/command.h"
 
 namespace gpupool::cli {
 

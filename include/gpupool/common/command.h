@@ -1,4 +1,6 @@
-// A `gpupool` subcommand: one entry of the table the binary dispatches on.
+// A `gpupool` subcommand: one entry of the table the binary dispatches on. A base
+// type (every module that contributes a subcommand, the sandbox too, defines its
+// Run function with it); the table itself is the cli's.
 #pragma once
 
 #include <span>

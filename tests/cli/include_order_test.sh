@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# scripts/check-includes passes on the tree, and fails on a copy of it where a
+# lower module includes a higher one, naming the file, the line and the modules.
+set -euo pipefail
+check=$1
+root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 "$check" /nonexistent >/dev/null && { echo "an empty tree passed"; exit 1; }
+python3 "$check" "$root" >"$work/clean.txt" || { cat "$work/clean.txt"; exit 1; }
+grep -q "^check-includes: 0 include(s)" "$work/clean.txt"
+
+cp -r "$root/controller" "$root/include" "$root/sandbox" "$work/"
+echo '#include "gpupool/operator/plan.h"' >>"$work/include/gpupool/api/quantity.h"
+echo '#include "sandbox/cluster.h"' >>"$work/controller/operator/plan.cpp"
+if python3 "$check" "$work" >"$work/reversed.txt"; then
+  echo "a reversed include passed:"; cat "$work/reversed.txt"; exit 1
+fi
+grep -q "include/gpupool/api/quantity.h:[0-9]*: api includes operator, which comes after it" \
+  "$work/reversed.txt" || { cat "$work/reversed.txt"; exit 1; }
+grep -q "controller/operator/plan.cpp:[0-9]*: operator includes a private sandbox/ header" \
+  "$work/reversed.txt" || { cat "$work/reversed.txt"; exit 1; }
+grep -q "^check-includes: 2 include(s)" "$work/reversed.txt" || { cat "$work/reversed.txt"; exit 1; }
+echo "include order: the tree passes, a reversed include fails"
