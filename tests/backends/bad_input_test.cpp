@@ -1,4 +1,4 @@
-// Every bad input of tests/api/bad_inputs.cpp sent to each backend as a
+// Every bad input of tests/support/bad_inputs.cpp sent to each backend as a
 // server-side dry run: the sandbox and every real kube-apiserver refuse the
 // same inputs and name the same field, and store the ones only gpupool's
 // controller refuses (InvalidSpec).

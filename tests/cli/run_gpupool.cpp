@@ -1,37 +1,30 @@
 #include "run_gpupool.h"
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "sandbox_process.h"
 
 namespace gpupool::cli::testing {
 
 namespace {
 
 Result Run(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  const auto result = sandbox::testing::RunCommand(command);
+  return {result.exit_code, result.output};
 }
 
 }  // namespace
 
 Result RunGpupool(const std::string& arguments) {
-  return Run(std::string(GPUPOOL_BINARY) + " " + arguments + " 2>&1");
+  return Run(std::string(GPUPOOL_BINARY) + " " + arguments);
 }
 
 Result RunShell(const std::string& script) {
   const ScratchDir dir;
-  return Run("bash " + dir.Write("script.sh", script) + " 2>&1");
+  return Run("bash " + dir.Write("script.sh", script));
 }
 
 ScratchDir::ScratchDir() {

@@ -1,5 +1,5 @@
 // The placer that builds the running set of the engine benchmarks' realistic clusters
-// (bench/engine/device_placer.h): devices, cpu and memory are never given twice, gangs
+// (tests/support/device_placer.h): devices, cpu and memory are never given twice, gangs
 // get all their replicas or none, and a gang asking for one rack gets one.
 #include "device_placer.h"
 

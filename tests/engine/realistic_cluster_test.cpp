@@ -1,4 +1,4 @@
-// The realistic clusters the engine benchmarks run on (bench/engine/realistic_cluster.h):
+// The realistic clusters the engine benchmarks run on (tests/support/realistic_cluster.h):
 // each pool reaches the stated fill, and the running set is one a cluster could hold —
 // checked here from the snapshot alone, not from what the builder reports.
 #include "realistic_cluster.h"

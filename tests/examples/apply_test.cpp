@@ -8,9 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "sandbox_child.h"
+#include "sandbox_process.h"
 
 namespace gpupool::examples::testing {
+
+using ::gpupool::sandbox::testing::RunCommand;
+using ::gpupool::sandbox::testing::SandboxProcess;
 namespace {
 
 using ::testing::HasSubstr;
@@ -27,24 +30,24 @@ std::vector<std::string> ExampleFolders() {
   return folders;
 }
 
-void InstallCrds(const SandboxChild& sandbox) {
-  auto result = sandbox.Kubectl("apply -f crds/", GPUPOOL_SOURCE_DIR);
+void InstallCrds(const SandboxProcess& sandbox) {
+  auto result = sandbox.KubectlIn("apply -f crds/", GPUPOOL_SOURCE_DIR);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  result = sandbox.Kubectl("wait --for=condition=Established crd --all --timeout=30s",
-                           GPUPOOL_SOURCE_DIR);
+  result = sandbox.KubectlIn("wait --for=condition=Established crd --all --timeout=30s",
+                             GPUPOOL_SOURCE_DIR);
   ASSERT_EQ(result.exit_code, 0) << result.output;
 }
 
 TEST(Examples, EveryFolderAppliesToAFreshClusterInOneCommand) {
   for (const auto& folder : ExampleFolders()) {
     SCOPED_TRACE(folder);
-    SandboxChild sandbox;
+    SandboxProcess sandbox;
     InstallCrds(sandbox);
-    auto result = sandbox.Kubectl("apply -f " + folder, GPUPOOL_SOURCE_DIR);
+    auto result = sandbox.KubectlIn("apply -f " + folder, GPUPOOL_SOURCE_DIR);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_THAT(result.output, HasSubstr("created"));
     // Idempotent: applying again succeeds and changes nothing.
-    result = sandbox.Kubectl("apply -f " + folder, GPUPOOL_SOURCE_DIR);
+    result = sandbox.KubectlIn("apply -f " + folder, GPUPOOL_SOURCE_DIR);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_THAT(result.output, ::testing::Not(HasSubstr("created")));
   }

@@ -11,9 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "sandbox_child.h"
+#include "sandbox_process.h"
 
 namespace gpupool::examples::testing {
+
+using ::gpupool::sandbox::testing::RunCommand;
+using ::gpupool::sandbox::testing::SandboxProcess;
 namespace {
 
 using ::testing::HasSubstr;
@@ -63,23 +66,23 @@ std::vector<Case> Cases() {
 class ValidateAgreesTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    sandbox_ = new SandboxChild();
-    auto result = sandbox_->Kubectl("apply -f crds/", GPUPOOL_SOURCE_DIR);
+    sandbox_ = new SandboxProcess();
+    auto result = sandbox_->KubectlIn("apply -f crds/", GPUPOOL_SOURCE_DIR);
     ASSERT_EQ(result.exit_code, 0) << result.output;
-    result = sandbox_->Kubectl("wait --for=condition=Established crd --all --timeout=30s",
-                               GPUPOOL_SOURCE_DIR);
+    result = sandbox_->KubectlIn("wait --for=condition=Established crd --all --timeout=30s",
+                                 GPUPOOL_SOURCE_DIR);
     ASSERT_EQ(result.exit_code, 0) << result.output;
-    result = sandbox_->Kubectl("create namespace susan", GPUPOOL_SOURCE_DIR);
+    result = sandbox_->KubectlIn("create namespace susan", GPUPOOL_SOURCE_DIR);
     ASSERT_EQ(result.exit_code, 0) << result.output;
   }
   static void TearDownTestSuite() {
     delete sandbox_;
     sandbox_ = nullptr;
   }
-  static SandboxChild* sandbox_;
+  static SandboxProcess* sandbox_;
 };
 
-SandboxChild* ValidateAgreesTest::sandbox_ = nullptr;
+SandboxProcess* ValidateAgreesTest::sandbox_ = nullptr;
 
 TEST_F(ValidateAgreesTest, OnEveryCase) {
   ASSERT_NE(sandbox_, nullptr);
@@ -87,7 +90,7 @@ TEST_F(ValidateAgreesTest, OnEveryCase) {
     SCOPED_TRACE(c.name);
     const std::string file = "/tmp/gpupool-validate-agrees-" + std::string(c.name) + ".yaml";
     std::ofstream(file) << c.object;
-    const auto server = sandbox_->Kubectl("apply -f " + file, "/");
+    const auto server = sandbox_->KubectlIn("apply -f " + file, "/");
     const auto validate = RunCommand(std::string(GPUPOOL_BINARY) + " validate " + file);
     std::remove(file.c_str());
     const bool server_refuses = server.exit_code != 0;

@@ -1,6 +1,6 @@
 // The scale benchmarks run the controller with the chart's defaults: every flag
 // the chart's Deployment passes either reaches the benchmarks' controller with
-// the same value (tests/operator/chart_defaults.h) or says where the controller
+// the same value (tests/support/chart_defaults.h) or says where the controller
 // runs, which a benchmark chooses itself.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -66,7 +66,7 @@ TEST(BenchDefaults, TheBenchmarksControllerGetsTheDeploymentsTuningFlagsAndValue
     EXPECT_TRUE(given.count(flag) || kWhereItRuns.count(flag))
         << "the chart passes " << flag << " " << value
         << ", which the benchmarks' controller does not get: add it to ChartTuningFlags "
-           "(tests/operator/chart_defaults.cpp), or here if it only says where the "
+           "(tests/support/chart_defaults.cpp), or here if it only says where the "
            "controller runs";
   }
 }

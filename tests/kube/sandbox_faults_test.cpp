@@ -12,6 +12,7 @@ namespace gpupool::kube {
 namespace {
 
 using namespace gpupool::kube::testing;
+using ::gpupool::sandbox::testing::SandboxProcess;
 
 Json Ledger() {
   return {{"apiVersion", "v1"},

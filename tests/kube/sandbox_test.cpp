@@ -20,6 +20,7 @@ namespace gpupool::kube {
 namespace {
 
 using namespace gpupool::kube::testing;
+using ::gpupool::sandbox::testing::SandboxProcess;
 using ::testing::HasSubstr;
 
 constexpr char kNs[] = "kube-test";

@@ -428,7 +428,7 @@ TEST_P(StoryOnBackend, BobAndPattyKeepEveryGpuBusy) {
 }
 
 // On a real control plane the faults come from a proxy between the controller
-// and the server (tests/backends/fault_proxy.h).
+// and the server (tests/support/fault_proxy.h).
 TEST_P(StoryOnBackend, StoriesHoldUnderInjectedFaults) {
   ClusterHarness cluster(
       kStoryNodes,

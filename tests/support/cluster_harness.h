@@ -2,7 +2,7 @@
 // and queues installed, a real `gpupool controller` process against it
 // (killable and restartable), and reads of the cluster through real kubectl,
 // retried because fault-injection tests make some requests fail. The cluster
-// is a backend of tests/backends/test_cluster.h: a fresh `gpupool sandbox`
+// is a backend of tests/support/test_cluster.h: a fresh `gpupool sandbox`
 // (with the nodes simulated inside it), or a real control plane shared by the
 // test process, reset for each harness, whose nodes a `gpupool simulate-nodes`
 // process plays.

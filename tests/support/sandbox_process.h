@@ -1,6 +1,7 @@
 // Test helper: runs `gpupool sandbox` as a real process on a free loopback
 // port, and real clients (kubectl, the Python client, HTTP) against it. The
-// process is stopped by its PID when the helper goes out of scope.
+// process is stopped by its PID when the helper goes out of scope, and by the
+// kernel if the test process dies. The one copy every suite and bench links.
 #pragma once
 
 #include <httplib.h>
@@ -22,6 +23,17 @@ struct CommandResult {
 // Runs a shell command line and collects its output.
 CommandResult RunCommand(const std::string& command_line);
 
+// The gpupool binary to run: $GPUPOOL_SANDBOX_BINARY, else the one this build
+// makes (GPUPOOL_BINARY). Empty when neither exists.
+std::string SandboxBinary();
+
+// Skips the calling test, saying why, when there is no binary to run.
+#define GPUPOOL_REQUIRE_SANDBOX()                           \
+  if (::gpupool::sandbox::testing::SandboxBinary().empty()) \
+  GTEST_SKIP() << "no gpupool binary at " GPUPOOL_BINARY    \
+                  " (build the gpupool target, "            \
+                  "or set GPUPOOL_SANDBOX_BINARY)"
+
 class SandboxProcess {
  public:
   // Starts the sandbox with `flags` (plus --port 0, --port-file and
@@ -40,6 +52,8 @@ class SandboxProcess {
 
   // kubectl with this sandbox's kubeconfig and a private cache directory.
   CommandResult Kubectl(const std::string& arguments) const;
+  // The same, run in `working_dir` (relative paths in `arguments` are its).
+  CommandResult KubectlIn(const std::string& arguments, const std::string& working_dir) const;
   // /usr/bin/python3 running tests/sandbox/python/<script> with the kubeconfig path.
   CommandResult Python(const std::string& script, const std::string& arguments = "") const;
   // A client for raw HTTP(S) requests, authenticated with the token.

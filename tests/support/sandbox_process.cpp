@@ -34,15 +34,21 @@ CommandResult RunCommand(const std::string& command_line) {
   return result;
 }
 
+std::string SandboxBinary() {
+  const char* override_path = std::getenv("GPUPOOL_SANDBOX_BINARY");
+  std::string path = override_path && *override_path ? override_path : GPUPOOL_BINARY;
+  return std::filesystem::exists(path) ? path : "";
+}
+
 SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
   char pattern[] = "/tmp/gpupool-sandbox-test-XXXXXX";
   if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
   for (const auto& flag : flags) plain_http_ = plain_http_ || flag == "--plain-http";
   std::vector<std::string> args = {
-      GPUPOOL_BINARY, "sandbox",      "--port",           "0",
-      "--port-file",  dir_ + "/port", "--kubeconfig-out", dir_ + "/kubeconfig",
-      "--token",      token_};
+      SandboxBinary(), "sandbox",      "--port",           "0",
+      "--port-file",   dir_ + "/port", "--kubeconfig-out", dir_ + "/kubeconfig",
+      "--token",       token_};
   args.insert(args.end(), flags.begin(), flags.end());
   const pid_t parent = getpid();
   pid_ = fork();
@@ -64,12 +70,12 @@ SandboxProcess::SandboxProcess(std::vector<std::string> flags) {
     }
     _exit(127);
   }
-  // Bounded wait for the port file: the server writes it once it listens.
-  for (int i = 0; i < 200 && port_ == 0; ++i) {
+  // The server writes the port file once it listens; wait at most 10 s.
+  for (int i = 0; i < 400 && port_ == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     std::ifstream file(dir_ + "/port");
     int port = 0;
-    if (file >> port) port_ = port;
+    if (file >> port && std::filesystem::exists(kubeconfig())) port_ = port;
     if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
       break;
@@ -114,6 +120,12 @@ void SandboxProcess::Stop() {
 CommandResult SandboxProcess::Kubectl(const std::string& arguments) const {
   return RunCommand("KUBECONFIG=" + kubeconfig() + " KUBECACHEDIR=" + dir_ +
                     "/cache /usr/bin/kubectl " + arguments);
+}
+
+CommandResult SandboxProcess::KubectlIn(const std::string& arguments,
+                                        const std::string& working_dir) const {
+  return RunCommand("cd '" + working_dir + "' && " + "KUBECONFIG=" + kubeconfig() +
+                    " KUBECACHEDIR=" + dir_ + "/cache /usr/bin/kubectl " + arguments);
 }
 
 CommandResult SandboxProcess::Python(const std::string& script,
