@@ -120,11 +120,19 @@ std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& 
                  job.queue_name, ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas)});
 }
 
+// A project without a limit of its own is bounded by its pool: the message says
+// which, so that nobody looks for a limit that was never set.
 std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
-  return Concat({"project ", job.project_name, " is at its limit of ",
-                 FormatGpus(QuotaOf(state, job).limit), " in queue ", job.queue_name, " (uses ",
-                 FormatGpus(UsageOf(state, job).gpu), ", this job needs ",
-                 FormatGpus(job.shape.gpu_milli * replicas), ")"});
+  const QuotaState& quota = QuotaOf(state, job);
+  const std::string uses = FormatGpus(UsageOf(state, job).gpu);
+  const std::string needs = FormatGpus(job.shape.gpu_milli * replicas);
+  if (quota.limit_spec < 0) {
+    return Concat({"project ", job.project_name, " uses ", uses, " of the ",
+                   FormatGpus(quota.limit), " of queue ", job.queue_name,
+                   "'s pool (it has no limit of its own), this job needs ", needs});
+  }
+  return Concat({"project ", job.project_name, " is at its limit of ", FormatGpus(quota.limit),
+                 " in queue ", job.queue_name, " (uses ", uses, ", this job needs ", needs, ")"});
 }
 
 std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {

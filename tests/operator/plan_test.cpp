@@ -461,8 +461,8 @@ TEST(PlanCycle, APreemptedJobsReasonSaysItWasReclaimedAndWhatItNowWaitsFor) {
   ASSERT_NE(write, nullptr);
   EXPECT_EQ((*FindCondition(*write, "Admitted"))["message"],
             stopped +
-                "; now waits: project susan is at its limit of 4 GPUs in queue train (uses 4 GPUs, "
-                "this job needs 2 GPUs)");
+                "; now waits: project susan uses 4 GPUs of the 4 GPUs of queue train's pool (it "
+                "has no limit of its own), this job needs 2 GPUs");
   EXPECT_EQ(write->patch["status"]["requestedGpu"], 2);
   EXPECT_EQ(write->patch["status"]["overQuota"], false);
 }
