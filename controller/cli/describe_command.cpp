@@ -1,5 +1,6 @@
 // `gpupool describe NAME`: one TrainingJob in words: what it asks for, where it
 // stands and why, where its replicas run, its conditions and its recent Events.
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 
@@ -59,10 +60,23 @@ void PrintConditions(const json& status) {
   }
 }
 
+// When an Event last happened, as RFC 3339 text (which sorts by time).
+std::string EventTime(const json& event) {
+  for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
+    const auto found = event.find(key);
+    if (found != event.end() && found->is_string() && !found->get<std::string>().empty())
+      return found->get<std::string>();
+  }
+  return "";
+}
+
+// Oldest first, as kubectl describe lists them.
 void PrintEvents(kube::Client& client, const std::string& ns, const std::string& name) {
   kube::ListOptions options;
   options.field_selector = "involvedObject.kind=TrainingJob,involvedObject.name=" + name;
-  const auto events = client.ListAll(kube::resources::kCoreEvents, ns, options).items;
+  auto events = client.ListAll(kube::resources::kCoreEvents, ns, options).items;
+  std::stable_sort(events.begin(), events.end(),
+                   [](const json& a, const json& b) { return EventTime(a) < EventTime(b); });
   std::cout << "Events:" << (events.empty() ? " <none>" : "") << "\n";
   for (const json& event : events) {
     std::cout << "  " << event.value("type", std::string()) << " "
