@@ -6,6 +6,7 @@
 #include "cluster_flags.h"
 #include "gpupool/api/yaml.h"
 #include "gpupool/common/command.h"
+#include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "numeric_flag.h"
 #include "quota_rows.h"
@@ -51,11 +52,25 @@ std::vector<json> Objects(kube::Client& client, const kube::Resource& resource,
   return {client.Get(resource, "", name)};
 }
 
+// Every namespace's TrainingJobs, whose utilization the rows average; none (and
+// a note) for a user who may not list them cluster-wide, as a researcher whose
+// roles are her project's namespace.
+std::vector<json> JobsForUtilization(kube::Client& client) {
+  try {
+    return client.ListAll(kube::resources::kTrainingJobs, "").items;
+  } catch (const kube::ApiError& error) {
+    if (error.http_code() != 403) throw;
+    std::cerr << "gpupool: no UTILIZATION: listing TrainingJobs in every namespace is not "
+                 "allowed to you\n";
+    return {};
+  }
+}
+
 void Show(const QuotaFlags& flags, bool projects) {
   const auto client = ClientFor(flags.cluster);
   const auto objects = Objects(
       *client, projects ? kube::resources::kProjects : kube::resources::kQueues, flags.name);
-  const auto jobs = client->ListAll(kube::resources::kTrainingJobs, "").items;
+  const auto jobs = JobsForUtilization(*client);
   const auto rows = projects ? ProjectRows(objects, jobs) : QueueRows(objects, jobs);
   if (flags.cluster.output == "json") {
     std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";

@@ -136,7 +136,7 @@ TEST_P(JobsCliOnBackend, SubmitRunsAndRefusesWhatCouldNeverRun) {
   EXPECT_NE(too_big.output.find("16 GPUs is more than the 8 GPUs of queue train's nodes"),
             std::string::npos)
       << too_big.output;
-  EXPECT_EQ(cluster.Get("trainingjobs -n joe").size(), 1u) << "a refusal created a job";
+  EXPECT_EQ(cluster.Get("trainingjobs").size(), 1u) << "a refusal created a job";
 
   const auto projects = Gpupool(cluster, "projects joe -o json");
   ASSERT_EQ(projects.exit_code, 0) << projects.output;
@@ -176,7 +176,7 @@ TEST_P(JobsCliOnBackend, SubmitRunsAndRefusesWhatCouldNeverRun) {
   const auto deleted = Gpupool(cluster, "delete bert -n joe");
   EXPECT_EQ(deleted.exit_code, 0) << deleted.output;
   EXPECT_NE(deleted.output.find("trainingjob.gpupool.dev \"bert\" deleted"), std::string::npos);
-  EXPECT_TRUE(cluster.Get("trainingjobs -n joe").empty());
+  EXPECT_TRUE(cluster.Get("trainingjobs").empty());
 }
 
 // kubectl runs `kubectl-gpupool` from PATH for `kubectl gpupool`.

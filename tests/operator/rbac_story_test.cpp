@@ -202,11 +202,68 @@ TEST_P(SecureMetricsOnBackend, OnlyTokensOfTheMetricsReaderRoleReadMetrics) {
   cluster.Kubectl("delete namespace monitoring --wait=false");
 }
 
+class ResearcherRbacOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_BACKEND(GetParam()); }
+};
+
+// A researcher with the chart's user roles: gpupool-edit in her project's
+// namespace and gpupool-researcher cluster-wide. The CLI runs her jobs there,
+// and the API server refuses her anywhere else.
+TEST_P(ResearcherRbacOnBackend, TheChartsUserRolesLetAResearcherRunJobsInHerNamespaceOnly) {
+  ClusterHarness cluster(kStoryNodes, {"--authorize-service-accounts"}, {}, GetParam(),
+                         /*start_controller=*/false);
+  StartControllerUnderChartRbac(cluster, sandbox::testing::SourcePath("manifests"));
+  cluster.Apply(kStory1Projects);
+  cluster.Apply(
+      "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: researcher, namespace: susan}\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\n"
+      "metadata: {name: researcher-edit, namespace: susan}\n"
+      "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: gpupool-edit}\n"
+      "subjects: [{kind: ServiceAccount, name: researcher, namespace: susan}]\n"
+      "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
+      "metadata: {name: susan-researcher}\n"
+      "roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
+      "name: gpupool-researcher}\n"
+      "subjects: [{kind: ServiceAccount, name: researcher, namespace: susan}]\n");
+  const std::string kubeconfig =
+      WithToken(cluster.kubeconfig(), Token(cluster, "researcher", "susan"),
+                cluster.WriteFile("researcher-kubeconfig", ""));
+  const auto gpupool = [&](const std::string& arguments) {
+    return sandbox::testing::RunCommand(std::string(GPUPOOL_BINARY) + " " + arguments +
+                                        " --kubeconfig " + kubeconfig);
+  };
+  // The bindings reach the server's authorizer within moments.
+  sandbox::testing::CommandResult projects;
+  cluster.WaitFor(25, [&](const Json&) { return (projects = gpupool("projects")).exit_code == 0; });
+  EXPECT_EQ(projects.exit_code, 0) << projects.output;
+  EXPECT_NE(projects.output.find("no UTILIZATION"), std::string::npos) << projects.output;
+  const auto submitted =
+      gpupool("submit mine --project susan --gpus 1 --image busybox --wait --timeout 60");
+  EXPECT_EQ(submitted.exit_code, 0) << submitted.output << cluster.ControllerLog();
+  EXPECT_NE(submitted.output.find("mine: Running"), std::string::npos) << submitted.output;
+  EXPECT_EQ(gpupool("list -n susan").exit_code, 0);
+
+  const auto elsewhere = gpupool("submit theirs --project joe --gpus 1 --image busybox");
+  EXPECT_EQ(elsewhere.exit_code, 1) << elsewhere.output;
+  EXPECT_NE(elsewhere.output.find("forbidden"), std::string::npos) << elsewhere.output;
+  const auto look = gpupool("list -n joe");
+  EXPECT_EQ(look.exit_code, 1) << look.output;
+  EXPECT_NE(look.output.find("forbidden"), std::string::npos) << look.output;
+  for (const Json& job : cluster.Get("trainingjobs"))
+    EXPECT_EQ(job["metadata"]["namespace"], "susan") << job.dump();
+}
+
 INSTANTIATE_TEST_SUITE_P(All, RbacStoryOnBackend,
                          ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
                            return backends::testing::BackendTestName(info.param);
                          });
 INSTANTIATE_TEST_SUITE_P(All, SecureMetricsOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
+
+INSTANTIATE_TEST_SUITE_P(All, ResearcherRbacOnBackend,
                          ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
                            return backends::testing::BackendTestName(info.param);
                          });

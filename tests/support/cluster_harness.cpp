@@ -242,7 +242,8 @@ void ClusterHarness::Apply(const std::string& yaml) {
 }
 
 Json ClusterHarness::Get(const std::string& what) {
-  const CommandResult result = Kubectl("get " + what + " -A -o json");
+  const bool one_namespace = what.find(" -n ") != std::string::npos;
+  const CommandResult result = Kubectl("get " + what + (one_namespace ? "" : " -A") + " -o json");
   if (result.exit_code != 0) throw std::runtime_error("kubectl get failed: " + result.output);
   return Json::parse(result.output)["items"];
 }

@@ -113,7 +113,8 @@ class ClusterHarness {
   // Writes `text` to a file of the harness's own and returns its path.
   std::string WriteFile(const std::string& name, const std::string& text);
   void Apply(const std::string& yaml);
-  Json Get(const std::string& what);  // `kubectl get <what> -o json`: the item list.
+  // `kubectl get <what> -o json` in every namespace, or the one `-n NS` in `what` names.
+  Json Get(const std::string& what);
   // Polls `done` (with fresh TrainingJobs) until true or `seconds` pass.
   bool WaitFor(double seconds, const std::function<bool(const Json& jobs)>& done);
 
