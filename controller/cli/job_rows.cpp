@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "json_fields.h"
 #include "table_printer.h"
 
 namespace gpupool::cli {
@@ -9,24 +10,12 @@ namespace {
 
 using nlohmann::json;
 
-std::string Text(const json& object, const char* key) {
-  const auto found = object.find(key);
-  if (found == object.end()) return "";
-  return found->is_string() ? found->get<std::string>() : found->dump();
-}
-
-const json& Field(const json& object, const char* key) {
-  static const json kEmpty = json::object();
-  const auto found = object.find(key);
-  return found != object.end() && found->is_object() ? *found : kEmpty;
-}
-
 std::string AdmittedMessage(const json& status) {
   const auto conditions = status.find("conditions");
   if (conditions == status.end() || !conditions->is_array()) return "";
   for (const json& condition : *conditions) {
-    if (condition.is_object() && Text(condition, "type") == "Admitted")
-      return Text(condition, "message");
+    if (condition.is_object() && TextAt(condition, "type") == "Admitted")
+      return TextAt(condition, "message");
   }
   return "";
 }
@@ -60,25 +49,25 @@ std::vector<std::string> Header(bool wide, bool namespaces) {
 }  // namespace
 
 JobRow ToRow(const json& job, op::EpochSeconds now) {
-  const json& metadata = Field(job, "metadata");
-  const json& spec = Field(job, "spec");
-  const json& status = Field(job, "status");
+  const json& metadata = ObjectAt(job, "metadata");
+  const json& spec = ObjectAt(job, "spec");
+  const json& status = ObjectAt(job, "status");
   JobRow row;
-  row.ns = Text(metadata, "namespace");
-  row.name = Text(metadata, "name");
-  row.project = Text(status, "project");
-  row.queue = Text(spec, "queue");
-  row.workload_class = Text(spec, "workloadClass");
-  row.gpus = Text(status, "requestedGpu");
-  row.allocated = Text(status, "allocatedGpu");
-  row.phase = Text(status, "phase");
+  row.ns = TextAt(metadata, "namespace");
+  row.name = TextAt(metadata, "name");
+  row.project = TextAt(status, "project");
+  row.queue = TextAt(spec, "queue");
+  row.workload_class = TextAt(spec, "workloadClass");
+  row.gpus = TextAt(status, "requestedGpu");
+  row.allocated = TextAt(status, "allocatedGpu");
+  row.phase = TextAt(status, "phase");
   row.over_quota = status.value("overQuota", json(false)) == json(true);
-  const auto created = op::ParseTime(Text(metadata, "creationTimestamp"));
+  const auto created = op::ParseTime(TextAt(metadata, "creationTimestamp"));
   row.age_seconds = created ? std::max<op::EpochSeconds>(0, now - *created) : 0;
   row.reason = AdmittedMessage(status);
   const auto priority = spec.find("priority");
   if (priority != spec.end() && priority->is_number_integer()) row.priority = priority->get<int>();
-  row.queued_time = Text(status, "queuedTime");
+  row.queued_time = TextAt(status, "queuedTime");
   return row;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "gpupool/api/quantity.h"
+#include "json_fields.h"
 #include "table_printer.h"
 
 namespace gpupool::cli {
@@ -11,26 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string Text(const json& object, const char* key, const std::string& absent = "0") {
-  const auto found = object.find(key);
-  if (found == object.end() || found->is_null()) return absent;
-  return found->is_string() ? found->get<std::string>() : found->dump();
-}
-
 int Int(const json& object, const char* key) {
   const auto found = object.find(key);
   return found != object.end() && found->is_number_integer() ? found->get<int>() : 0;
-}
-
-const json& Field(const json& object, const char* key) {
-  static const json kEmpty = json::object();
-  const auto found = object.find(key);
-  return found != object.end() && found->is_object() ? *found : kEmpty;
-}
-
-int64_t Milli(const json& object, const char* key) {
-  std::string error;
-  return api::ParseMilli(Text(object, key), &error).value_or(0);
 }
 
 // GPU-weighted utilization readings, per (project, queue) and per queue.
@@ -48,12 +32,13 @@ using UtilizationMap = std::map<std::pair<std::string, std::string>, Utilization
 UtilizationMap Utilization(const std::vector<json>& jobs) {
   UtilizationMap sums;
   for (const json& job : jobs) {
-    const json& status = Field(job, "status");
+    const json& status = ObjectAt(job, "status");
     const auto percent = status.find("gpuUtilizationPercent");
-    const int64_t milli = Milli(status, "allocatedGpu");
+    const int64_t milli = MilliAt(status, "allocatedGpu").value_or(0);
     if (percent == status.end() || !percent->is_number_integer() || milli == 0) continue;
-    const std::string queue = Text(status, "admittedQueue", Text(Field(job, "spec"), "queue", ""));
-    for (const std::string& project : {Text(status, "project", ""), std::string()}) {
+    const std::string queue =
+        TextAt(status, "admittedQueue", TextAt(ObjectAt(job, "spec"), "queue"));
+    for (const std::string& project : {TextAt(status, "project"), std::string()}) {
       auto& sum = sums[{project, queue}];
       sum.weighted += percent->get<int64_t>() * milli;
       sum.milli += milli;
@@ -63,10 +48,10 @@ UtilizationMap Utilization(const std::vector<json>& jobs) {
 }
 
 void ReadUsage(const json& usage, QuotaRow& row) {
-  row.guaranteed = Text(usage, "guaranteed");
-  row.allocated = Text(usage, "allocated");
-  row.over_quota = Text(usage, "overQuota");
-  row.pending = Text(usage, "pending");
+  row.guaranteed = TextAt(usage, "guaranteed", "0");
+  row.allocated = TextAt(usage, "allocated", "0");
+  row.over_quota = TextAt(usage, "overQuota", "0");
+  row.pending = TextAt(usage, "pending", "0");
 }
 
 std::string Percent(const std::optional<int>& percent) {
@@ -80,9 +65,9 @@ std::vector<QuotaRow> ProjectRows(const std::vector<json>& projects,
   const auto utilization = Utilization(jobs);
   std::vector<QuotaRow> rows;
   for (const json& project : projects) {
-    const std::string name = Text(Field(project, "metadata"), "name", "");
-    for (const json& usage : Field(project, "status").value("queues", json::array())) {
-      QuotaRow row{.project = name, .queue = Text(usage, "queue", "")};
+    const std::string name = NameOf(project);
+    for (const json& usage : ObjectAt(project, "status").value("queues", json::array())) {
+      QuotaRow row{.project = name, .queue = TextAt(usage, "queue")};
       ReadUsage(usage, row);
       row.running_jobs = Int(usage, "runningJobs");
       row.waiting_jobs = Int(usage, "pendingJobs");
@@ -101,10 +86,10 @@ std::vector<QuotaRow> QueueRows(const std::vector<json>& queues, const std::vect
   const auto utilization = Utilization(jobs);
   std::vector<QuotaRow> rows;
   for (const json& queue : queues) {
-    const json& status = Field(queue, "status");
-    QuotaRow row{.queue = Text(Field(queue, "metadata"), "name", ""),
-                 .sharing = Text(Field(queue, "spec"), "sharing", "Guaranteed"),
-                 .capacity = Text(status, "capacity")};
+    const json& status = ObjectAt(queue, "status");
+    QuotaRow row{.queue = NameOf(queue),
+                 .sharing = TextAt(ObjectAt(queue, "spec"), "sharing", "Guaranteed"),
+                 .capacity = TextAt(status, "capacity", "0")};
     ReadUsage(status, row);
     row.running_jobs = Int(status, "runningJobs");
     row.waiting_jobs = Int(status, "pendingJobs");

@@ -4,15 +4,12 @@
 #include <optional>
 
 #include "gpupool/api/quantity.h"
+#include "json_fields.h"
 
 namespace gpupool::cli {
 namespace {
 
 using nlohmann::json;
-
-std::string NameOf(const json& object) {
-  return object.value("metadata", json::object()).value("name", std::string());
-}
 
 const json* Named(const std::vector<json>& objects, const std::string& name) {
   for (const json& object : objects)
@@ -29,13 +26,6 @@ std::string Joined(const std::vector<std::string>& names) {
 std::string Suggestion(const std::string& name, const std::vector<std::string>& names) {
   const std::string closest = ClosestName(name, names);
   return closest.empty() ? "" : " (did you mean " + closest + "?)";
-}
-
-std::optional<int64_t> MilliOf(const json& object, const char* key) {
-  const auto found = object.find(key);
-  if (found == object.end()) return std::nullopt;
-  std::string error;
-  return api::ParseMilli(found->is_string() ? found->get<std::string>() : found->dump(), &error);
 }
 
 std::vector<std::string> StringsAt(const json& object, const char* key) {
@@ -94,15 +84,15 @@ void CheckFits(const SubmitRequest& request, const json& quota, const json& queu
   const std::string asked = "--gpus: " + api::FormatDecimal(total) + " GPUs";
   const std::string name = quota.value("queue", std::string());
   const json spec = queue.value("spec", json::object());
-  const auto gpu = MilliOf(quota, "gpu");
+  const auto gpu = MilliAt(quota, "gpu");
   if (spec.value("sharing", std::string("Guaranteed")) == "Fixed" && gpu && total > *gpu)
     throw SubmitRefused(asked + " is more than project " + request.project + "'s fixed quota of " +
                         api::FormatDecimal(*gpu) + " in queue " + name +
                         ", which it never exceeds; ask for at most that");
-  if (const auto limit = MilliOf(quota, "limit"); limit && total > *limit)
+  if (const auto limit = MilliAt(quota, "limit"); limit && total > *limit)
     throw SubmitRefused(asked + " is more than project " + request.project + "'s limit of " +
                         api::FormatDecimal(*limit) + " in queue " + name);
-  const auto capacity = MilliOf(queue.value("status", json::object()), "capacity");
+  const auto capacity = MilliAt(queue.value("status", json::object()), "capacity");
   if (capacity && total > *capacity)
     throw SubmitRefused(asked + " is more than the " + api::FormatDecimal(*capacity) +
                         " GPUs of queue " + name + "'s nodes");
