@@ -17,8 +17,8 @@ std::string NamespaceForCurrentTest() {
   return name.substr(0, 50);
 }
 
-bool WaitForDefaultServiceAccount(httplib::Client& client, const std::string& ns) {
-  const std::string path = "/api/v1/namespaces/" + ns + "/serviceaccounts/default";
+// Whether `path` exists within 10 s.
+bool WaitForObject(httplib::Client& client, const std::string& path) {
   for (int attempt = 0; attempt < 200; ++attempt) {
     if (Send(client, "GET", path).status == 200) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -36,9 +36,13 @@ void FidelityOnBackend::SetUp() {
   const Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns_}}}};
   const Reply created = Send(*client_, "POST", "/api/v1/namespaces", ns);
   ASSERT_EQ(created.status, 201) << created.body;
+  // On a real server, controllers add these to every new namespace: a test
+  // that starts before they have would see them appear (a quiet watch would not be).
   if (cluster_->real()) {
-    ASSERT_TRUE(WaitForDefaultServiceAccount(*client_, ns_))
+    ASSERT_TRUE(WaitForObject(*client_, CorePath("serviceaccounts/default")))
         << "no ServiceAccount default in " << ns_ << " after 10 s";
+    ASSERT_TRUE(WaitForObject(*client_, CorePath("configmaps/kube-root-ca.crt")))
+        << "no ConfigMap kube-root-ca.crt in " << ns_ << " after 10 s";
   }
 }
 

@@ -26,7 +26,8 @@ class FidelityOnBackend : public ::testing::TestWithParam<std::string> {
  protected:
   // Skips without the backend; otherwise makes the test's namespace (named
   // after the test) and, on a real server, waits for its `default`
-  // ServiceAccount, without which pods are refused.
+  // ServiceAccount, without which pods are refused, and its kube-root-ca.crt
+  // ConfigMap.
   void SetUp() override;
   // Deletes the test's pods at once and its namespace: a pod left pending
   // would be scheduled onto the nodes a later test starts.
