@@ -18,6 +18,7 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr char kLeaseNamespace[] = "kube-node-lease";
+constexpr int kStoppedExitCode = 143;  // 128 + SIGTERM: a container stopped by its kubelet.
 
 // Seconds an annotation asks for; `fallback` when absent or unreadable.
 double Seconds(const Json& pod, const char* key, double fallback) {
@@ -230,6 +231,17 @@ void RemoteKubelets::StepPod(Json pod, Clock::time_point now) {
     const double stop =
         std::min(grace, Seconds(pod, "sandbox.gpupool.dev/stop-seconds", options_.stop_seconds));
     if (!Finished(pod) && now < clock.deleting + Scaled(stop)) return;
+    // As a kubelet: the stopped containers' pod is terminal (Failed, their
+    // SIGTERM's exit code) before its final delete, so an owner that waits for
+    // it (a Job's tracking finalizer) sees it end.
+    if (!Finished(pod)) {
+      WriteStatus(pod, [](Json& object) { MarkFinished(object, kStoppedExitCode); });
+      return;  // The final delete follows on the next step, from the terminal pod.
+    }
+    if (metadata.value("deletionGracePeriodSeconds", -1.0) == 0) {
+      Release(uid);  // Deleted at once already; only a finalizer keeps it.
+      return;
+    }
     kube::DeleteOptions options;
     options.grace_period_seconds = 0;
     options.precondition_uid = uid;
