@@ -254,6 +254,11 @@ TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors, RawJson r
   return job;
 }
 
+TrainingJobStatus DecodeTrainingJobStatus(const Json& status, FieldErrors& errors) {
+  JsonReader reader(status, "status", errors);
+  return ReadTrainingJobStatus(reader);
+}
+
 Json ToJson(const TrainingJob& job) {
   Json json = ObjectJsonBase(job.raw, "TrainingJob", job.metadata);
   json["spec"] = SpecToJson(job.spec, json.value("spec", Json::object()));

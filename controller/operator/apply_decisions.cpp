@@ -105,7 +105,8 @@ void Admit(CycleState& state, const engine::Admission& admission, bool over_quot
   if (api::FindCondition(job->status.conditions, "Preempted"))
     SetCondition(job->status.conditions, "Preempted", "False", "Resumed", "admitted again",
                  state.now, generation);
-  state.Event(*job, "Normal", "Admitted", "Admit", message);
+  if (!job->pod_group)
+    state.Event(*job, "Normal", "Admitted", "Admit", message);  // Else at release.
 }
 
 // Why the job waits; a preempted job first says what stopped it.

@@ -2,6 +2,7 @@
 // TrainingJob carrying its desired status, and the plan being filled in.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <set>
 #include <span>
@@ -39,6 +40,9 @@ struct JobRecord {
   bool frees_devices = false;  // Its status write gives devices back.
   bool admitted_now = false;
   bool noted = false;  // An Event about it was planned this cycle.
+  // Pods of another owner (BuildPodGroupRecords): `source` is made from them,
+  // `pods` are all of them by name, and their state lives on them.
+  bool pod_group = false;
 
   const api::TrainingJob& job() const { return source->object; }
   const std::string& ns() const { return job().metadata.namespace_; }
@@ -87,7 +91,8 @@ struct CycleState {
   // Reservations whose device report is refused (not one device of the node, or
   // one another reservation reports too): nothing is told or decided from it.
   std::set<const PodView*> refused_reports;
-  std::vector<JobRecord> jobs;  // Reserved once: the index below views their keys.
+  std::vector<JobRecord> jobs;              // Reserved once: the index below views their keys.
+  std::deque<JobObject> pod_group_sources;  // What pod groups' records point to.
   std::unordered_map<std::string_view, std::size_t> job_index;
   Plan plan;
 
@@ -101,10 +106,19 @@ struct CycleState {
   void Event(JobRecord& job, const std::string& type, const std::string& reason,
              const std::string& action, const std::string& message) {
     job.noted = true;
+    if (job.pod_group) {  // Told on its first pod, where its owner looks.
+      const PodView& pod = *job.pods.front();
+      plan.events.push_back({Kind::kPod, pod.ns, pod.name, pod.uid, type, reason, action, message});
+      return;
+    }
     plan.events.push_back({Kind::kTrainingJob, job.ns(), job.name(), job.job().metadata.uid, type,
                            reason, action, message});
   }
 };
+
+// Whether each node of `need` (milli-GPUs by node) has that much room left now,
+// bound or released pods counted; if so, counts the need in.
+bool TakeNodeRoom(CycleState& state, const std::map<std::string, std::int64_t>& need);
 
 // Whether `node` is in `queue`'s pool: it has GPUs and every label the
 // queue's node selector asks for.
@@ -126,6 +140,15 @@ void IndexQueues(CycleState& state);
 std::string CountNodes(std::size_t count);
 // Why `queue` is refused for overlapping an earlier queue ("" when it is not).
 std::string QueueOverlapMessage(const CycleState& state, const std::string& queue);
+
+// Pod groups (pod_groups.cpp, docs/workloads.md): their records, added by
+// BuildJobRecords, which also counts the pods that hold no slot of their group's
+// admission as unmanaged use; their lifecycle, pods and written state, called by
+// the steps below for records with `pod_group`.
+void BuildPodGroupRecords(CycleState& state);
+void AdvancePodGroup(CycleState& state, JobRecord& job);
+void PlanPodGroupPods(CycleState& state, JobRecord& job);
+void PlanPodGroupState(CycleState& state, const JobRecord& job);
 
 // Steps of PlanCycle, in order.
 void IndexCluster(CycleState& state);

@@ -55,7 +55,8 @@ void IndexNodeUse(CycleState& state) {
     // Jobs' pods are counted by the engine through their jobs, and a
     // reservation pod holds its device for fractions, which it counts too:
     // anything else on the node is unmanaged use.
-    if (!OwnedByItsJob(*pod, jobs_by_uid) && !IsReservation(state, *pod)) {
+    // A pod that asks gpupool to schedule it is counted by BuildPodGroupRecords.
+    if (!OwnedByItsJob(*pod, jobs_by_uid) && !IsReservation(state, *pod) && !pod->Asks()) {
       use.unmanaged_milli += pod->gpu_milli;
     }
   }
@@ -151,8 +152,10 @@ std::unordered_set<std::string> FinishedJobsWithLivePods(const CycleState& state
 // stay for their logs), and most jobs of a long-running cluster are such jobs.
 void BuildJobRecords(CycleState& state) {
   const auto live = FinishedJobsWithLivePods(state);
-  state.jobs.reserve(state.view.jobs.size());
-  state.job_index.reserve(state.view.jobs.size());
+  const auto asking = static_cast<std::size_t>(std::count_if(
+      state.view.pods.begin(), state.view.pods.end(), [](const auto& pod) { return pod->Asks(); }));
+  state.jobs.reserve(state.view.jobs.size() + asking);
+  state.job_index.reserve(state.view.jobs.size() + asking);
   for (const auto& source : state.view.jobs) {
     const Stage stage = StageOf(source->object.status);
     std::string key = source->object.metadata.namespace_ + "/" + source->object.metadata.name;
@@ -170,6 +173,7 @@ void BuildJobRecords(CycleState& state) {
     state.job_index[state.jobs.back().key] = state.jobs.size() - 1;
   }
   AttachPods(state);
+  BuildPodGroupRecords(state);
 }
 
 }  // namespace gpupool::op::internal

@@ -289,6 +289,10 @@ void AdvanceLifecycles(CycleState& state) {
                    job.job().metadata.generation);
       continue;
     }
+    if (job.pod_group) {
+      AdvancePodGroup(state, job);
+      continue;
+    }
     if (job.stage == Stage::kHolding) AdvanceHolding(state, job);
     if (job.stage == Stage::kWaiting) CheckEligible(state, job);
   }

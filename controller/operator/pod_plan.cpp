@@ -82,14 +82,6 @@ void PlanWaiting(CycleState& state, const JobRecord& job) {
   if (gated) EnsureService(state, job);
 }
 
-// The device a fractional replica shares; "" for whole GPUs, or while its
-// reservation pod holds none yet.
-std::string DeviceFor(const CycleState& state, const JobRecord& job,
-                      const api::ReplicaPlacement& placed) {
-  if (!job.job().spec.IsFractional() || placed.devices.size() != 1) return "";
-  return SharedDevice(state, placed.node, placed.devices.front());
-}
-
 // Whether every gated or missing pod of the job fits its node now; if so,
 // counts them in.
 bool ReserveRoom(CycleState& state, const JobRecord& job) {
@@ -100,16 +92,10 @@ bool ReserveRoom(CycleState& state, const JobRecord& job) {
     if (index >= job.pods.size()) continue;  // A placement edited by hand.
     const PodView* pod = job.pods[index];
     if (pod && pod->gate_index < 0) continue;
-    if (spec.IsFractional() && DeviceFor(state, job, placed).empty()) return false;
+    if (spec.IsFractional() && SharedDeviceOf(state, job, placed).empty()) return false;
     if (!spec.IsFractional()) need[placed.node] += spec.gpus_per_replica.milli;
   }
-  for (const auto& [node, milli] : need) {
-    auto it = state.nodes.find(node);
-    if (it == state.nodes.end() || state.node_use[node].gpu_milli + milli > it->second->gpus * 1000)
-      return false;
-  }
-  for (const auto& [node, milli] : need) state.node_use[node].gpu_milli += milli;
-  return true;
+  return TakeNodeRoom(state, need);
 }
 
 // A holding job's replicas all go to their nodes at once, when every node has
@@ -139,20 +125,34 @@ void PlanHolding(CycleState& state, const JobRecord& job) {
     if (!pod && !release) {
       if (state.options.gated_waiting_pods) CreateMissing(state, job, placed.replica);
     } else if (!pod && !NameTaken(job, PodName(job, placed.replica))) {
-      AddCreate(state, job, BuildReleasedPod(state, job, placed, DeviceFor(state, job, placed)),
-                false);
+      AddCreate(state, job,
+                BuildReleasedPod(state, job, placed, SharedDeviceOf(state, job, placed)), false);
     } else if (pod && release && pod->gate_index >= 0) {
       state.plan.pod_releases.push_back(
           {job.key, pod->ns, pod->name,
-           ReleasePatch(job, *pod, placed, DeviceFor(state, job, placed))});
+           ReleasePatch(job, *pod, placed, SharedDeviceOf(state, job, placed))});
     }
   }
 }
 
 }  // namespace
 
+bool TakeNodeRoom(CycleState& state, const std::map<std::string, std::int64_t>& need) {
+  for (const auto& [node, milli] : need) {
+    auto it = state.nodes.find(node);
+    if (it == state.nodes.end() || state.node_use[node].gpu_milli + milli > it->second->gpus * 1000)
+      return false;
+  }
+  for (const auto& [node, milli] : need) state.node_use[node].gpu_milli += milli;
+  return true;
+}
+
 void PlanPods(CycleState& state) {
   for (JobRecord& job : state.jobs) {
+    if (job.pod_group) {
+      PlanPodGroupPods(state, job);
+      continue;
+    }
     if (job.stop_pods) {
       StopAll(state, job, job.stage == Stage::kFinished);
       continue;

@@ -25,21 +25,6 @@ Json OwnerReferences(const JobRecord& job) {
                        {"blockOwnerDeletion", true}}});
 }
 
-// A JSON pointer token: "~" and "/" escaped (RFC 6901).
-std::string PointerToken(std::string_view key) {
-  std::string token;
-  for (char c : key) {
-    if (c == '~') {
-      token += "~0";
-    } else if (c == '/') {
-      token += "~1";
-    } else {
-      token += c;
-    }
-  }
-  return token;
-}
-
 Json LiteralEnv(const std::string& name, const std::string& value) {
   return {{"name", name}, {"value", value}};
 }
@@ -119,6 +104,20 @@ Json PodMetadata(const JobRecord& job, int replica, const Json& template_metadat
 }
 
 }  // namespace
+
+std::string PointerToken(std::string_view key) {
+  std::string token;
+  for (char c : key) {
+    if (c == '~') {
+      token += "~0";
+    } else if (c == '/') {
+      token += "~1";
+    } else {
+      token += c;
+    }
+  }
+  return token;
+}
 
 std::string PodName(const JobRecord& job, int replica) {
   return job.name() + "-" + std::to_string(replica);

@@ -7,6 +7,8 @@
 namespace gpupool::op::internal {
 
 std::string PodName(const JobRecord& job, int replica);
+// A JSON pointer token: "~" and "/" escaped (RFC 6901).
+std::string PointerToken(std::string_view key);
 // The pod of a replica waiting for admission: held by the admission gate.
 Json BuildPod(const CycleState& state, const JobRecord& job, int replica);
 // The pod of a replica whose admission is recorded and whose node has room: as

@@ -136,6 +136,57 @@ void ReadStatus(const json& status, PodView& pod) {
   }
 }
 
+std::string ControllerKind(const json& metadata) {
+  const json* owners = Field(metadata, "ownerReferences");
+  if (!owners || !owners->is_array()) return "";
+  for (const json& owner : *owners) {
+    const json* controller = Field(owner, "controller");
+    if (controller && controller->is_boolean() && controller->get<bool>())
+      return StringField(owner, "kind");
+  }
+  return "";
+}
+
+PodAdmission ReadAdmission(const json& object) {
+  const json* status = Field(object, "status");
+  const json* conditions = status ? Field(*status, "conditions") : nullptr;
+  if (!conditions || !conditions->is_array()) return {};
+  for (const json& condition : *conditions) {
+    if (StringField(condition, "type") == kAdmittedCondition)
+      return {StringField(condition, "status"), StringField(condition, "reason"),
+              StringField(condition, "message")};
+  }
+  return {};
+}
+
+// What a pod that asks gpupool to schedule it asks for: it carries the queue
+// label and is neither a TrainingJob's pod nor a reservation pod.
+std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView& pod) {
+  const json* metadata = Field(object, "metadata");
+  const json* labels = metadata ? Field(*metadata, "labels") : nullptr;
+  if (!labels || !pod.job.empty() || pod.reservation_slot >= 0) return nullptr;
+  auto request = std::make_shared<PodRequest>();
+  request->queue = StringField(*labels, kQueueLabel);
+  if (request->queue.empty()) return nullptr;
+  request->group = StringField(*labels, kPodGroupLabel);
+  request->group_size = StringField(*labels, kPodGroupSizeLabel);
+  request->workload_class = StringField(*labels, kWorkloadClassLabel);
+  if (const json* annotations = Field(*metadata, "annotations")) {
+    request->fraction = StringField(*annotations, kFractionAnnotation);
+    request->admission_record = StringField(*annotations, kAdmissionAnnotation);
+  }
+  request->owner_kind = ControllerKind(*metadata);
+  request->created = StringField(*metadata, "creationTimestamp");
+  request->admission = ReadAdmission(object);
+  const json* spec = Field(object, "spec");
+  const json* selector = spec ? Field(*spec, "nodeSelector") : nullptr;
+  if (selector && selector->is_object()) {
+    for (const auto& [key, value] : selector->items())
+      if (value.is_string()) request->node_selector[key] = value.get<std::string>();
+  }
+  return request;
+}
+
 }  // namespace
 
 PodView DecodePodView(const json& object) {
@@ -143,6 +194,7 @@ PodView DecodePodView(const json& object) {
   if (const json* metadata = Field(object, "metadata")) ReadMetadata(*metadata, pod);
   if (const json* spec = Field(object, "spec")) ReadSpec(*spec, pod);
   if (const json* status = Field(object, "status")) ReadStatus(*status, pod);
+  pod.request = ReadRequest(object, pod);
   return pod;
 }
 

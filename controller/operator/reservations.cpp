@@ -117,6 +117,12 @@ std::string SharedDevice(const CycleState& state, const std::string& node, int s
   return pod->visible_devices;
 }
 
+std::string SharedDeviceOf(const CycleState& state, const JobRecord& job,
+                           const api::ReplicaPlacement& placed) {
+  if (!job.job().spec.IsFractional() || placed.devices.size() != 1) return "";
+  return SharedDevice(state, placed.node, placed.devices.front());
+}
+
 namespace {
 
 // A fraction's pod that was released to its device: it runs there until it stops.

@@ -28,6 +28,10 @@ void RefuseBadReports(CycleState& state);
 // The device (as the device plugin names it) that fractions on `slot` of `node`
 // use; "" while no reservation pod holds one.
 std::string SharedDevice(const CycleState& state, const std::string& node, int slot);
+// The device a fractional replica of `job` placed at `placed` shares; "" for
+// whole GPUs, or while its reservation pod holds none yet.
+std::string SharedDeviceOf(const CycleState& state, const JobRecord& job,
+                           const api::ReplicaPlacement& placed);
 
 // Why a holding fraction's released pod may no longer run where it does: its
 // reservation pod is gone, stopping, or reports another device (so a whole-GPU

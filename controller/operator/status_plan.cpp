@@ -7,7 +7,8 @@ namespace gpupool::op::internal {
 bool WaitsForAPerson(const std::string& reason) {
   return reason == "InvalidSpec" || reason == "NoProject" || reason == "PodTemplateRejected" ||
          reason == "PodForbidden" || reason == "UnknownQueue" || reason == "InvalidRequest" ||
-         reason == "NoMatchingNodes" || reason == "ExceedsLimit" || reason == "QueueNotInForce";
+         reason == "NoMatchingNodes" || reason == "ExceedsLimit" || reason == "QueueNotInForce" ||
+         reason == "NotGated";
 }
 
 namespace {
@@ -75,6 +76,10 @@ void PlanJobStatuses(CycleState& state) {
   for (JobRecord& job : state.jobs) {
     NoteWaitingChange(state, job);
     if (job.status == job.job().status) continue;  // Most jobs, most cycles: no JSON needed.
+    if (job.pod_group) {
+      PlanPodGroupState(state, job);
+      continue;
+    }
     std::vector<StatusWrite>* list = UnbudgetedList(state, job);
     if (!list) {
       others.push_back(&job);

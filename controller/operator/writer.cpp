@@ -344,8 +344,10 @@ void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
 void PlanWriter::PatchPod(const PodPatch& patch, Tally& tally) {
   if (!Allowed(tally)) return;
   try {
-    client_.Patch(kube::resources::kPods, patch.ns, patch.name, kube::PatchType::kMerge,
-                  patch.patch, {.ignore_answer = true});
+    client_.Patch(kube::resources::kPods, patch.ns, patch.name,
+                  patch.status ? kube::PatchType::kStrategicMerge : kube::PatchType::kMerge,
+                  patch.patch,
+                  {.subresource = patch.status ? "status" : "", .ignore_answer = true});
     tally.Changed(Kind::kPod, kube::ObjectKey(patch.ns, patch.name));
   } catch (const kube::ApiError& error) {
     if (kube::IsNotFound(error)) return;

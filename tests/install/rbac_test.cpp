@@ -43,6 +43,7 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "pods", "patch", "operator/writer.cpp release (JSON patch), PatchPod (idle flag)"},
       {"", "pods", "delete", "operator/writer.cpp DeletePod (also of reservation pods)"},
       {"", "pods/eviction", "create", "operator/writer.cpp DeletePod, kube/client.cpp Evict"},
+      {"", "pods/status", "patch", "operator/writer.cpp PatchPod (a pod group's condition)"},
       {"", "services", "list", "operator/controller.cpp gang Service informer"},
       {"", "services", "watch", "operator/controller.cpp gang Service informer"},
       {"", "services", "create", "operator/writer.cpp CreateService"},

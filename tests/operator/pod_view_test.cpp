@@ -31,6 +31,44 @@ TEST(PodView, ReadsWhatSchedulingNeedsOfAPod) {
   EXPECT_EQ(pod.Host(), "");  // Still gated: not on its node yet.
 }
 
+TEST(PodView, ReadsWhatAPodOfAnotherOwnerAsksFor) {
+  const auto pod = DecodePodView(nlohmann::json::parse(R"({
+    "metadata": {"name": "w-0", "namespace": "ns", "uid": "u2",
+                 "creationTimestamp": "2026-01-01T00:00:00Z",
+                 "labels": {"gpupool.dev/queue": "train", "gpupool.dev/pod-group": "w",
+                            "gpupool.dev/pod-group-size": "4",
+                            "gpupool.dev/workload-class": "Build"},
+                 "annotations": {"gpupool.dev/gpu-fraction": "0.5", "gpupool.dev/admission": "{}"},
+                 "ownerReferences": [{"kind": "Job", "uid": "job-uid", "controller": true}]},
+    "spec": {"nodeSelector": {"pool": "a100", "zone": 3}},
+    "status": {"conditions": [{"type": "gpupool.dev/Admitted", "status": "False",
+                               "reason": "WaitingForPods", "message": "2 of 4"}]}})"));
+  ASSERT_TRUE(pod.Asks());
+  const PodRequest& request = *pod.request;
+  EXPECT_EQ(request.queue, "train");
+  EXPECT_EQ(request.group, "w");
+  EXPECT_EQ(request.group_size, "4");
+  EXPECT_EQ(request.workload_class, "Build");
+  EXPECT_EQ(request.fraction, "0.5");
+  EXPECT_EQ(request.admission_record, "{}");
+  EXPECT_EQ(request.owner_kind, "Job");
+  EXPECT_EQ(request.created, "2026-01-01T00:00:00Z");
+  EXPECT_EQ(request.admission.reason, "WaitingForPods");
+  EXPECT_EQ(request.admission.message, "2 of 4");
+  EXPECT_EQ(request.node_selector, (std::map<std::string, std::string>{{"pool", "a100"}}));
+}
+
+// A TrainingJob's pod and a reservation pod carry the queue label too: they are
+// gpupool's own, never pods that ask.
+TEST(PodView, OnlyPodsOfOtherOwnersWithTheQueueLabelAsk) {
+  for (const char* labels : {R"({})", R"({"gpupool.dev/queue": ""})",
+                             R"({"gpupool.dev/queue": "q", "gpupool.dev/job": "j"})",
+                             R"({"gpupool.dev/queue": "q", "gpupool.dev/gpu-reservation": "0"})"}) {
+    nlohmann::json pod = {{"metadata", {{"name", "p"}, {"labels", nlohmann::json::parse(labels)}}}};
+    EXPECT_FALSE(DecodePodView(pod).Asks()) << labels;
+  }
+}
+
 TEST(PodView, MalformedFieldsReadAsAbsentNeverThrow) {
   const auto pod = DecodePodView(nlohmann::json::parse(R"({
     "metadata": {"name": 7, "labels": {"gpupool.dev/replica": "-3"}, "ownerReferences": "x"},

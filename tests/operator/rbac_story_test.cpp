@@ -93,6 +93,15 @@ TEST_P(RbacStoryOnBackend, Story1RunsOnTheChartsServiceAccountWithNoRequestDenie
   ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
     return CountPhase(jobs, "joe", "Running") == 2;
   })) << cluster.ControllerLog();
+  // A pod of Jemma's own asks too (docs/workloads.md): released, its condition written.
+  cluster.Apply(GatedPodYaml("jemma", "notebook", 1));
+  ASSERT_TRUE(cluster.WaitFor(30,
+                              [&](const Json&) {
+                                const std::string pods = cluster.Get("pods -n jemma").dump();
+                                return pods.find("\"Running\"") != std::string::npos &&
+                                       pods.find("gpupool.dev/Admitted") != std::string::npos;
+                              }))
+      << cluster.Kubectl("get pods -A").output << cluster.ControllerLog();
   const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
   EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
   const auto lease = cluster.Kubectl("get lease gpupool-controller -n " + std::string(kNamespace));

@@ -169,6 +169,8 @@ void ClusterHarness::ResetRealCluster() {
   for (const char* command : {
            "delete trainingjobs --all -A --wait=false",
            "delete projects,queues,departments --all --wait=false",
+           // Jobs first: their controller would make their pods again.
+           "delete jobs.batch --all -A",
            "delete pods --all -A --grace-period=0 --force",
            "delete services -A --field-selector metadata.name!=kubernetes",
            "delete events --all -A",
@@ -391,6 +393,40 @@ std::string TrainJobYaml(const std::string& ns, const std::string& name, int run
          "  template:\n    metadata:\n      annotations: {sandbox.gpupool.dev/run-seconds: \"" +
          std::to_string(run_seconds) +
          "\"}\n    spec:\n      containers: [{name: main, image: trainer}]\n---\n";
+}
+
+namespace {
+
+// A pod template's metadata and spec asking gpupool for `gpus` GPUs of `queue`,
+// each line indented by `indent`.
+std::string GatedTemplateYaml(const std::string& indent, int gpus, const std::string& queue,
+                              const std::string& labels) {
+  return indent + "metadata:\n" + indent + "  labels: {gpupool.dev/queue: " + queue + labels +
+         "}\n" + indent + "  annotations: {sandbox.gpupool.dev/run-seconds: \"100000\"}\n" +
+         indent + "spec:\n" + indent + "  restartPolicy: Never\n" + indent +
+         "  schedulingGates: [{name: gpupool.dev/admission}]\n" + indent +
+         "  containers: [{name: main, image: trainer, resources: {limits: {nvidia.com/gpu: \"" +
+         std::to_string(gpus) + "\"}}}]\n";
+}
+
+}  // namespace
+
+std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpus,
+                         const std::string& queue, const std::string& labels) {
+  std::string pod = GatedTemplateYaml("", gpus, queue, labels);
+  const std::string named = "metadata:\n  name: " + name + "\n  namespace: " + ns + "\n";
+  pod.replace(0, std::string("metadata:\n").size(), named);
+  return "---\napiVersion: v1\nkind: Pod\n" + pod;
+}
+
+std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
+                              int parallelism, const std::string& labels) {
+  return "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: " + name + ", namespace: " + ns +
+         "}\nspec:\n  parallelism: " + std::to_string(parallelism) +
+         "\n  completions: " + std::to_string(parallelism) +
+         "\n  backoffLimit: 0\n  podFailurePolicy:\n    rules:\n    - action: Ignore\n"
+         "      onPodConditions: [{type: DisruptionTarget}]\n  template:\n" +
+         GatedTemplateYaml("    ", gpus, "train", labels);
 }
 
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name) {

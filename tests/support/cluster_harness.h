@@ -149,6 +149,14 @@ class ClusterHarness {
 std::string TrainJobYaml(const std::string& ns, const std::string& name, int run_seconds,
                          const std::string& queue = "train", const std::string& extra_spec = "",
                          const std::string& gpus = "1");
+// A pod of `ns` that asks gpupool for `gpus` GPUs of `queue` (docs/workloads.md),
+// created gated, running for long (simulated); `labels` adds ", key: value" pairs.
+std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpus,
+                         const std::string& queue = "train", const std::string& labels = "");
+// A batch/v1 Job of `parallelism` such pods, whose podFailurePolicy ignores
+// disruptions (preemptions) and which fails at its first real failure.
+std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
+                              int parallelism, const std::string& labels = "");
 // The physical-device part of CheckDevices, on `pods` (`kubectl get pods -A`).
 std::string CheckPhysicalDevices(const Json& pods);
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name);

@@ -205,6 +205,11 @@ ViewBuilder& ViewBuilder::ForeignPod(const std::string& ns, const std::string& n
   return *this;
 }
 
+ViewBuilder& ViewBuilder::RawPod(const Json& object) {
+  view_.pods.push_back(std::make_shared<const PodView>(DecodePodView(object)));
+  return *this;
+}
+
 Json HoldingStatus(const std::string& phase, const std::string& node, std::vector<int> devices,
                    EpochSeconds admitted, const std::string& project) {
   return {{"phase", phase},

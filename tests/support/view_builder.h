@@ -56,6 +56,9 @@ class ViewBuilder {
   ViewBuilder& ForeignPod(const std::string& ns, const std::string& name, const std::string& node,
                           int gpus, const std::string& job_label = "");
 
+  // A pod as the API server holds it, decoded as the pod informer decodes it.
+  ViewBuilder& RawPod(const Json& object);
+
   const ClusterView& view() const { return view_; }
   static std::string UidOf(const std::string& ns, const std::string& name) {
     return "uid-" + ns + "-" + name;

@@ -102,5 +102,8 @@ TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors,
 Json ToJson(const TrainingJob& job);
 // The status alone, as the status subresource holds it.
 Json TrainingJobStatusToJson(const TrainingJobStatus& status);
+// A status as TrainingJobStatusToJson writes it; what cannot be read is left out
+// and named in `errors`.
+TrainingJobStatus DecodeTrainingJobStatus(const Json& status, FieldErrors& errors);
 
 }  // namespace gpupool::api

@@ -99,10 +99,12 @@ struct PodDelete {
   bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
 };
 
-// A merge patch of a pod's metadata (the idle annotation).
+// A merge patch of a pod's metadata (the idle annotation), or with `status` a
+// strategic merge patch of its status (a pod group's condition, merged by type).
 struct PodPatch {
   std::string ns, name;
   Json patch;
+  bool status = false;
 };
 
 struct EventNote {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -21,6 +23,18 @@ inline constexpr char kWorldSizeAnnotation[] = "gpupool.dev/world-size";
 // found its GPUs idle too long: the time they became idle.
 inline constexpr char kIdleSinceAnnotation[] = "gpupool.dev/idle-since";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+// Pods of other owners (docs/workloads.md): a pod carrying kQueueLabel and no
+// kJobLabel asks gpupool to schedule it. Pods naming one kPodGroupLabel form one
+// gang of kPodGroupSizeLabel pods; kFractionAnnotation asks for part of a GPU.
+// When released, each pod carries its gang's admission (kAdmissionAnnotation: the
+// TrainingJob status fields admittedTime, admittedQueue, overQuota and placement,
+// as JSON) and its own replica slot (kReplicaLabel); kAdmittedCondition tells
+// why it waits.
+inline constexpr char kPodGroupLabel[] = "gpupool.dev/pod-group";
+inline constexpr char kPodGroupSizeLabel[] = "gpupool.dev/pod-group-size";
+inline constexpr char kWorkloadClassLabel[] = "gpupool.dev/workload-class";
+inline constexpr char kAdmissionAnnotation[] = "gpupool.dev/admission";
+inline constexpr char kAdmittedCondition[] = "gpupool.dev/Admitted";
 // A reservation pod (docs/operator.md, "Fractions"): it holds one device of its
 // node from the device plugin for the fractions the engine put on device slot
 // `kReservationLabel` of that node. Its init container `kReportContainer`
@@ -32,6 +46,25 @@ inline constexpr char kReportContainer[] = "report";
 inline constexpr char kHoldContainer[] = "hold";
 
 enum class PodPhase : std::uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+// gpupool's condition on a pod of another owner, as last written.
+struct PodAdmission {
+  std::string status, reason, message;
+};
+
+// What a pod of another owner asks for (docs/workloads.md); all empty for the others.
+struct PodRequest {
+  std::string queue;                                 // kQueueLabel.
+  std::string group;                                 // kPodGroupLabel.
+  std::string group_size;                            // kPodGroupSizeLabel, as written.
+  std::string workload_class;                        // kWorkloadClassLabel, as written.
+  std::string fraction;                              // kFractionAnnotation, as written.
+  std::string owner_kind;                            // The controlling owner's kind.
+  std::string admission_record;                      // kAdmissionAnnotation: set at its release.
+  std::string created;                               // metadata.creationTimestamp.
+  PodAdmission admission;                            // kAdmittedCondition.
+  std::map<std::string, std::string> node_selector;  // spec.nodeSelector.
+};
 
 struct PodView {
   std::string ns, name, uid;
@@ -53,8 +86,12 @@ struct PodView {
   bool terminating = false;  // metadata.deletionTimestamp is set.
   bool has_node_selector = false;
   bool idle_flagged = false;  // Carries kIdleSinceAnnotation.
+  // Set only for a pod that asks gpupool to schedule it (Asks()).
+  std::shared_ptr<const PodRequest> request;
 
   bool Managed() const { return !job.empty(); }
+  // A pod of another owner that asks gpupool to schedule it.
+  bool Asks() const { return request != nullptr; }
   bool Reservation() const { return reservation_slot >= 0 && job.empty(); }
   bool Finished() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
   // Where its devices are, or will be once the scheduler binds it: "" when gated.

@@ -1,0 +1,258 @@
+// Cycle step 1, second half: pods of other owners that ask gpupool to schedule
+// them (docs/workloads.md) become job records like TrainingJobs': a pod alone,
+// or the pods naming one gpupool.dev/pod-group, as one gang. Their state is read
+// from the pods themselves: a released pod carries its gang's admission, gated
+// ones wait, and a group whose pods have all finished gets no record.
+#include <algorithm>
+#include <map>
+
+#include "cycle_state.h"
+#include "gpupool/api/quantity.h"
+
+namespace gpupool::op::internal {
+namespace {
+
+constexpr std::int32_t kMaxGroupSize = 4096;
+
+struct Group {
+  std::string ns, name;
+  bool named = false;  // A gpupool.dev/pod-group, not a pod alone.
+  std::vector<const PodView*> pods;
+};
+
+// "namespace/pod:name" or "namespace/group:name": never a TrainingJob's key,
+// whose names cannot hold a colon.
+std::string GroupKey(const PodView& pod) {
+  const PodRequest& request = *pod.request;
+  return pod.ns + "/" + (request.group.empty() ? "pod:" + pod.name : "group:" + request.group);
+}
+
+std::map<std::string, Group> GatherGroups(const CycleState& state) {
+  std::map<std::string, Group> groups;
+  for (const auto& pod : state.view.pods) {
+    if (!pod->Asks()) continue;
+    Group& group = groups[GroupKey(*pod)];
+    if (group.pods.empty()) {
+      group.ns = pod->ns;
+      group.named = !pod->request->group.empty();
+      group.name = group.named ? pod->request->group : pod->name;
+    }
+    group.pods.push_back(pod.get());
+  }
+  for (auto& [key, group] : groups)
+    std::sort(group.pods.begin(), group.pods.end(),
+              [](const PodView* a, const PodView* b) { return a->name < b->name; });
+  return groups;
+}
+
+void Refuse(api::FieldErrors& errors, const std::string& path, const std::string& message) {
+  errors.push_back({path, message});
+}
+
+std::string LabelPath(const char* label) { return std::string("metadata.labels[") + label + "]"; }
+
+// The same value on every pod of the group, or an error naming the field.
+std::string Agreed(const Group& group, std::string PodRequest::*field, const std::string& path,
+                   api::FieldErrors& errors) {
+  const std::string& first = (*group.pods.front()->request).*field;
+  for (const PodView* pod : group.pods) {
+    if ((*pod->request).*field == first) continue;
+    Refuse(errors, path,
+           "the pods of group " + group.name + " disagree (\"" + first + "\" on " +
+               group.pods.front()->name + ", \"" + (*pod->request).*field + "\" on " + pod->name +
+               ")");
+    break;
+  }
+  return first;
+}
+
+std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
+  const std::string path = LabelPath(kPodGroupSizeLabel);
+  const std::string text = Agreed(group, &PodRequest::group_size, path, errors);
+  if (!group.named) return 1;
+  std::int64_t size = 0;
+  const bool number =
+      !text.empty() && text.size() <= 5 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (number) size = std::stoll(text);
+  if (size < 1 || size > kMaxGroupSize) {
+    Refuse(errors, path,
+           "must be the group's number of pods, from 1 to " + std::to_string(kMaxGroupSize) +
+               " (is \"" + text + "\")");
+    return 1;
+  }
+  if (static_cast<std::int64_t>(group.pods.size()) > size)
+    Refuse(errors, path,
+           std::to_string(group.pods.size()) + " pods name group " + group.name + " of " +
+               std::to_string(size));
+  return static_cast<std::int32_t>(size);
+}
+
+api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
+  const std::string path = LabelPath(kWorkloadClassLabel);
+  const std::string text = Agreed(group, &PodRequest::workload_class, path, errors);
+  if (text == "Train") return api::WorkloadClass::kTrain;
+  if (text == "Build") return api::WorkloadClass::kBuild;
+  if (text == "Inference") return api::WorkloadClass::kInference;
+  if (!text.empty())
+    Refuse(errors, path, "must be Train, Build or Inference (is \"" + text + "\")");
+  // A Deployment's or StatefulSet's replicas serve: each is its own Inference workload.
+  const std::string& owner = group.pods.front()->request->owner_kind;
+  if (owner == "ReplicaSet" || owner == "StatefulSet") return api::WorkloadClass::kInference;
+  return api::WorkloadClass::kTrain;
+}
+
+// Milli-GPUs per pod: a fraction's annotation, or the pods' nvidia.com/gpu.
+std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors& errors) {
+  const std::string path = std::string("metadata.annotations[") + kFractionAnnotation + "]";
+  const std::string fraction = Agreed(group, &PodRequest::fraction, path, errors);
+  const std::int64_t whole = group.pods.front()->gpu_milli;
+  for (const PodView* pod : group.pods) {
+    if (pod->gpu_milli == whole) continue;
+    Refuse(errors, "spec.containers[*].resources",
+           "the pods of group " + group.name + " ask for different numbers of GPUs");
+    break;
+  }
+  if (fraction.empty()) {
+    if (whole <= 0)
+      Refuse(errors, "spec.containers[*].resources",
+             "asks for no GPU: request nvidia.com/gpu, or annotate " +
+                 std::string(kFractionAnnotation) + " for part of one");
+    return whole;
+  }
+  std::string error;
+  const auto milli = api::ParseMilli(fraction, &error);
+  if (!milli || *milli <= 0 || *milli >= 1000)
+    Refuse(errors, path,
+           "must be a fraction of one GPU, above 0 and below 1 (is \"" + fraction + "\")");
+  else if (whole > 0)
+    Refuse(errors, path,
+           "a pod asks for part of a GPU or for whole GPUs (nvidia.com/gpu), not both");
+  else if (size > 1)
+    Refuse(errors, path, "a group of several pods asks for whole GPUs; fractions are for one pod");
+  return milli.value_or(0);
+}
+
+std::string EarliestCreation(const Group& group) {
+  std::string earliest;
+  EpochSeconds best = 0;
+  for (const PodView* pod : group.pods) {
+    const auto at = ParseTime(pod->request->created);
+    if (at && (earliest.empty() || *at < best)) {
+      best = *at;
+      earliest = pod->request->created;
+    }
+  }
+  return earliest;
+}
+
+JobObject SourceOf(const Group& group) {
+  JobObject source;
+  api::TrainingJob& job = source.object;
+  api::FieldErrors& errors = source.errors;
+  const PodView& first = *group.pods.front();
+  job.metadata.name = group.name;
+  job.metadata.namespace_ = group.ns;
+  job.metadata.uid = first.owner_uid.empty() ? first.uid : first.owner_uid;
+  job.metadata.creation_timestamp = EarliestCreation(group);
+  job.spec.queue = Agreed(group, &PodRequest::queue, LabelPath(kQueueLabel), errors);
+  job.spec.replicas = GroupSize(group, errors);
+  job.spec.workload_class = ClassOf(group, errors);
+  job.spec.gpus_per_replica =
+      api::Quantity::FromMilli(GpusPerPod(group, job.spec.replicas, errors));
+  // Where its pods may run: the engine places them only there.
+  Json selector = Json::object();
+  for (const auto& [key, value] : first.request->node_selector)
+    if (key != kHostnameLabel || first.gate_index >= 0) selector[key] = value;
+  job.spec.pod_template = {{"spec", {{"nodeSelector", selector}}}};
+  return source;
+}
+
+// A released pod whose admission record is gpupool's: it holds its own slot on
+// the node it is bound or pinned to, admitted after the pod was made. A record
+// that claims otherwise is not believed: the pod's labels and annotations are
+// its owner's to write, and an admission older than the pod could take devices
+// from jobs admitted before it was.
+bool HoldsItsSlot(const PodView& pod, const api::TrainingJobStatus& admission) {
+  if (pod.gate_index >= 0 || pod.terminating || pod.Finished() || pod.replica < 0) return false;
+  const auto admitted = ParseTime(admission.admitted_time.value_or(""));
+  const auto created = ParseTime(pod.request->created);
+  if (!admitted || !created || *admitted < *created) return false;
+  for (const auto& placed : admission.placement)
+    if (placed.replica == pod.replica) return placed.node == pod.Host() && !placed.node.empty();
+  return false;
+}
+
+// The admission a released pod of the group records; nullopt when none does.
+std::optional<api::TrainingJobStatus> RecordedAdmission(const Group& group) {
+  for (const PodView* pod : group.pods) {
+    if (pod->request->admission_record.empty()) continue;
+    const Json record = Json::parse(pod->request->admission_record, nullptr, false);
+    if (!record.is_object()) continue;
+    api::FieldErrors errors;
+    api::TrainingJobStatus admission = api::DecodeTrainingJobStatus(record, errors);
+    if (errors.empty() && HoldsItsSlot(*pod, admission)) return admission;
+  }
+  return std::nullopt;
+}
+
+// The group's Admitted condition, as its pods' condition last said.
+void ReadAdmittedCondition(const Group& group, api::TrainingJobStatus& status) {
+  for (const PodView* pod : group.pods) {
+    const PodAdmission& said = pod->request->admission;
+    if (said.status.empty()) continue;
+    status.conditions.push_back({"Admitted", said.status, said.reason, said.message, "", 0});
+    return;
+  }
+}
+
+bool AllFinished(const Group& group) {
+  return std::all_of(group.pods.begin(), group.pods.end(),
+                     [](const PodView* pod) { return pod->Finished(); });
+}
+
+JobRecord RecordOf(CycleState& state, const std::string& key, const Group& group) {
+  state.pod_group_sources.push_back(SourceOf(group));
+  JobObject& source = state.pod_group_sources.back();
+  JobRecord job;
+  job.source = &source;
+  job.key = key;
+  job.pod_group = true;
+  job.pods = group.pods;
+  auto owner = state.project_of_namespace.find(group.ns);
+  if (owner != state.project_of_namespace.end()) job.project = owner->second;
+  if (auto admission = RecordedAdmission(group)) {
+    job.status = std::move(*admission);
+    job.status.phase = api::JobPhase::kAdmitted;
+    job.stage = Stage::kHolding;
+  } else {
+    job.status.phase = api::JobPhase::kQueued;
+  }
+  ReadAdmittedCondition(group, job.status);
+  job.status.queued_time = source.object.metadata.creation_timestamp;
+  source.object.status = job.status;  // As observed.
+  return job;
+}
+
+// The devices of the group's pods that hold no slot of its admission are not
+// the engine's to count through the group: they are unmanaged use of their node.
+void CountUnmanagedUse(CycleState& state, const JobRecord& job) {
+  for (const PodView* pod : job.pods) {
+    if (pod->Finished() || pod->gpu_milli == 0 || pod->Host().empty()) continue;
+    if (job.stage == Stage::kHolding && HoldsItsSlot(*pod, job.status)) continue;
+    state.node_use[pod->Host()].unmanaged_milli += pod->gpu_milli;
+  }
+}
+
+}  // namespace
+
+void BuildPodGroupRecords(CycleState& state) {
+  for (const auto& [key, group] : GatherGroups(state)) {
+    if (AllFinished(group)) continue;
+    state.jobs.push_back(RecordOf(state, key, group));
+    state.job_index[state.jobs.back().key] = state.jobs.size() - 1;
+    CountUnmanagedUse(state, state.jobs.back());
+  }
+}
+
+}  // namespace gpupool::op::internal

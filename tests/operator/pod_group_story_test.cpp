@@ -1,0 +1,148 @@
+// Pods of other owners scheduled by a real controller, on every backend
+// (docs/workloads.md): Susan's gated pods (a gang of two and a notebook) run
+// over her quota, an unlabelled pod of hers runs untouched and is counted, a
+// pod naming no queue that exists waits saying why, and Joe's pod takes back
+// his guarantee: Susan's over-quota pods are evicted, every GPU accounted. Then
+// the same with batch/v1 Jobs on a real server.
+#include <gtest/gtest.h>
+
+#include "cluster_harness.h"
+#include "gpupool/operator/pod_view.h"
+
+namespace gpupool::op::testing {
+namespace {
+
+class PodGroupsOnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_BACKEND(GetParam()); }
+};
+
+constexpr char kUnlabelled[] = R"(---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: plain
+  namespace: susan
+  annotations: {sandbox.gpupool.dev/run-seconds: "100000"}
+spec:
+  nodeSelector: {pool: train}
+  containers:
+  - name: main
+    image: cuda
+    resources: {limits: {nvidia.com/gpu: "1"}}
+)";
+
+const Json* PodNamed(const Json& pods, const std::string& name) {
+  for (const Json& pod : pods)
+    if (pod["metadata"].value("name", "") == name) return &pod;
+  return nullptr;
+}
+
+std::string PhaseOfPod(const Json& pods, const std::string& name) {
+  const Json* pod = PodNamed(pods, name);
+  return pod ? pod->value("status", Json::object()).value("phase", "") : "";
+}
+
+// The reason of gpupool's condition on pod `name` ("" when it has none).
+std::string AdmittedReason(const Json& pods, const std::string& name) {
+  const Json* pod = PodNamed(pods, name);
+  if (!pod) return "";
+  for (const Json& condition :
+       pod->value("status", Json::object()).value("conditions", Json::array()))
+    if (condition.value("type", "") == kAdmittedCondition) return condition.value("reason", "");
+  return "";
+}
+
+TEST_P(PodGroupsOnBackend, GatedPodsRunOverQuotaAndTheOwnerOfTheQuotaTakesItBack) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
+  cluster.Apply(kStory1Projects);
+  const std::string gang = ", gpupool.dev/pod-group: ddp, gpupool.dev/pod-group-size: \"2\"";
+  cluster.Apply(GatedPodYaml("susan", "ddp-0", 2, "train", gang) +
+                GatedPodYaml("susan", "ddp-1", 2, "train", gang) +
+                GatedPodYaml("susan", "notebook", 2, "train") + kUnlabelled +
+                GatedPodYaml("susan", "lost", 1, "no-such-queue"));
+  const auto susan_runs = [&](const Json&) {
+    const Json pods = cluster.Get("pods -n susan");
+    return PhaseOfPod(pods, "ddp-0") == "Running" && PhaseOfPod(pods, "ddp-1") == "Running" &&
+           PhaseOfPod(pods, "notebook") == "Running" && PhaseOfPod(pods, "plain") == "Running" &&
+           AdmittedReason(pods, "lost") == "UnknownQueue";
+  };
+  ASSERT_TRUE(cluster.WaitFor(40, susan_runs))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  Json pods = cluster.Get("pods -n susan");
+  EXPECT_EQ(AdmittedReason(pods, "ddp-0"), "AdmittedOverQuota");
+  EXPECT_EQ(AdmittedReason(pods, "plain"), "") << "an unlabelled pod is never touched";
+  EXPECT_EQ(PhaseOfPod(pods, "lost"), "Pending");
+  EXPECT_NE(cluster.Kubectl("get events -n susan").output.find("UnknownQueue"), std::string::npos);
+
+  // 8 GPUs: Susan's 6 labelled and 1 unlabelled, 1 free; Joe asks for his 2.
+  cluster.Apply(GatedPodYaml("joe", "joe-notebook", 2, "train"));
+  ASSERT_TRUE(cluster.WaitFor(60,
+                              [&](const Json&) {
+                                return PhaseOfPod(cluster.Get("pods -n joe"), "joe-notebook") ==
+                                       "Running";
+                              }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  pods = cluster.Get("pods -n susan");
+  EXPECT_EQ(PhaseOfPod(pods, "plain"), "Running");
+  const bool gang_left = PodNamed(pods, "ddp-0") && PodNamed(pods, "ddp-1");
+  EXPECT_TRUE(!gang_left || !PodNamed(pods, "notebook"))
+      << "one of Susan's over-quota workloads is evicted: "
+      << cluster.Kubectl("get pods -A").output;
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
+int CountPods(const Json& pods, const std::string& phase) {
+  int count = 0;
+  for (const Json& pod : pods) {
+    const bool gone = pod["metadata"].contains("deletionTimestamp");
+    if (!gone && pod.value("status", Json::object()).value("phase", "") == phase) ++count;
+  }
+  return count;
+}
+
+// batch/v1 Jobs of Susan's, their pods made by the real server's Job
+// controller: one pod within her quota, then a Job whose template names a pod
+// group, whose pods run over quota as one gang. Joe's Job takes his guarantee
+// back, and the pods evicted for it do not fail Susan's Jobs (their
+// podFailurePolicy ignores disruptions): the Job controller makes new pods,
+// which wait gated in the queue.
+TEST_P(PodGroupsOnBackend, AJobsEvictedPodsComeBackGatedWithoutFailingIt) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
+  if (!cluster.real()) GTEST_SKIP() << "the sandbox runs no Job controller";
+  cluster.Apply(kStory1Projects + GatedBatchJobYaml("susan", "base", 2, 1));
+  ASSERT_TRUE(cluster.WaitFor(
+      40, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 1; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  cluster.Apply(GatedBatchJobYaml(
+      "susan", "sweep", 3, 2, ", gpupool.dev/pod-group: sweep, gpupool.dev/pod-group-size: \"2\""));
+  ASSERT_TRUE(cluster.WaitFor(
+      40, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 3; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+
+  // 8 GPUs, all Susan's, the gang's 6 over her quota of 2: Joe's 2 take his guarantee back.
+  cluster.Apply(GatedBatchJobYaml("joe", "bert", 2, 1));
+  ASSERT_TRUE(cluster.WaitFor(
+      60, [&](const Json&) { return CountPods(cluster.Get("pods -n joe"), "Running") == 1; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  ASSERT_TRUE(cluster.WaitFor(30, [&](const Json&) {
+    const Json pods = cluster.Get("pods -n susan");
+    const int pending = CountPods(pods, "Pending");
+    return pending >= 1 && pending + CountPods(pods, "Running") == 3;
+  })) << cluster.Kubectl("get pods -A -o wide").output;
+  for (const Json& job : cluster.Get("jobs -n susan")) {
+    for (const Json& condition :
+         job.value("status", Json::object()).value("conditions", Json::array()))
+      EXPECT_NE(condition.value("type", ""), "Failed") << job.dump();
+    EXPECT_EQ(job["status"].value("failed", 0), 0) << "disruptions are not failures";
+  }
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PodGroupsOnBackend,
+                         ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
+                           return backends::testing::BackendTestName(info.param);
+                         });
+
+}  // namespace
+}  // namespace gpupool::op::testing

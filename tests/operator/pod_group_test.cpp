@@ -1,0 +1,330 @@
+// Pods of other owners that ask gpupool to schedule them (docs/workloads.md):
+// PlanCycle on pods as the API server holds them, the writes applied to them as
+// the API server would apply them, and the next cycle reading the result.
+#include <gtest/gtest.h>
+
+#include "gpupool/operator/plan.h"
+#include "view_builder.h"
+
+namespace gpupool::op {
+namespace {
+
+using testing::kNow;
+using testing::ViewBuilder;
+
+// A pod that asks for `gpus` GPUs of queue "train", held by gpupool's gate.
+Json AskingPod(const std::string& ns, const std::string& name, int gpus) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", ns},
+            {"uid", "uid-" + name},
+            {"creationTimestamp", FormatTime(kNow - 30)},
+            {"labels", {{kQueueLabel, "train"}}},
+            {"annotations", Json::object()}}},
+          {"spec",
+           {{"schedulingGates", {{{"name", kAdmissionGate}}}},
+            {"containers",
+             {{{"name", "main"},
+               {"image", "trainer"},
+               {"resources", {{"limits", {{"nvidia.com/gpu", gpus}}}}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+Json InGroup(Json pod, const std::string& group, int size) {
+  pod["metadata"]["labels"][kPodGroupLabel] = group;
+  pod["metadata"]["labels"][kPodGroupSizeLabel] = std::to_string(size);
+  return pod;
+}
+
+// The cluster of these tests: 8 GPUs on one node, Susan and Joe guaranteed 4 each.
+ViewBuilder GroupCluster() {
+  ViewBuilder b(kNow);
+  b.Node("node-0", 8, "train").Queue("train", "train");
+  b.Project("susan", "susan", 4).Project("joe", "joe", 4);
+  return b;
+}
+
+ViewBuilder With(const std::vector<Json>& pods, ViewBuilder b = GroupCluster()) {
+  for (const Json& pod : pods) b.RawPod(pod);
+  return b;
+}
+
+// The pods as the API server holds them after the plan's releases, the
+// scheduler's binding and the kubelet's start, and its condition patches.
+std::vector<Json> Applied(std::vector<Json> pods, const Plan& plan) {
+  for (Json& pod : pods) {
+    const std::string name = pod["metadata"]["name"];
+    for (const auto& release : plan.pod_releases) {
+      if (release.name != name) continue;
+      pod = pod.patch(release.patch);
+      if (pod["spec"]["schedulingGates"].empty())
+        pod["spec"].erase("schedulingGates");  // omitempty
+      pod["spec"]["nodeName"] = pod["spec"]["nodeSelector"][kHostnameLabel];
+      pod["status"]["phase"] = "Running";
+    }
+    for (const auto& patch : plan.pod_patches) {
+      if (patch.name != name) continue;
+      if (patch.status) {
+        pod["status"]["conditions"] = patch.patch["status"]["conditions"];
+      } else {
+        pod.merge_patch(patch.patch);
+      }
+    }
+  }
+  return pods;
+}
+
+const EventNote* FindEvent(const Plan& plan, const std::string& name, const std::string& reason) {
+  for (const auto& event : plan.events)
+    if (event.name == name && event.reason == reason) return &event;
+  return nullptr;
+}
+
+// The reason of gpupool's condition as the plan writes it on pod `name` ("" when not written).
+std::string WrittenReason(const Plan& plan, const std::string& name) {
+  for (const auto& patch : plan.pod_patches) {
+    if (patch.name != name || !patch.status) continue;
+    const Json& condition = patch.patch["status"]["conditions"][0];
+    EXPECT_EQ(condition["type"], kAdmittedCondition);
+    return condition["reason"];
+  }
+  return "";
+}
+
+bool Evicted(const Plan& plan, const std::string& name) {
+  for (const auto& remove : plan.pod_deletes)
+    if (remove.name == name) return remove.evict;
+  return false;
+}
+
+TEST(PodGroups, ABarePodWithinQuotaIsReleasedToItsSlotAndHoldsItNextCycle) {
+  const std::vector<Json> pods = {AskingPod("susan", "notebook", 2)};
+  const Plan first = PlanCycle(With(pods).view(), {});
+  ASSERT_EQ(first.pod_releases.size(), 1u);
+  const Json released = Applied(pods, first)[0];
+  EXPECT_FALSE(released["spec"].contains("schedulingGates"));
+  EXPECT_EQ(released["spec"]["nodeSelector"][kHostnameLabel], "node-0");
+  EXPECT_EQ(released["metadata"]["labels"][kReplicaLabel], "0");
+  const Json record =
+      Json::parse(released["metadata"]["annotations"][kAdmissionAnnotation].get<std::string>());
+  EXPECT_EQ(record["placement"][0]["devices"].size(), 2u);
+  EXPECT_EQ(record["admittedQueue"], "train");
+  const EventNote* admitted = FindEvent(first, "notebook", "Admitted");
+  ASSERT_NE(admitted, nullptr);
+  EXPECT_EQ(admitted->kind, Kind::kPod);
+  EXPECT_EQ(WrittenReason(first, "notebook"), "Admitted");
+
+  const Plan second = PlanCycle(With(Applied(pods, first)).view(), {});
+  EXPECT_TRUE(second.pod_releases.empty());
+  EXPECT_TRUE(second.pod_deletes.empty());
+  EXPECT_EQ(WrittenReason(second, "notebook"), "");  // Unchanged: not written again.
+  EXPECT_EQ(FindEvent(second, "notebook", "Admitted"), nullptr);
+  ASSERT_EQ(second.decisions.admissions.size(), 0u);
+  bool counted = false;
+  for (const auto& share : second.decisions.shares)
+    if (share.project == "susan") counted = share.allocated == 2000;
+  EXPECT_TRUE(counted) << "the held pod counts against Susan's quota";
+}
+
+// Whether pod `pod`'s admission record shows it over its project's quota.
+bool RecordedOverQuota(const Json& pod) {
+  const Json& annotations = pod["metadata"]["annotations"];
+  return Json::parse(annotations[kAdmissionAnnotation].get<std::string>())
+      .value("overQuota", false);
+}
+
+// When a held pod's standing changes (here: a pod within the quota ends, and an
+// over-quota one takes its place), its record and condition follow, once.
+TEST(PodGroups, AHeldPodsStandingIsRecordedOnItWhenItChanges) {
+  std::vector<Json> pods;
+  for (int i = 0; i < 4; ++i) pods.push_back(AskingPod("susan", "s" + std::to_string(i), 2));
+  pods = Applied(pods, PlanCycle(With(pods).view(), {}));
+  int over = 0;
+  for (const Json& pod : pods) over += RecordedOverQuota(pod) ? 1 : 0;
+  ASSERT_EQ(over, 2) << "8 GPUs held against a quota of 4";
+  for (Json& pod : pods)
+    if (!RecordedOverQuota(pod)) {
+      pod["status"]["phase"] = "Succeeded";
+      break;
+    }
+  const Plan changed = PlanCycle(With(pods).view(), {});
+  pods = Applied(pods, changed);
+  over = 0;
+  for (const Json& pod : pods)
+    if (pod["status"]["phase"] == "Running") over += RecordedOverQuota(pod) ? 1 : 0;
+  EXPECT_EQ(over, 1) << "6 GPUs held against a quota of 4";
+  const Plan settled = PlanCycle(With(pods).view(), {});
+  EXPECT_TRUE(settled.pod_patches.empty());
+  for (const auto& event : settled.events) ADD_FAILURE() << event.reason << ": " << event.message;
+}
+
+TEST(PodGroups, AGangWaitsWholeUntilAllItsPodsExistThenStartsWhole) {
+  std::vector<Json> pods = {InGroup(AskingPod("susan", "ddp-0", 2), "ddp", 3),
+                            InGroup(AskingPod("susan", "ddp-1", 2), "ddp", 3)};
+  const Plan partial = PlanCycle(With(pods).view(), {});
+  EXPECT_TRUE(partial.pod_releases.empty());
+  EXPECT_EQ(WrittenReason(partial, "ddp-0"), "WaitingForPods");
+  EXPECT_EQ(WrittenReason(partial, "ddp-1"), "WaitingForPods");
+  const EventNote* waiting = FindEvent(partial, "ddp-0", "WaitingForPods");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_NE(waiting->message.find("2 of the 3 pods of group ddp"), std::string::npos);
+
+  pods = Applied(pods, partial);
+  pods.push_back(InGroup(AskingPod("susan", "ddp-2", 2), "ddp", 3));
+  const Plan whole = PlanCycle(With(pods).view(), {});
+  ASSERT_EQ(whole.pod_releases.size(), 3u);
+  std::set<std::string> slots;
+  for (const Json& pod : Applied(pods, whole))
+    slots.insert(pod["metadata"]["labels"][kReplicaLabel]);
+  EXPECT_EQ(slots, (std::set<std::string>{"0", "1", "2"}));
+}
+
+TEST(PodGroups, OverQuotaPodsAreEvictedWhenTheOwnerOfTheQuotaAsks) {
+  std::vector<Json> susan;
+  for (int i = 0; i < 4; ++i) susan.push_back(AskingPod("susan", "s" + std::to_string(i), 2));
+  const Plan first = PlanCycle(With(susan).view(), {});
+  ASSERT_EQ(first.pod_releases.size(), 4u) << "idle GPUs are lent to Susan";
+  std::vector<Json> pods = Applied(susan, first);
+  pods.push_back(AskingPod("joe", "joe-0", 4));
+  const Plan reclaim = PlanCycle(With(pods).view(), {});
+  int evicted = 0;
+  for (int i = 0; i < 4; ++i) evicted += Evicted(reclaim, "s" + std::to_string(i)) ? 1 : 0;
+  EXPECT_EQ(evicted, 2) << "two of Susan's 2-GPU pods are over her quota of 4";
+  EXPECT_TRUE(reclaim.pod_releases.empty()) << "Joe's pod waits for the victims to stop";
+}
+
+TEST(PodGroups, WhatCouldNeverRunWaitsWithTheReasonOnThePod) {
+  Json unknown_queue = AskingPod("susan", "wrong-queue", 1);
+  unknown_queue["metadata"]["labels"][kQueueLabel] = "nope";
+  Json no_project = AskingPod("nobody", "orphan", 1);
+  Json bad_size = AskingPod("susan", "bad-size", 1);
+  bad_size["metadata"]["labels"][kPodGroupLabel] = "g";
+  bad_size["metadata"]["labels"][kPodGroupSizeLabel] = "many";
+  Json no_gpu = AskingPod("susan", "no-gpu", 0);
+  Json bad_fraction = AskingPod("susan", "bad-fraction", 0);
+  bad_fraction["metadata"]["annotations"][kFractionAnnotation] = "1.5";
+  const Plan plan =
+      PlanCycle(With({unknown_queue, no_project, bad_size, no_gpu, bad_fraction}).view(), {});
+  EXPECT_TRUE(plan.pod_releases.empty());
+  EXPECT_EQ(WrittenReason(plan, "wrong-queue"), "UnknownQueue");
+  EXPECT_EQ(WrittenReason(plan, "orphan"), "NoProject");
+  EXPECT_EQ(WrittenReason(plan, "bad-size"), "InvalidSpec");
+  EXPECT_EQ(WrittenReason(plan, "no-gpu"), "InvalidSpec");
+  EXPECT_EQ(WrittenReason(plan, "bad-fraction"), "InvalidSpec");
+  const EventNote* size = FindEvent(plan, "bad-size", "InvalidSpec");
+  ASSERT_NE(size, nullptr);
+  EXPECT_EQ(size->type, "Warning");
+  EXPECT_NE(size->message.find("metadata.labels[gpupool.dev/pod-group-size]"), std::string::npos)
+      << size->message;
+  const EventNote* fraction = FindEvent(plan, "bad-fraction", "InvalidSpec");
+  ASSERT_NE(fraction, nullptr);
+  EXPECT_NE(fraction->message.find("gpupool.dev/gpu-fraction"), std::string::npos);
+}
+
+TEST(PodGroups, AGroupWhosePodsDisagreeOrOverfillItIsRefusedNamingTheField) {
+  Json other_queue = InGroup(AskingPod("susan", "mixed-1", 1), "mixed", 2);
+  other_queue["metadata"]["labels"][kQueueLabel] = "build";
+  Json split_fraction = InGroup(AskingPod("susan", "split-0", 0), "split", 2);
+  split_fraction["metadata"]["annotations"][kFractionAnnotation] = "0.5";
+  Json both = AskingPod("susan", "both", 1);
+  both["metadata"]["annotations"][kFractionAnnotation] = "0.5";
+  const Plan plan =
+      PlanCycle(With({InGroup(AskingPod("susan", "mixed-0", 1), "mixed", 2), other_queue,
+                      InGroup(AskingPod("susan", "full-0", 1), "full", 1),
+                      InGroup(AskingPod("susan", "full-1", 1), "full", 1), split_fraction, both})
+                    .view(),
+                {});
+  EXPECT_TRUE(plan.pod_releases.empty());
+  const std::map<std::string, std::string> expected = {
+      {"mixed-0", "metadata.labels[gpupool.dev/queue]: the pods of group mixed disagree"},
+      {"full-0", "2 pods name group full of 1"},
+      {"split-0", "fractions are for one pod"},
+      {"both", "not both"}};
+  for (const auto& [pod, words] : expected) {
+    const EventNote* refused = FindEvent(plan, pod, "InvalidSpec");
+    ASSERT_NE(refused, nullptr) << pod;
+    EXPECT_NE(refused->message.find(words), std::string::npos) << refused->message;
+  }
+}
+
+// Half a GPU: released once the reservation pod of its device slot holds a
+// device, which the pod is told, with its share.
+TEST(PodGroups, AFractionIsReleasedOnceItsDeviceIsHeld) {
+  Json half = AskingPod("susan", "half", 0);
+  half["metadata"]["annotations"][kFractionAnnotation] = "0.5";
+  const Plan first = PlanCycle(With({half}).view(), {});
+  ASSERT_EQ(first.reservation_pods.size(), 1u);
+  EXPECT_TRUE(first.pod_releases.empty());
+  EXPECT_EQ(WrittenReason(first, "half"), "AwaitingRoom");
+  const std::string reservation = first.reservation_pods[0]["metadata"]["name"];
+  const int slot = std::stoi(reservation.substr(reservation.rfind('-') + 1));
+  auto held = With({Applied({half}, first)[0]});
+  held.ReservationPod("default", "node-0", slot, "GPU-0f3a");
+  const Plan second = PlanCycle(held.view(), {});
+  ASSERT_EQ(second.pod_releases.size(), 1u);
+  const Json released = Applied({half}, second)[0];
+  EXPECT_EQ(released["metadata"]["annotations"][kDeviceAnnotation], "GPU-0f3a");
+  EXPECT_EQ(released["metadata"]["annotations"][kFractionAnnotation], "0.5");
+}
+
+// A Deployment's replica (its owner a ReplicaSet) is an Inference workload:
+// it runs only within its project's quota, however idle the pool.
+TEST(PodGroups, ADeploymentsReplicaRunsOnlyWithinQuota) {
+  Json replica = AskingPod("susan", "serve-abc", 6);
+  replica["metadata"]["ownerReferences"] = {
+      {{"kind", "ReplicaSet"}, {"name", "serve-7d"}, {"uid", "rs-uid"}, {"controller", true}}};
+  const Plan plan = PlanCycle(With({replica}).view(), {});
+  EXPECT_TRUE(plan.pod_releases.empty()) << "6 GPUs is above Susan's quota of 4";
+  EXPECT_FALSE(WrittenReason(plan, "serve-abc").empty());
+  replica["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 4;
+  EXPECT_EQ(PlanCycle(With({replica}).view(), {}).pod_releases.size(), 1u);
+}
+
+// A pod that asks but carries no gate runs without gpupool: it is flagged, and
+// its GPUs count as use gpupool does not manage, never as a slot it granted,
+// whatever admission record its owner wrote on it (one naming another node,
+// one dated before the pod was made).
+TEST(PodGroups, APodWithoutTheGateOrWithAForgedRecordIsFlaggedAndCountedAsUnmanaged) {
+  Json ungated = AskingPod("susan", "escapee", 4);
+  ungated["spec"].erase("schedulingGates");
+  ungated["spec"]["nodeName"] = "node-0";
+  ungated["status"]["phase"] = "Running";
+  ungated["metadata"]["labels"][kReplicaLabel] = "0";
+  const Json elsewhere = {
+      {"admittedQueue", "train"},
+      {"admittedTime", FormatTime(kNow - 10)},
+      {"placement", {{{"replica", 0}, {"node", "node-9"}, {"devices", {0, 1, 2, 3}}}}}};
+  ungated["metadata"]["annotations"][kAdmissionAnnotation] = elsewhere.dump();
+  Json backdated = ungated;
+  backdated["metadata"]["name"] = "backdated";
+  backdated["metadata"]["annotations"][kAdmissionAnnotation] =
+      R"({"admittedQueue":"train","admittedTime":"2020-01-01T00:00:00Z",)"
+      R"("placement":[{"replica":0,"node":"node-0","devices":[4,5,6,7]}]})";
+  const Plan plan = PlanCycle(With({ungated, backdated, AskingPod("joe", "joe-0", 4)}).view(), {});
+  EXPECT_EQ(WrittenReason(plan, "backdated"), "NotGated") << "admitted before it was made";
+  EXPECT_EQ(WrittenReason(plan, "escapee"), "NotGated");
+  const EventNote* flagged = FindEvent(plan, "escapee", "NotGated");
+  ASSERT_NE(flagged, nullptr);
+  EXPECT_EQ(flagged->type, "Warning");
+  EXPECT_TRUE(plan.pod_releases.empty()) << "8 GPUs used, none by a slot gpupool granted";
+  EXPECT_TRUE(plan.pod_deletes.empty()) << "no admission of Susan's to reclaim";
+  for (const auto& share : plan.decisions.shares)
+    if (share.project == "susan") {
+      EXPECT_EQ(share.allocated, 0);
+    }
+}
+
+TEST(PodGroups, APodWithoutTheQueueLabelIsNeverTouched) {
+  Json plain = AskingPod("susan", "plain", 1);
+  plain["metadata"]["labels"].erase(kQueueLabel);
+  const Plan plan = PlanCycle(With({plain}).view(), {});
+  EXPECT_TRUE(plan.pod_releases.empty());
+  EXPECT_TRUE(plan.pod_patches.empty());
+  EXPECT_TRUE(plan.pod_deletes.empty());
+  EXPECT_TRUE(plan.events.empty());
+}
+
+}  // namespace
+}  // namespace gpupool::op
