@@ -103,14 +103,20 @@ struct CycleState {
   void Wake(EpochSeconds at) {
     if (at > now && (plan.wake_at == 0 || at < plan.wake_at)) plan.wake_at = at;
   }
+  // Told on its first pod, and on that pod's owner (a Job), where its user looks.
+  void PodGroupEvent(const JobRecord& job, const std::string& type, const std::string& reason,
+                     const std::string& action, const std::string& message) {
+    const PodView& pod = *job.pods.front();
+    plan.events.push_back({Kind::kPod, pod.ns, pod.name, pod.uid, type, reason, action, message});
+    const PodRequest& request = *pod.request;
+    if (request.owner_name.empty() || request.owner_kind.empty()) return;
+    plan.events.push_back({Kind::kPod, pod.ns, request.owner_name, pod.owner_uid, type, reason,
+                           action, message, request.owner_api_version, request.owner_kind});
+  }
   void Event(JobRecord& job, const std::string& type, const std::string& reason,
              const std::string& action, const std::string& message) {
     job.noted = true;
-    if (job.pod_group) {  // Told on its first pod, where its owner looks.
-      const PodView& pod = *job.pods.front();
-      plan.events.push_back({Kind::kPod, pod.ns, pod.name, pod.uid, type, reason, action, message});
-      return;
-    }
+    if (job.pod_group) return PodGroupEvent(job, type, reason, action, message);
     plan.events.push_back({Kind::kTrainingJob, job.ns(), job.name(), job.job().metadata.uid, type,
                            reason, action, message});
   }

@@ -136,15 +136,16 @@ void ReadStatus(const json& status, PodView& pod) {
   }
 }
 
-std::string ControllerKind(const json& metadata) {
+void ReadOwner(const json& metadata, PodRequest& request) {
   const json* owners = Field(metadata, "ownerReferences");
-  if (!owners || !owners->is_array()) return "";
+  if (!owners || !owners->is_array()) return;
   for (const json& owner : *owners) {
     const json* controller = Field(owner, "controller");
-    if (controller && controller->is_boolean() && controller->get<bool>())
-      return StringField(owner, "kind");
+    if (!controller || !controller->is_boolean() || !controller->get<bool>()) continue;
+    request.owner_kind = StringField(owner, "kind");
+    request.owner_api_version = StringField(owner, "apiVersion");
+    request.owner_name = StringField(owner, "name");
   }
-  return "";
 }
 
 PodAdmission ReadAdmission(const json& object) {
@@ -175,7 +176,7 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
     request->fraction = StringField(*annotations, kFractionAnnotation);
     request->admission_record = StringField(*annotations, kAdmissionAnnotation);
   }
-  request->owner_kind = ControllerKind(*metadata);
+  ReadOwner(*metadata, *request);
   request->created = StringField(*metadata, "creationTimestamp");
   request->admission = ReadAdmission(object);
   const json* spec = Field(object, "spec");

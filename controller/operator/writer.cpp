@@ -392,6 +392,10 @@ void PlanWriter::RecordEvent(const EventNote& note) {
                 : note.kind == Kind::kDepartment ? "Department"
                 : note.kind == Kind::kPod        ? "Pod"
                                                  : "TrainingJob";
+  if (!note.object_kind.empty()) {
+    object.api_version = note.api_version;
+    object.kind = note.object_kind;
+  }
   object.ns = note.ns;
   object.name = note.name;
   object.uid = note.uid;

@@ -130,6 +130,10 @@ TEST_P(PodGroupsOnBackend, AJobsEvictedPodsComeBackGatedWithoutFailingIt) {
     const int pending = CountPods(pods, "Pending");
     return pending >= 1 && pending + CountPods(pods, "Running") == 3;
   })) << cluster.Kubectl("get pods -A -o wide").output;
+  const auto on_jobs =
+      cluster.Kubectl("get events -n susan --field-selector involvedObject.kind=Job");
+  EXPECT_NE(on_jobs.output.find("Admitted"), std::string::npos) << on_jobs.output;
+  EXPECT_NE(on_jobs.output.find("Preempted"), std::string::npos) << on_jobs.output;
   for (const Json& job : cluster.Get("jobs -n susan")) {
     for (const Json& condition :
          job.value("status", Json::object()).value("conditions", Json::array()))

@@ -273,11 +273,19 @@ TEST(PodGroups, AFractionIsReleasedOnceItsDeviceIsHeld) {
 // it runs only within its project's quota, however idle the pool.
 TEST(PodGroups, ADeploymentsReplicaRunsOnlyWithinQuota) {
   Json replica = AskingPod("susan", "serve-abc", 6);
-  replica["metadata"]["ownerReferences"] = {
-      {{"kind", "ReplicaSet"}, {"name", "serve-7d"}, {"uid", "rs-uid"}, {"controller", true}}};
+  replica["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                             {"kind", "ReplicaSet"},
+                                             {"name", "serve-7d"},
+                                             {"uid", "rs-uid"},
+                                             {"controller", true}}};
   const Plan plan = PlanCycle(With({replica}).view(), {});
   EXPECT_TRUE(plan.pod_releases.empty()) << "6 GPUs is above Susan's quota of 4";
-  EXPECT_FALSE(WrittenReason(plan, "serve-abc").empty());
+  const std::string reason = WrittenReason(plan, "serve-abc");
+  EXPECT_FALSE(reason.empty());
+  const EventNote* on_owner = FindEvent(plan, "serve-7d", reason);
+  ASSERT_NE(on_owner, nullptr) << "told on the pod's owner too";
+  EXPECT_EQ(on_owner->object_kind, "ReplicaSet");
+  EXPECT_EQ(on_owner->uid, "rs-uid");
   replica["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 4;
   EXPECT_EQ(PlanCycle(With({replica}).view(), {}).pod_releases.size(), 1u);
 }

@@ -112,6 +112,9 @@ struct EventNote {
   std::string ns, name, uid;
   std::string type;  // Normal or Warning
   std::string reason, action, message;
+  // Set for an object of a kind gpupool does not own (a pod's owner, such as a
+  // batch Job): its apiVersion and kind, in place of `kind`'s.
+  std::string api_version, object_kind;
 };
 
 struct Plan {

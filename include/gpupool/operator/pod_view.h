@@ -54,12 +54,13 @@ struct PodAdmission {
 
 // What a pod of another owner asks for (docs/workloads.md); all empty for the others.
 struct PodRequest {
-  std::string queue;                                 // kQueueLabel.
-  std::string group;                                 // kPodGroupLabel.
-  std::string group_size;                            // kPodGroupSizeLabel, as written.
-  std::string workload_class;                        // kWorkloadClassLabel, as written.
-  std::string fraction;                              // kFractionAnnotation, as written.
-  std::string owner_kind;                            // The controlling owner's kind.
+  std::string queue;           // kQueueLabel.
+  std::string group;           // kPodGroupLabel.
+  std::string group_size;      // kPodGroupSizeLabel, as written.
+  std::string workload_class;  // kWorkloadClassLabel, as written.
+  std::string fraction;        // kFractionAnnotation, as written.
+  std::string owner_kind;      // The controlling owner's kind, apiVersion and name.
+  std::string owner_api_version, owner_name;
   std::string admission_record;                      // kAdmissionAnnotation: set at its release.
   std::string created;                               // metadata.creationTimestamp.
   PodAdmission admission;                            // kAdmittedCondition.
