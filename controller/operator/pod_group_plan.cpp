@@ -44,7 +44,7 @@ void CheckGroupEligible(CycleState& state, JobRecord& job) {
     return Hold(state, job, "NotGated",
                 "pod " + pod->name + " has no " + std::string(kAdmissionGate) +
                     " scheduling gate: it is scheduled without gpupool, outside its project's "
-                    "quota; create it with the gate (or through gpupool's webhook)");
+                    "quota; create it with the gate");
   }
   std::size_t waiting = 0;
   for (const PodView* pod : job.pods) waiting += Live(*pod) ? 1 : 0;
@@ -67,6 +67,14 @@ std::string AdmissionRecord(const api::TrainingJobStatus& status) {
 Json GroupReleasePatch(const JobRecord& job, const PodView& pod,
                        const api::ReplicaPlacement& placed, const std::string& shared_device) {
   Json patch = ReleasePatch(job, pod, placed, shared_device);
+  if (!pod.request->has_annotations) {  // A JSON patch adds only to a map that is there.
+    const auto first = std::find_if(patch.begin(), patch.end(), [](const Json& op) {
+      return op.value("path", "").rfind("/metadata/annotations/", 0) == 0;
+    });
+    const Json add_map = {
+        {"op", "add"}, {"path", "/metadata/annotations"}, {"value", Json::object()}};
+    patch.insert(first, add_map);
+  }
   patch.push_back({{"op", "add"},
                    {"path", "/metadata/annotations/" + PointerToken(kAdmissionAnnotation)},
                    {"value", AdmissionRecord(job.status)}});

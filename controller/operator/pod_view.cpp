@@ -172,7 +172,9 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
   request->group = StringField(*labels, kPodGroupLabel);
   request->group_size = StringField(*labels, kPodGroupSizeLabel);
   request->workload_class = StringField(*labels, kWorkloadClassLabel);
-  if (const json* annotations = Field(*metadata, "annotations")) {
+  if (const json* annotations = Field(*metadata, "annotations");
+      annotations && annotations->is_object()) {
+    request->has_annotations = true;
     request->fraction = StringField(*annotations, kFractionAnnotation);
     request->admission_record = StringField(*annotations, kAdmissionAnnotation);
   }

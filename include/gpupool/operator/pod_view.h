@@ -65,6 +65,7 @@ struct PodRequest {
   std::string created;                               // metadata.creationTimestamp.
   PodAdmission admission;                            // kAdmittedCondition.
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector.
+  bool has_annotations = false;  // metadata.annotations is there (a patch adds to it).
 };
 
 struct PodView {
