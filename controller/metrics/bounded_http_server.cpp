@@ -7,12 +7,14 @@
 
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -114,6 +116,17 @@ int BoundPort(int fd) {
 void Signal(int event_fd) {
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto written = ::write(event_fd, &one, sizeof one);
+}
+
+// A write to a connection its client has closed raises SIGPIPE in the writing
+// thread, which ends the process. Plain answers are sent with MSG_NOSIGNAL, but
+// OpenSSL writes with write(2); blocked in the server's one thread, the signal
+// is never delivered and the write fails with EPIPE, closing that connection.
+void BlockBrokenPipeSignal() {
+  sigset_t broken_pipe;
+  sigemptyset(&broken_pipe);
+  sigaddset(&broken_pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &broken_pipe, nullptr);
 }
 
 }  // namespace
@@ -318,7 +331,10 @@ BoundedHttpServer::BoundedHttpServer(const BindAddress& address,
   loop_->limits = limits;
   loop_->security = std::move(security);
   loop_->wake_on_decision = [fd = loop_->decided] { Signal(fd); };
-  loop_->thread = std::thread([loop = loop_.get()] { loop->Run(); });
+  loop_->thread = std::thread([loop = loop_.get()] {
+    BlockBrokenPipeSignal();
+    loop->Run();
+  });
 }
 
 // The guard goes before the descriptors close: a wake from its thread must
