@@ -3,7 +3,9 @@
 // 60,000 one-pod jobs running with the statuses the controller wrote for them,
 // and `new` jobs just created (no status, no pod) that the cycle admits. The
 // engine is kept across cycles, as the controller keeps it; each iteration
-// plans the same view, so the new jobs are admitted again every time.
+// plans the same view, so the new jobs are admitted again every time. The same
+// with bare pods that ask gpupool to schedule them (docs/workloads.md) in place
+// of TrainingJobs: 60,000 released and running, `new` gated.
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -69,6 +71,71 @@ void BM_PlanCycle60000RunningJobs(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(gpupool::op::PlanCycle(view, options, live));
 }
 BENCHMARK(BM_PlanCycle60000RunningJobs)
+    ->ArgName("new")
+    ->Arg(0)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
+
+// A pod of another owner that asks gpupool to schedule it (docs/workloads.md),
+// released to device `device` of `node` as the controller releases it; or, with
+// `node` empty, just created (gated).
+Json AskingPod(const std::string& name, const std::string& node, int device) {
+  Json pod = {{"metadata",
+               {{"name", name},
+                {"namespace", "load"},
+                {"uid", "uid-" + name},
+                {"creationTimestamp", gpupool::op::FormatTime(kNow - 120)},
+                {"labels", {{gpupool::op::kQueueLabel, "train"}}}}},
+              {"spec",
+               {{"containers",
+                 {{{"name", "main"}, {"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}},
+              {"status", {{"phase", "Pending"}}}};
+  if (node.empty()) {
+    pod["spec"]["schedulingGates"] = {{{"name", gpupool::op::kAdmissionGate}}};
+    return pod;
+  }
+  const Json record = {{"admittedQueue", "train"},
+                       {"admittedTime", gpupool::op::FormatTime(kNow - 60)},
+                       {"placement", {{{"replica", 0}, {"node", node}, {"devices", {device}}}}}};
+  pod["metadata"]["labels"][gpupool::op::kReplicaLabel] = "0";
+  pod["metadata"]["annotations"] = {{gpupool::op::kAdmissionAnnotation, record.dump()}};
+  pod["spec"]["nodeName"] = node;
+  pod["spec"]["nodeSelector"] = {{gpupool::op::kHostnameLabel, node}};
+  pod["status"] = {{"phase", "Running"},
+                   {"conditions",
+                    {{{"type", gpupool::op::kAdmittedCondition},
+                      {"status", "True"},
+                      {"reason", "Admitted"},
+                      {"message", "admitted on " + node}}}}};
+  return pod;
+}
+
+// The same cluster as ThroughputView, its workloads bare pods instead of TrainingJobs.
+ClusterView PodsView(int new_pods) {
+  ViewBuilder b(kNow);
+  const int nodes = (kRunning + new_pods) / kGpusPerNode + 1;
+  for (int node = 0; node < nodes; ++node)
+    b.Node("node-" + std::to_string(node), kGpusPerNode, "train");
+  b.Queue("train", "train");
+  b.Project("load", "load", kRunning + new_pods);
+  for (int j = 0; j < kRunning; ++j)
+    b.RawPod(AskingPod("pod-" + std::to_string(j), "node-" + std::to_string(j / kGpusPerNode),
+                       j % kGpusPerNode));
+  for (int j = 0; j < new_pods; ++j) b.RawPod(AskingPod("new-" + std::to_string(j), "", 0));
+  return b.view();
+}
+
+void BM_PlanCycle60000RunningPods(benchmark::State& state) {
+  const ClusterView view = PodsView(static_cast<int>(state.range(0)));
+  const gpupool::op::PlanOptions options;
+  gpupool::engine::LiveEngine live(options.engine);
+  const gpupool::op::Plan first = gpupool::op::PlanCycle(view, options, live);
+  // What a cycle writes: the new pods' releases and conditions, nothing for the running ones.
+  state.counters["releases"] = static_cast<double>(first.pod_releases.size());
+  state.counters["pod_patches"] = static_cast<double>(first.pod_patches.size());
+  for (auto _ : state) benchmark::DoNotOptimize(gpupool::op::PlanCycle(view, options, live));
+}
+BENCHMARK(BM_PlanCycle60000RunningPods)
     ->ArgName("new")
     ->Arg(0)
     ->Arg(1000)

@@ -164,7 +164,7 @@ JobObject SourceOf(const Group& group) {
   Json selector = Json::object();
   for (const auto& [key, value] : first.request->node_selector)
     if (key != kHostnameLabel || first.gate_index >= 0) selector[key] = value;
-  job.spec.pod_template = {{"spec", {{"nodeSelector", selector}}}};
+  if (!selector.empty()) job.spec.pod_template = {{"spec", {{"nodeSelector", selector}}}};
   return source;
 }
 
@@ -186,12 +186,8 @@ bool HoldsItsSlot(const PodView& pod, const api::TrainingJobStatus& admission) {
 // The admission a released pod of the group records; nullopt when none does.
 std::optional<api::TrainingJobStatus> RecordedAdmission(const Group& group) {
   for (const PodView* pod : group.pods) {
-    if (pod->request->admission_record.empty()) continue;
-    const Json record = Json::parse(pod->request->admission_record, nullptr, false);
-    if (!record.is_object()) continue;
-    api::FieldErrors errors;
-    api::TrainingJobStatus admission = api::DecodeTrainingJobStatus(record, errors);
-    if (errors.empty() && HoldsItsSlot(*pod, admission)) return admission;
+    const auto& admission = pod->request->admission_record;
+    if (admission && HoldsItsSlot(*pod, *admission)) return *admission;
   }
   return std::nullopt;
 }

@@ -160,6 +160,16 @@ PodAdmission ReadAdmission(const json& object) {
   return {};
 }
 
+std::optional<api::TrainingJobStatus> ReadAdmissionRecord(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const json record = json::parse(text, nullptr, false);
+  if (!record.is_object()) return std::nullopt;
+  api::FieldErrors errors;
+  api::TrainingJobStatus admission = api::DecodeTrainingJobStatus(record, errors);
+  if (!errors.empty()) return std::nullopt;
+  return admission;
+}
+
 // What a pod that asks gpupool to schedule it asks for: it carries the queue
 // label and is neither a TrainingJob's pod nor a reservation pod.
 std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView& pod) {
@@ -176,7 +186,8 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
       annotations && annotations->is_object()) {
     request->has_annotations = true;
     request->fraction = StringField(*annotations, kFractionAnnotation);
-    request->admission_record = StringField(*annotations, kAdmissionAnnotation);
+    request->admission_record =
+        ReadAdmissionRecord(StringField(*annotations, kAdmissionAnnotation));
   }
   ReadOwner(*metadata, *request);
   request->created = StringField(*metadata, "creationTimestamp");

@@ -38,7 +38,8 @@ TEST(PodView, ReadsWhatAPodOfAnotherOwnerAsksFor) {
                  "labels": {"gpupool.dev/queue": "train", "gpupool.dev/pod-group": "w",
                             "gpupool.dev/pod-group-size": "4",
                             "gpupool.dev/workload-class": "Build"},
-                 "annotations": {"gpupool.dev/gpu-fraction": "0.5", "gpupool.dev/admission": "{}"},
+                 "annotations": {"gpupool.dev/gpu-fraction": "0.5", "gpupool.dev/admission":
+                     "{\"placement\": [{\"replica\": 0, \"node\": \"n1\", \"devices\": [3]}]}"},
                  "ownerReferences": [{"kind": "Job", "uid": "job-uid", "controller": true}]},
     "spec": {"nodeSelector": {"pool": "a100", "zone": 3}},
     "status": {"conditions": [{"type": "gpupool.dev/Admitted", "status": "False",
@@ -50,7 +51,9 @@ TEST(PodView, ReadsWhatAPodOfAnotherOwnerAsksFor) {
   EXPECT_EQ(request.group_size, "4");
   EXPECT_EQ(request.workload_class, "Build");
   EXPECT_EQ(request.fraction, "0.5");
-  EXPECT_EQ(request.admission_record, "{}");
+  ASSERT_TRUE(request.admission_record.has_value());
+  ASSERT_EQ(request.admission_record->placement.size(), 1u);
+  EXPECT_EQ(request.admission_record->placement[0].node, "n1");
   EXPECT_EQ(request.owner_kind, "Job");
   EXPECT_EQ(request.created, "2026-01-01T00:00:00Z");
   EXPECT_EQ(request.admission.reason, "WaitingForPods");

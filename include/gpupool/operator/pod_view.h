@@ -6,7 +6,10 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+
+#include "gpupool/api/training_job.h"
 
 namespace gpupool::op {
 
@@ -61,7 +64,9 @@ struct PodRequest {
   std::string fraction;        // kFractionAnnotation, as written.
   std::string owner_kind;      // The controlling owner's kind, apiVersion and name.
   std::string owner_api_version, owner_name;
-  std::string admission_record;                      // kAdmissionAnnotation: set at its release.
+  // kAdmissionAnnotation, set at its release, decoded once here rather than
+  // every cycle; empty when absent or unreadable.
+  std::optional<api::TrainingJobStatus> admission_record;
   std::string created;                               // metadata.creationTimestamp.
   PodAdmission admission;                            // kAdmittedCondition.
   std::map<std::string, std::string> node_selector;  // spec.nodeSelector.
