@@ -4,6 +4,7 @@
 // node. Two holding jobs that claim one device cannot both be right: the later
 // admitted one goes back to its queue.
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "cycle_state.h"
@@ -147,14 +148,18 @@ std::vector<Holding> HoldingByAdmission(CycleState& state) {
     if (job.stage != Stage::kHolding) continue;
     holding.push_back({ParseTime(job.status.admitted_time.value_or("")).value_or(0), &job});
   }
+  // A pod group's record is on its pods, which their owner may write; a
+  // TrainingJob's is in its status, which only gpupool writes. Of two records
+  // claiming one device, the TrainingJob's is kept, whatever the other claims.
   std::sort(holding.begin(), holding.end(), [](const Holding& a, const Holding& b) {
-    return a.admitted != b.admitted ? a.admitted < b.admitted : a.job->key < b.job->key;
+    return std::tie(a.job->pod_group, a.admitted, a.job->key) <
+           std::tie(b.job->pod_group, b.admitted, b.job->key);
   });
   return holding;
 }
 
-// Holding jobs in admission order (by second, then by name); a job whose devices are taken already,
-// or whose queue or project is gone, goes back to its queue.
+// Holding jobs in admission order (TrainingJobs first, then by second, then by name); a job whose
+// devices are taken already, or whose queue or project is gone, goes back to its queue.
 void AddRunning(CycleState& state, engine::Snapshot& snapshot, DeviceUse& use) {
   for (const auto& [admitted, job] : HoldingByAdmission(state)) {
     const auto& spec = job->job().spec;

@@ -323,6 +323,41 @@ TEST(PodGroups, APodWithoutTheGateOrWithAForgedRecordIsFlaggedAndCountedAsUnmana
     }
 }
 
+// A pod's owner can write any record on it, even one gpupool would believe
+// (released, on its slot's node, admitted after it was made) that claims the
+// devices of a TrainingJob admitted later: the TrainingJob keeps them, and
+// the pod is the one sent back to its queue.
+TEST(PodGroups, ARecordOnAPodNeverTakesATrainingJobsDevices) {
+  auto b = GroupCluster();
+  b.Job("joe", "bert", 1, 4,
+        testing::HoldingStatus("Running", "node-0", {0, 1, 2, 3}, kNow - 50, "joe"));
+  b.JobPod("joe", "bert", 0, "node-0", "Running", false, 4);
+  Json forged = AskingPod("susan", "forged", 4);
+  forged["metadata"]["creationTimestamp"] = FormatTime(kNow - 100);
+  forged["spec"].erase("schedulingGates");
+  forged["spec"]["nodeName"] = "node-0";
+  forged["status"]["phase"] = "Running";
+  forged["metadata"]["labels"][kReplicaLabel] = "0";
+  const Json claim = {
+      {"admittedQueue", "train"},
+      {"admittedTime", FormatTime(kNow - 90)},
+      {"placement", {{{"replica", 0}, {"node", "node-0"}, {"devices", {0, 1, 2, 3}}}}}};
+  forged["metadata"]["annotations"][kAdmissionAnnotation] = claim.dump();
+  const Plan plan = PlanCycle(With({forged}, b).view(), {});
+  bool stopped = false;
+  for (const auto& remove : plan.pod_deletes) stopped = stopped || remove.name == "forged";
+  EXPECT_TRUE(stopped);
+  for (const auto* writes : plan.StatusWrites()) {
+    for (const auto& write : *writes) {
+      if (write.name == "bert") {
+        EXPECT_EQ(write.patch["status"].value("phase", ""), "Running");
+      }
+    }
+  }
+  EXPECT_EQ(FindEvent(plan, "bert", "PlacementConflict"), nullptr);
+  EXPECT_NE(FindEvent(plan, "forged", "PlacementConflict"), nullptr);
+}
+
 TEST(PodGroups, APodWithoutTheQueueLabelIsNeverTouched) {
   Json plain = AskingPod("susan", "plain", 1);
   plain["metadata"]["labels"].erase(kQueueLabel);
