@@ -289,26 +289,35 @@ TEST(PodGroups, ADeploymentsReplicaRunsOnlyWithinQuota) {
   EXPECT_EQ(PlanCycle(With({replica}).view(), {}).pod_releases.size(), 1u);
 }
 
+// A pod of `ns` that asks for `gpus` GPUs, runs on node-0 without the gate,
+// made at `created`, and carries `record` as its admission (slot 0).
+Json RunningWithRecord(const std::string& ns, const std::string& name, int gpus,
+                       EpochSeconds created, const Json& record) {
+  Json pod = AskingPod(ns, name, gpus);
+  pod["metadata"]["creationTimestamp"] = FormatTime(created);
+  pod["spec"].erase("schedulingGates");
+  pod["spec"]["nodeName"] = "node-0";
+  pod["status"]["phase"] = "Running";
+  pod["metadata"]["labels"][kReplicaLabel] = "0";
+  pod["metadata"]["annotations"][kAdmissionAnnotation] = record.dump();
+  return pod;
+}
+
+Json Record(EpochSeconds admitted, const std::string& node, std::vector<int> devices) {
+  return {{"admittedQueue", "train"},
+          {"admittedTime", FormatTime(admitted)},
+          {"placement", {{{"replica", 0}, {"node", node}, {"devices", devices}}}}};
+}
+
 // A pod that asks but carries no gate runs without gpupool: it is flagged, and
 // its GPUs count as use gpupool does not manage, never as a slot it granted,
 // whatever admission record its owner wrote on it (one naming another node,
 // one dated before the pod was made).
 TEST(PodGroups, APodWithoutTheGateOrWithAForgedRecordIsFlaggedAndCountedAsUnmanaged) {
-  Json ungated = AskingPod("susan", "escapee", 4);
-  ungated["spec"].erase("schedulingGates");
-  ungated["spec"]["nodeName"] = "node-0";
-  ungated["status"]["phase"] = "Running";
-  ungated["metadata"]["labels"][kReplicaLabel] = "0";
-  const Json elsewhere = {
-      {"admittedQueue", "train"},
-      {"admittedTime", FormatTime(kNow - 10)},
-      {"placement", {{{"replica", 0}, {"node", "node-9"}, {"devices", {0, 1, 2, 3}}}}}};
-  ungated["metadata"]["annotations"][kAdmissionAnnotation] = elsewhere.dump();
-  Json backdated = ungated;
-  backdated["metadata"]["name"] = "backdated";
-  backdated["metadata"]["annotations"][kAdmissionAnnotation] =
-      R"({"admittedQueue":"train","admittedTime":"2020-01-01T00:00:00Z",)"
-      R"("placement":[{"replica":0,"node":"node-0","devices":[4,5,6,7]}]})";
+  const Json ungated = RunningWithRecord("susan", "escapee", 4, kNow - 30,
+                                         Record(kNow - 10, "node-9", {0, 1, 2, 3}));
+  const Json backdated = RunningWithRecord("susan", "backdated", 4, kNow - 30,
+                                           Record(kNow - 40, "node-0", {4, 5, 6, 7}));
   const Plan plan = PlanCycle(With({ungated, backdated, AskingPod("joe", "joe-0", 4)}).view(), {});
   EXPECT_EQ(WrittenReason(plan, "backdated"), "NotGated") << "admitted before it was made";
   EXPECT_EQ(WrittenReason(plan, "escapee"), "NotGated");
@@ -332,17 +341,8 @@ TEST(PodGroups, ARecordOnAPodNeverTakesATrainingJobsDevices) {
   b.Job("joe", "bert", 1, 4,
         testing::HoldingStatus("Running", "node-0", {0, 1, 2, 3}, kNow - 50, "joe"));
   b.JobPod("joe", "bert", 0, "node-0", "Running", false, 4);
-  Json forged = AskingPod("susan", "forged", 4);
-  forged["metadata"]["creationTimestamp"] = FormatTime(kNow - 100);
-  forged["spec"].erase("schedulingGates");
-  forged["spec"]["nodeName"] = "node-0";
-  forged["status"]["phase"] = "Running";
-  forged["metadata"]["labels"][kReplicaLabel] = "0";
-  const Json claim = {
-      {"admittedQueue", "train"},
-      {"admittedTime", FormatTime(kNow - 90)},
-      {"placement", {{{"replica", 0}, {"node", "node-0"}, {"devices", {0, 1, 2, 3}}}}}};
-  forged["metadata"]["annotations"][kAdmissionAnnotation] = claim.dump();
+  const Json forged = RunningWithRecord("susan", "forged", 4, kNow - 100,
+                                        Record(kNow - 90, "node-0", {0, 1, 2, 3}));
   const Plan plan = PlanCycle(With({forged}, b).view(), {});
   bool stopped = false;
   for (const auto& remove : plan.pod_deletes) stopped = stopped || remove.name == "forged";
