@@ -28,7 +28,7 @@ namespace gpupool::metrics {
 namespace internal {
 
 // A member of BoundedHttpServer::Loop, so not in an anonymous namespace.
-enum class Stage { kReading, kWaiting, kAnswering, kDraining };
+enum class Stage { kReading, kReadingBody, kWaiting, kAnswering, kDraining };
 
 struct Connection {
   ConnectionIo io;
@@ -36,6 +36,7 @@ struct Connection {
   std::chrono::steady_clock::time_point deadline;
   std::string received;
   ParsedRequest request;  // Once its headers are in.
+  std::string body;       // A POST's, as it comes.
   std::string answer;
   std::size_t sent = 0;
 };
@@ -135,7 +136,7 @@ struct BoundedHttpServer::Loop {
   int listener = -1;
   int stop = -1;     // Readable: the server is being destroyed.
   int decided = -1;  // Readable: the guard can decide a waiting request.
-  std::map<std::string, GetHandler> routes;
+  Routes routes;
   ServerLimits limits;
   ServerSecurity security;
   std::function<void()> wake_on_decision;
@@ -148,6 +149,8 @@ struct BoundedHttpServer::Loop {
   void MakeRoomForOne();
   void Service(Connection& connection, short events);
   void Read(Connection& connection);
+  void ReadBody(Connection& connection);
+  void StartWaiting(Connection& connection);
   void Decide(Connection& connection);
   void DecideWaiting();
   void StartAnswer(Connection& connection, const HttpAnswer& answer);
@@ -216,6 +219,8 @@ void BoundedHttpServer::Loop::Service(Connection& connection, short events) {
   if (!connection.io.open()) return;
   if (connection.stage == Stage::kReading)
     Read(connection);
+  else if (connection.stage == Stage::kReadingBody)
+    ReadBody(connection);
   else if (connection.stage == Stage::kAnswering)
     Write(connection);
   else if (connection.stage == Stage::kDraining)
@@ -236,25 +241,49 @@ void BoundedHttpServer::Loop::Read(Connection& connection) {
     connection.received.append(buffer, static_cast<std::size_t>(got));
     const auto end = internal::EndOfHeaders(connection.received);
     if (end && *end <= limits.max_request_bytes) {
-      connection.request = internal::ParseRequest(connection.received.substr(0, *end), routes);
+      connection.request = internal::ParseRequest(connection.received.substr(0, *end), routes,
+                                                  limits.max_body_bytes);
+      connection.body = connection.received.substr(*end);
       connection.received.clear();
       if (connection.request.refusal) return StartAnswer(connection, *connection.request.refusal);
-      connection.stage = Stage::kWaiting;
-      connection.deadline = Clock::now() + limits.answer_deadline;
-      return Decide(connection);
+      connection.stage = Stage::kReadingBody;
+      return ReadBody(connection);
     }
   }
   StartAnswer(connection, internal::RequestTooLarge());
 }
 
+// Until Content-Length bytes are in; bytes past them are dropped (one request
+// per connection).
+void BoundedHttpServer::Loop::ReadBody(Connection& connection) {
+  const std::size_t wanted = connection.request.body_length;
+  char buffer[16384];
+  while (connection.body.size() < wanted) {
+    const long got = connection.io.Receive(buffer, sizeof buffer);
+    if (got == 0) return;
+    if (got < 0) return connection.io.Close();
+    connection.body.append(buffer, static_cast<std::size_t>(got));
+  }
+  connection.body.resize(wanted);
+  StartWaiting(connection);
+}
+
+void BoundedHttpServer::Loop::StartWaiting(Connection& connection) {
+  connection.stage = Stage::kWaiting;
+  connection.deadline = Clock::now() + limits.answer_deadline;
+  Decide(connection);
+}
+
 // A request whose headers are in: answered when the guard allows it, refused
 // when it refuses, else left waiting for the guard's wake.
 void BoundedHttpServer::Loop::Decide(Connection& connection) {
-  if (!security.guard)
-    return StartAnswer(connection, internal::AnswerRoute(connection.request, routes));
+  const auto answer = [&] {
+    return internal::AnswerRoute(connection.request, connection.body, routes);
+  };
+  if (!security.guard) return StartAnswer(connection, answer());
   const GuardVerdict verdict = security.guard(connection.request.head, wake_on_decision);
   if (verdict.kind == GuardVerdict::Kind::kAllowed)
-    StartAnswer(connection, internal::AnswerRoute(connection.request, routes));
+    StartAnswer(connection, answer());
   else if (verdict.kind == GuardVerdict::Kind::kRefused)
     StartAnswer(connection, verdict.refusal);
 }
@@ -270,6 +299,7 @@ void BoundedHttpServer::Loop::StartAnswer(Connection& connection, const HttpAnsw
   connection.stage = Stage::kAnswering;
   connection.deadline = Clock::now() + limits.answer_deadline;
   connection.received.clear();
+  connection.body.clear();
   connection.answer = internal::FormatAnswer(answer, connection.request.head_only);
   Write(connection);
 }
@@ -315,6 +345,10 @@ void BoundedHttpServer::Loop::CloseExpired() {
 
 BoundedHttpServer::BoundedHttpServer(const BindAddress& address,
                                      std::map<std::string, GetHandler> routes, ServerLimits limits,
+                                     ServerSecurity security)
+    : BoundedHttpServer(address, Routes{std::move(routes), {}}, limits, std::move(security)) {}
+
+BoundedHttpServer::BoundedHttpServer(const BindAddress& address, Routes routes, ServerLimits limits,
                                      ServerSecurity security)
     : loop_(std::make_unique<Loop>()) {
   loop_->listener = ListenOn(address);

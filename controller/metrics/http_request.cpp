@@ -22,6 +22,10 @@ const char* ReasonPhrase(int status) {
       return "Not Found";
     case 405:
       return "Method Not Allowed";
+    case 411:
+      return "Length Required";
+    case 413:
+      return "Content Too Large";
     case 431:
       return "Request Header Fields Too Large";
     case 500:
@@ -77,8 +81,29 @@ std::optional<std::size_t> EndOfHeaders(const std::string& received) {
   return lf + 2;
 }
 
-ParsedRequest ParseRequest(const std::string& head,
-                           const std::map<std::string, GetHandler>& routes) {
+namespace {
+
+// A POST's body length from its headers, or why it is refused.
+void ReadBodyLength(const std::string& head, std::size_t max_body_bytes, ParsedRequest& request) {
+  const std::string length = HeaderValue(head, "content-length");
+  if (!HeaderValue(head, "transfer-encoding").empty() || length.empty()) {
+    request.refusal = Plain(411, "a POST needs Content-Length (chunked bodies are not taken)\n");
+    return;
+  }
+  if (length.size() > 12 || length.find_first_not_of("0123456789") != std::string::npos) {
+    request.refusal = Plain(400, "bad Content-Length\n");
+    return;
+  }
+  request.body_length = std::stoull(length);
+  if (request.body_length > max_body_bytes)
+    request.refusal =
+        Plain(413, "the body is longer than " + std::to_string(max_body_bytes) + " bytes\n");
+}
+
+}  // namespace
+
+ParsedRequest ParseRequest(const std::string& head, const Routes& routes,
+                           std::size_t max_body_bytes) {
   ParsedRequest request;
   std::istringstream line(FirstLine(head));
   std::string target, version, extra;
@@ -87,21 +112,28 @@ ParsedRequest ParseRequest(const std::string& head,
     request.refusal = Plain(400, "bad request line\n");
     return request;
   }
-  request.head_only = request.head.method == "HEAD";
+  const std::string& method = request.head.method;
+  request.head_only = method == "HEAD";
   request.head.path = target.substr(0, target.find('?'));
-  if (request.head.method != "GET" && !request.head_only)
-    request.refusal = Plain(405, "only GET and HEAD\n");
-  else if (!routes.contains(request.head.path))
+  if (routes.get.contains(request.head.path)) {
+    if (method != "GET" && !request.head_only) request.refusal = Plain(405, "only GET and HEAD\n");
+  } else if (routes.post.contains(request.head.path)) {
+    if (method != "POST")
+      request.refusal = Plain(405, "only POST\n");
+    else
+      ReadBodyLength(head, max_body_bytes, request);
+  } else {
     request.refusal = Plain(404, "not found\n");
-  else
-    request.head.authorization = HeaderValue(head, "authorization");
+  }
+  if (!request.refusal) request.head.authorization = HeaderValue(head, "authorization");
   return request;
 }
 
-HttpAnswer AnswerRoute(const ParsedRequest& request,
-                       const std::map<std::string, GetHandler>& routes) {
+HttpAnswer AnswerRoute(const ParsedRequest& request, const std::string& body,
+                       const Routes& routes) {
   try {
-    return routes.at(request.head.path)();
+    if (request.head.method == "POST") return routes.post.at(request.head.path)(body);
+    return routes.get.at(request.head.path)();
   } catch (const std::exception& error) {
     return Plain(500, std::string(error.what()) + "\n");
   }

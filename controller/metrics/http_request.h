@@ -16,19 +16,21 @@ std::optional<std::size_t> EndOfHeaders(const std::string& received);
 
 struct ParsedRequest {
   RequestHead head;
-  bool head_only = false;  // A HEAD request: the answer's headers without its body.
-  // 400 (bad request line), 405 (not GET or HEAD) or 404 (no such route); the
-  // request then goes no further.
+  bool head_only = false;       // A HEAD request: the answer's headers without its body.
+  std::size_t body_length = 0;  // A POST's Content-Length.
+  // 400 (bad request line or Content-Length), 405 (a method the route does not
+  // take), 404 (no such route), 411 (a POST without Content-Length, or
+  // chunked) or 413 (a body past `max_body_bytes`); the request then goes no
+  // further.
   std::optional<HttpAnswer> refusal;
 };
 
 // Parses the request's head (request line and headers).
-ParsedRequest ParseRequest(const std::string& head,
-                           const std::map<std::string, GetHandler>& routes);
+ParsedRequest ParseRequest(const std::string& head, const Routes& routes,
+                           std::size_t max_body_bytes);
 
 // The route's answer; 500 when its handler throws.
-HttpAnswer AnswerRoute(const ParsedRequest& request,
-                       const std::map<std::string, GetHandler>& routes);
+HttpAnswer AnswerRoute(const ParsedRequest& request, const std::string& body, const Routes& routes);
 
 HttpAnswer RequestTooLarge();
 HttpAnswer Plain(int status, std::string body);

@@ -8,11 +8,10 @@
 
 #include "cycle_state.h"
 #include "gpupool/api/quantity.h"
+#include "gpupool/operator/pod_labels.h"
 
 namespace gpupool::op::internal {
 namespace {
-
-constexpr std::int32_t kMaxGroupSize = 4096;
 
 struct Group {
   std::string ns, name;
@@ -49,8 +48,6 @@ void Refuse(api::FieldErrors& errors, const std::string& path, const std::string
   errors.push_back({path, message});
 }
 
-std::string LabelPath(const char* label) { return std::string("metadata.labels[") + label + "]"; }
-
 // The same value on every pod of the group, or an error naming the field.
 std::string Agreed(const Group& group, std::string PodRequest::*field, const std::string& path,
                    api::FieldErrors& errors) {
@@ -70,22 +67,16 @@ std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
   const std::string path = LabelPath(kPodGroupSizeLabel);
   const std::string text = Agreed(group, &PodRequest::group_size, path, errors);
   if (!group.named) return 1;
-  std::int64_t size = 0;
-  const bool number =
-      !text.empty() && text.size() <= 5 &&
-      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (number) size = std::stoll(text);
-  if (size < 1 || size > kMaxGroupSize) {
-    Refuse(errors, path,
-           "must be the group's number of pods, from 1 to " + std::to_string(kMaxGroupSize) +
-               " (is \"" + text + "\")");
+  if (const std::string problem = PodGroupSizeProblem(text); !problem.empty()) {
+    Refuse(errors, path, problem);
     return 1;
   }
-  if (static_cast<std::int64_t>(group.pods.size()) > size)
+  const std::int32_t size = std::stoi(text);
+  if (group.pods.size() > static_cast<std::size_t>(size))
     Refuse(errors, path,
            std::to_string(group.pods.size()) + " pods name group " + group.name + " of " +
                std::to_string(size));
-  return static_cast<std::int32_t>(size);
+  return size;
 }
 
 api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
@@ -94,8 +85,8 @@ api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
   if (text == "Train") return api::WorkloadClass::kTrain;
   if (text == "Build") return api::WorkloadClass::kBuild;
   if (text == "Inference") return api::WorkloadClass::kInference;
-  if (!text.empty())
-    Refuse(errors, path, "must be Train, Build or Inference (is \"" + text + "\")");
+  if (const std::string problem = WorkloadClassProblem(text); !problem.empty())
+    Refuse(errors, path, problem);
   // A Deployment's or StatefulSet's replicas serve: each is its own Inference workload.
   const std::string& owner = group.pods.front()->request->owner_kind;
   if (owner == "ReplicaSet" || owner == "StatefulSet") return api::WorkloadClass::kInference;
@@ -104,7 +95,7 @@ api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
 
 // Milli-GPUs per pod: a fraction's annotation, or the pods' nvidia.com/gpu.
 std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors& errors) {
-  const std::string path = std::string("metadata.annotations[") + kFractionAnnotation + "]";
+  const std::string path = AnnotationPath(kFractionAnnotation);
   const std::string fraction = Agreed(group, &PodRequest::fraction, path, errors);
   const std::int64_t whole = group.pods.front()->gpu_milli;
   for (const PodView* pod : group.pods) {
@@ -122,9 +113,8 @@ std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors&
   }
   std::string error;
   const auto milli = api::ParseMilli(fraction, &error);
-  if (!milli || *milli <= 0 || *milli >= 1000)
-    Refuse(errors, path,
-           "must be a fraction of one GPU, above 0 and below 1 (is \"" + fraction + "\")");
+  if (const std::string problem = GpuFractionProblem(fraction); !problem.empty())
+    Refuse(errors, path, problem);
   else if (whole > 0)
     Refuse(errors, path,
            "a pod asks for part of a GPU or for whole GPUs (nvidia.com/gpu), not both");

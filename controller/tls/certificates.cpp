@@ -3,9 +3,11 @@
 #include <openssl/bio.h>
 #include <openssl/ec.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 
@@ -32,13 +34,21 @@ void AddExtension(X509* cert, X509* issuer, int nid, const char* value) {
   X509_EXTENSION_free(extension);
 }
 
-X509* NewCert(EVP_PKEY* key, const char* common_name, long serial) {
+// A positive 63-bit random serial: a rotated CA never repeats its predecessor's.
+void SetRandomSerial(X509* cert) {
+  std::uint64_t serial = 0;
+  Check(RAND_bytes(reinterpret_cast<unsigned char*>(&serial), sizeof serial) == 1,
+        "drawing a serial number");
+  ASN1_INTEGER_set_uint64(X509_get_serialNumber(cert), (serial >> 1) | 1);
+}
+
+X509* NewCert(EVP_PKEY* key, const char* common_name, std::chrono::seconds valid_for) {
   X509* cert = X509_new();
   Check(cert != nullptr, "allocating a certificate");
   X509_set_version(cert, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), serial);
+  SetRandomSerial(cert);
   X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 3600L * 24 * 365);
+  X509_gmtime_adj(X509_getm_notAfter(cert), static_cast<long>(valid_for.count()));
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
@@ -56,6 +66,26 @@ std::string CertificatePem(X509* cert) {
   return std::string(data, static_cast<size_t>(size));
 }
 
+std::string PrivateKeyPem(EVP_PKEY* key) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
+  Check(PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1,
+        "writing the key's PEM");
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<size_t>(size));
+}
+
+std::optional<std::chrono::seconds> ValidFor(const std::string& pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr, X509_free);
+  int days = 0, seconds = 0;
+  if (!cert || ASN1_TIME_diff(&days, &seconds, nullptr, X509_get0_notAfter(cert.get())) != 1)
+    return std::nullopt;
+  return std::chrono::seconds(std::int64_t{days} * 86400 + seconds);
+}
+
 TlsMaterial::~TlsMaterial() {
   X509_free(cert);
   EVP_PKEY_free(key);
@@ -64,7 +94,7 @@ TlsMaterial::~TlsMaterial() {
 void GenerateTls(const CertificateNames& names, TlsMaterial& out) {
   EVP_PKEY* ca_key = NewKey();
   const std::string ca_name = names.common_name + " CA";
-  X509* ca = NewCert(ca_key, ca_name.c_str(), 1);
+  X509* ca = NewCert(ca_key, ca_name.c_str(), names.valid_for);
   X509_set_issuer_name(ca, X509_get_subject_name(ca));
   AddExtension(ca, ca, NID_basic_constraints, "critical,CA:TRUE");
   AddExtension(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
@@ -72,7 +102,7 @@ void GenerateTls(const CertificateNames& names, TlsMaterial& out) {
   Check(X509_sign(ca, ca_key, EVP_sha256()) > 0, "signing the CA");
 
   out.key = NewKey();
-  out.cert = NewCert(out.key, names.common_name.c_str(), 2);
+  out.cert = NewCert(out.key, names.common_name.c_str(), names.valid_for);
   X509_set_issuer_name(out.cert, X509_get_subject_name(ca));
   AddExtension(out.cert, ca, NID_basic_constraints, "critical,CA:FALSE");
   AddExtension(out.cert, ca, NID_key_usage, "critical,digitalSignature,keyEncipherment");

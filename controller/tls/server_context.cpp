@@ -1,6 +1,7 @@
 #include "gpupool/tls/server_context.h"
 
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
@@ -58,7 +59,45 @@ SSL_CTX* LoadPair(const std::string& cert_file, const std::string& key_file) {
   return context;
 }
 
+// Throws std::runtime_error saying which of the two failed.
+SSL_CTX* UsePem(const std::string& cert_pem, const std::string& key_pem) {
+  SSL_CTX* context = NewServerContext();
+  const auto fail = [&](const std::string& what) {
+    SSL_CTX_free(context);
+    throw std::runtime_error(what + ": " + OpenSslError());
+  };
+  using Bio = std::unique_ptr<BIO, decltype(&BIO_free)>;
+  Bio cert_bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), BIO_free);
+  X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
+  if (!cert || SSL_CTX_use_certificate(context, cert) != 1) {
+    X509_free(cert);
+    fail("the certificate is not PEM");
+  }
+  X509_free(cert);  // The context holds its own reference.
+  Bio key_bio(BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())), BIO_free);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+  const bool key_used = key && SSL_CTX_use_PrivateKey(context, key) == 1;
+  EVP_PKEY_free(key);
+  if (!key_used || SSL_CTX_check_private_key(context) != 1)
+    fail("the private key is not PEM or does not match the certificate");
+  return context;
+}
+
 }  // namespace
+
+std::unique_ptr<ServerContext> ServerContext::FromPem(const std::string& cert_pem,
+                                                      const std::string& key_pem) {
+  std::unique_ptr<ServerContext> server(new ServerContext());
+  server->context_ = UsePem(cert_pem, key_pem);
+  return server;
+}
+
+void ServerContext::Serve(const std::string& cert_pem, const std::string& key_pem) {
+  SSL_CTX* fresh = UsePem(cert_pem, key_pem);
+  const std::lock_guard lock(mutex_);
+  SSL_CTX_free(context_);  // Connections made with it hold their own reference.
+  context_ = fresh;
+}
 
 std::unique_ptr<ServerContext> ServerContext::SelfSigned(const CertificateNames& names) {
   TlsMaterial material;
@@ -103,6 +142,7 @@ void ServerContext::ReloadIfChanged() {
 }
 
 SSL* ServerContext::Accept(int fd) {
+  const std::lock_guard lock(mutex_);
   ReloadIfChanged();
   SSL* ssl = SSL_new(context_);
   if (!ssl) return nullptr;

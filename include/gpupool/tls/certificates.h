@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace gpupool::tls {
@@ -25,12 +27,19 @@ struct CertificateNames {
   std::string common_name;  // Also the CA's, with " CA" after it.
   // OpenSSL's subjectAltName form: "IP:127.0.0.1,DNS:localhost".
   std::string alt_names = "IP:127.0.0.1,DNS:localhost";
+  // From an hour ago; both the CA and the serving certificate.
+  std::chrono::seconds valid_for = std::chrono::hours(24 * 365);
 };
 
-// Valid from an hour ago for a year. Throws std::runtime_error when OpenSSL fails.
+// Random serial numbers. Throws std::runtime_error when OpenSSL fails.
 void GenerateTls(const CertificateNames& names, TlsMaterial& out);
 
 // The certificate in PEM form.
 std::string CertificatePem(X509* cert);
+// The private key in PKCS#8 PEM form.
+std::string PrivateKeyPem(EVP_PKEY* key);
+// How long the first certificate in `pem` stays valid from now (negative once
+// expired); nullopt when `pem` holds no certificate.
+std::optional<std::chrono::seconds> ValidFor(const std::string& pem);
 
 }  // namespace gpupool::tls
