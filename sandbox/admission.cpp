@@ -11,6 +11,8 @@
 #include "sandbox/object_meta.h"
 #include "sandbox/pod_rules.h"
 #include "sandbox/quantities.h"
+#include "sandbox/secret_rules.h"
+#include "sandbox/webhook_config_rules.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -28,6 +30,18 @@ bool IsDeployment(const ResourceType& resource) {
 }
 
 std::string NameOf(const Json& object) { return object["metadata"].value("name", ""); }
+
+bool IsMutatingWebhookConfiguration(const ResourceType& resource) {
+  return resource.group == "admissionregistration.k8s.io" &&
+         resource.kind == "MutatingWebhookConfiguration";
+}
+
+// Defaults, then the errors a real server refuses the configuration for.
+void AdmitWebhookConfiguration(const ResourceType& resource, Json& configuration) {
+  DefaultMutatingWebhookConfiguration(configuration);
+  auto errors = ValidateMutatingWebhookConfiguration(configuration);
+  if (!errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(configuration), errors);
+}
 
 // Unknown fields under fieldValidation=Strict: 400 for a create, update or
 // apply (`bad_request` leads the message); for a merge or JSON patch, 422
@@ -102,6 +116,12 @@ void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOption
     if (!object.contains("preemptionPolicy")) object["preemptionPolicy"] = "PreemptLowerPriority";
   } else if (IsCoreEvent(resource)) {
     CheckEvent(object, options, nullptr);
+  } else if (IsMutatingWebhookConfiguration(resource)) {
+    object["metadata"]["generation"] = 1;
+    AdmitWebhookConfiguration(resource, object);
+  } else if (IsCore(resource, "Secret")) {
+    auto errors = ValidateSecret(object, nullptr);
+    if (!errors.empty()) throw Invalid("Secret", NameOf(object), errors);
   }
 }
 
@@ -117,6 +137,8 @@ void Admission::CheckBuiltin(const ResourceType& resource, Json& object, const W
   } else if (IsCore(resource, "ConfigMap")) {
     auto errors = ValidateConfigMapSize(object);
     if (!errors.empty()) throw Invalid("ConfigMap", NameOf(object), errors);
+  } else if (IsCore(resource, "Secret")) {
+    PrepareSecret(object);
   } else if (IsCore(resource, "Pod")) {
     NormalizePodResources(object);
   } else if (IsCore(resource, "Node")) {
@@ -181,6 +203,11 @@ void Admission::OnUpdate(const ResourceType& resource, const Json& old, Json& ob
     if (!errors.empty()) throw Invalid("Deployment.apps", NameOf(object), errors);
   } else if (IsCoreEvent(resource)) {
     CheckEvent(object, options, &old);
+  } else if (IsMutatingWebhookConfiguration(resource)) {
+    AdmitWebhookConfiguration(resource, object);
+  } else if (IsCore(resource, "Secret")) {
+    auto errors = ValidateSecret(object, &old);
+    if (!errors.empty()) throw Invalid("Secret", NameOf(object), errors);
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
+struct WebhookInputs;
 
 struct WriteOptions {
   bool dry_run = false;
@@ -26,6 +28,12 @@ struct WriteOptions {
   bool applied = false;               // the object carries the managedFields an apply made
   std::vector<std::string> warnings;  // returned as Warning headers
   ObjectPtr stored;  // set by a create or update to what it stored: the answer, serialized
+  // The requester as an AdmissionReview names it ({"username", "groups"}):
+  // set by the HTTP front end. Null for the server's own writes (the
+  // simulated controllers), which no admission webhook is called for.
+  Json user_info;
+  // An update's mutating webhooks, read under the store's lock before it.
+  std::shared_ptr<const WebhookInputs> webhooks;
 };
 
 class Admission {

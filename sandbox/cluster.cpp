@@ -210,6 +210,7 @@ Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, co
                                                 const Json& object) {
   CheckNamespace(resource, ns);
   CreateInputs inputs;
+  inputs.webhooks = ReadWebhookInputs(resource, ns, object);
   if (!resource.group.empty() || resource.kind != "Pod") return inputs;
   const Json* spec = api::Member(&object, "spec");
   const Json* class_name = api::Member(spec, "priorityClassName");
@@ -230,6 +231,14 @@ Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, co
 
 Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const CreateInputs& inputs,
                             WriteOptions& options) {
+  // The real server's mutating admission (the ServiceAccount and Priority
+  // plugins, then webhooks) sees the object before its name is generated and
+  // its metadata checked and filled (uid, creationTimestamp).
+  if (resource.group.empty() && resource.kind == "Pod") {
+    ResolvePriority(object, inputs);
+    ResolveServiceAccount(object, inputs);
+  }
+  AdmitByWebhooks(resource, inputs.webhooks.get(), Json(), "", options, object);
   auto& metadata = object["metadata"];
   if (metadata.value("name", "").empty() && !metadata.value("generateName", "").empty()) {
     metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
@@ -249,10 +258,6 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
   if ((object.contains("spec") && !SpecWithoutGeneration(resource)) || resource.IsCustom())
     metadata["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
-  if (resource.group.empty() && resource.kind == "Pod") {
-    ResolvePriority(object, inputs);
-    ResolveServiceAccount(object, inputs);
-  }
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
   return object;
@@ -451,6 +456,7 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
         "sent on the request");
   }
   const std::string wanted_rv = metadata.value("resourceVersion", "");
+  ReadUpdateWebhooks(resource, ns, options);
   auto prepare = [&](const ObjectPtr& stored) {
     if (!wanted_rv.empty() && wanted_rv != std::to_string(stored->rv)) {
       throw Conflict(resource.QualifiedName(), name,
@@ -473,6 +479,7 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
     throw UnsupportedMediaType(PatchMediaTypes(true));
   const bool events_api = IsEventsApiEvent(resource);
   const ResourcePtr target = events_api ? CoreEvents() : nullptr;
+  ReadUpdateWebhooks(resource, ns, options);
   auto prepare = [&](const ObjectPtr& stored) {
     WriteOptions tried = options;
     tried.json_patch = type == PatchType::kMerge || type == PatchType::kJson;
@@ -532,6 +539,7 @@ Cluster::PreparedUpdate Cluster::PrepareUpdate(const ResourceType& resource, Jso
   if (!errors.empty()) {
     throw Invalid(QualifiedKind(resource), old["metadata"].value("name", ""), errors);
   }
+  AdmitByWebhooks(resource, options.webhooks.get(), old, subresource, options, object);
   admission_.OnUpdate(resource, old, object, subresource, options);
   const bool status_counts = resource.IsCustom() && !resource.status_subresource;
   if (old["metadata"].contains("generation") && SpecChanged(old, object, status_counts)) {

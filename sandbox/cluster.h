@@ -105,6 +105,7 @@ class Cluster {
     Json priority_class = Json::object();
     std::string service_account;  // of a pod: the ServiceAccount it runs as
     bool service_account_found = false;
+    std::shared_ptr<const WebhookInputs> webhooks;  // null when none is configured
   };
   static void SetCreateNamespace(const ResourceType& resource, const std::string& ns,
                                  Json& metadata);
@@ -114,6 +115,21 @@ class Cluster {
                      WriteOptions& options);
   Json FinishCreate(const ResourceType& resource, Json object, WriteOptions& options);
   static void ResolveServiceAccount(Json& pod, const CreateInputs& inputs);
+  // The mutating webhook configurations and the labels of `ns` (of a
+  // Namespace `object`, its own); null when no configuration exists. Lock held.
+  std::shared_ptr<const WebhookInputs> ReadWebhookInputs(const ResourceType& resource,
+                                                         const std::string& ns, const Json& object);
+  // Sets options.webhooks for an update the front end received. An update
+  // computed under the lock after lost races (WriteFromStored) then calls
+  // them with the lock held: a webhook that writes back to the sandbox would
+  // wait for it.
+  void ReadUpdateWebhooks(const ResourceType& resource, const std::string& ns,
+                          WriteOptions& options);
+  // Calls the matching mutating webhooks for a write the front end received
+  // (options.user_info set); `old` is null for a create (cluster_webhooks.cpp).
+  static void AdmitByWebhooks(const ResourceType& resource, const WebhookInputs* inputs,
+                              const Json& old, const std::string& subresource,
+                              WriteOptions& options, Json& object);
   void CreateDefaultServiceAccount(const std::string& ns);
   Applied ApplyConfig(const ResourceType& resource, const std::string& ns, const std::string& name,
                       Json config, const std::string& subresource, WriteOptions& options);

@@ -43,6 +43,8 @@ Cluster::Applied Cluster::ApplyConfig(const ResourceType& resource, const std::s
   const ApplyRequest request{options.field_manager, options.force, subresource};
   const std::string wanted_rv = WantedVersion(config);
   options.applied = true;
+  // An apply computes its write under the lock: webhooks are called with it held.
+  ReadUpdateWebhooks(resource, ns, options);
   auto lock = store_.Lock();
   auto stored = store_.Get(StorageKey(resource), ObjectKey(resource.namespaced ? ns : "", name));
   const std::string stored_rv = stored ? std::to_string(stored->rv) : "";

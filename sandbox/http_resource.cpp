@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "gpupool/api/json_dump.h"
+#include "sandbox/access_review.h"
 #include "sandbox/events.h"
 #include "sandbox/http_server.h"
 #include "sandbox/http_util.h"
@@ -76,7 +77,8 @@ Json DeletedStatus(const ResourceType& resource, const Json& object) {
 }  // namespace
 
 void HttpServer::HandleResource(const httplib::Request& request, httplib::Response& response,
-                                const ResourcePath& path) {
+                                const ResourcePath& path,
+                                const std::optional<ServiceAccountName>& account) {
   const auto resource = cluster_.Resource(path.group, path.version, path.plural);
   if (!resource->namespaced && !path.ns.empty()) {
     throw ApiError(404, "NotFound", "the server could not find the requested resource");
@@ -123,6 +125,7 @@ void HttpServer::HandleResource(const httplib::Request& request, httplib::Respon
     return WriteJson(response, 201, cluster_.Evict(path.ns, path.name, DecodeBody(request)).dump());
   }
   auto options = WriteOptionsOf(request);
+  options.user_info = UserInfoJson(account ? account->Info() : AdminUser());
   Json result;
   int status = 200;
   if (method == "POST") {

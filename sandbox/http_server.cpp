@@ -173,7 +173,7 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
     if (AnswerSelfReview(request, response, account, *path)) return;
     if (AuthorizeAndIssue(request, response, account, *path, verb)) return;
     if (AnswerReview(request, response, *path)) return;
-    HandleResource(request, response, *path);
+    HandleResource(request, response, *path, account);
     if (faults_.DropConnection()) WriteTruncated(response);
   } catch (const ApiError& error) {
     WriteError(response, error);

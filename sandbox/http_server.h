@@ -70,8 +70,9 @@ class HttpServer {
   std::optional<TokenHolder> HolderOf(const std::string& token);
   Json AccessDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
   Json RulesDecision(const std::optional<ServiceAccountName>& account, const Json& spec) const;
+  // `account` is the requester (nullopt: the admin), whom webhooks are told of.
   void HandleResource(const httplib::Request& request, httplib::Response& response,
-                      const ResourcePath& path);
+                      const ResourcePath& path, const std::optional<ServiceAccountName>& account);
   bool HandleNonResource(const httplib::Request& request, httplib::Response& response);
   void Watch(const httplib::Request& request, httplib::Response& response,
              const ResourcePtr& resource, const std::string& ns);

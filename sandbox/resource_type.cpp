@@ -36,6 +36,7 @@ std::vector<ResourcePtr> Builtins() {
            "status.phase", "status.podIP", "status.nominatedNodeName"}),
       BuiltinResource("", "v1", "services", "service", "Service", true, {"svc"}, true),
       BuiltinResource("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}, false),
+      BuiltinResource("", "v1", "secrets", "secret", "Secret", true, {}, false, {"type"}),
       BuiltinResource("", "v1", "events", "event", "Event", true, {"ev"}, false, event_fields),
       BuiltinResource("events.k8s.io", "v1", "events", "event", "Event", true, {"ev"}, false,
                       {"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
@@ -48,6 +49,9 @@ std::vector<ResourcePtr> Builtins() {
       BuiltinResource("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                       "customresourcedefinition", "CustomResourceDefinition", false,
                       {"crd", "crds"}, true),
+      BuiltinResource("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+                      "mutatingwebhookconfiguration", "MutatingWebhookConfiguration", false, {},
+                      false),
   };
 }
 

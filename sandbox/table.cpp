@@ -201,6 +201,13 @@ std::vector<Column> BuiltinColumns(const ResourceType& resource) {
              [](const Json& o) { return Json(o.value("data", Json::object()).size()); }},
             age};
   }
+  if (kind == "Secret") {
+    return {name,
+            {"Type", "string", "", 0, [](const Json& o) { return Json(o.value("type", "")); }},
+            {"Data", "integer", "", 0,
+             [](const Json& o) { return Json(o.value("data", Json::object()).size()); }},
+            age};
+  }
   if (kind == "Service") {
     return {name,
             {"Type", "string", "", 0, [](const Json& o) { return OrNone(Path(o, ".spec.type")); }},
