@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include "controller_telemetry.h"
+#include "controller_webhook.h"
 #include "gpupool/common/command.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"
 #include "gpupool/utilization/scraper.h"
+#include "listener_flags.h"
 #include "log_format.h"
 #include "numeric_flag.h"
 #include "stop_signal.h"
@@ -107,16 +109,8 @@ struct Flags {
   // Loopback unless asked: plain /metrics has no authentication (the chart names its port).
   std::optional<metrics::BindAddress> metrics_address = metrics::BindAddress{"127.0.0.1", 8080};
   std::optional<metrics::BindAddress> probe_address = metrics::BindAddress{"0.0.0.0", 8081};
+  WebhookFlags webhook;
 };
-
-std::optional<metrics::BindAddress> BindAddressFlag(const std::string& flag,
-                                                    const std::string& value) {
-  try {
-    return metrics::ParseBindAddress(value);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(flag + ": " + error.what());
-  }
-}
 
 std::string UrlFlag(const std::string& flag, const std::string& value) {
   if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
@@ -143,13 +137,6 @@ std::unique_ptr<utilization::Scraper> MakeScraper(const Flags& flags) {
   options.timeout = std::chrono::seconds(flags.gpu_metrics_timeout);
   options.ca_file = flags.gpu_metrics_ca_file;
   return std::make_unique<utilization::Scraper>(std::move(options));
-}
-
-std::string CertDirFlag(const std::string& flag, const std::string& dir) {
-  for (const char* file : {"/tls.crt", "/tls.key"})
-    if (!std::ifstream(dir + file).good())
-      throw UsageError(flag + ": cannot read \"" + dir + file + "\"");
-  return dir;
 }
 
 void RequireDistinctAddresses(const Flags& flags) {
@@ -229,9 +216,10 @@ Flags ParseFlags(Args args) {
       flags.metrics_secure = true;
     else if (flag == "--metrics-cert-dir")
       flags.metrics_cert_dir = CertDirFlag(flag, value());
-    else
+    else if (!ParseWebhookFlag(flag, value, flags.webhook))
       throw UsageError("unknown flag " + flag);
   }
+  CheckWebhookFlags(flags.webhook);
   if (!flags.metrics_cert_dir.empty() && !flags.metrics_secure)
     throw UsageError("--metrics-cert-dir: needs --metrics-secure (plain /metrics has no TLS)");
   RequireDistinctAddresses(flags);
@@ -321,6 +309,7 @@ int RunWith(const Flags& flags) {
                          flags.metrics_secure && flags.metrics_address
                              ? SecureMetrics(flags.metrics_cert_dir, config, transport.user_agent)
                              : metrics::ServerSecurity{});
+  const WebhookListener webhook = ServeWebhook(flags.webhook, config, transport);
   if (!controller.Start(std::chrono::seconds(60), &StopRequested())) {
     if (StopRequested()) {
       spdlog::info("stopped before the caches synced");
@@ -343,14 +332,15 @@ int RunWith(const Flags& flags) {
 
 int RunController(Args args) {
   if (WantsHelp(args)) {
-    std::cout << kControllerUsage;
+    std::cout << kControllerUsage << kWebhookUsage;
     return 0;
   }
   Flags flags;
   try {
     flags = ParseFlags(args);
   } catch (const UsageError& error) {
-    std::cerr << "gpupool controller: " << error.what() << "\n\n" << kControllerUsage;
+    std::cerr << "gpupool controller: " << error.what() << "\n\n"
+              << kControllerUsage << kWebhookUsage;
     return 2;
   }
   StopOnSignals();

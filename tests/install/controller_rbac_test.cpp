@@ -69,7 +69,8 @@ std::vector<std::string> DeploymentArgs() {
   for (const auto& arg : deployment["spec"]["template"]["spec"]["containers"][0]["args"])
     args.push_back(arg.as<std::string>());
   for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
+    if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address" ||
+        args[i] == "--webhook-bind-address")
       args[i + 1] = "127.0.0.1:0";
   }
   return args;
@@ -161,6 +162,13 @@ TEST(ControllerUnderRbac, RunsStory1WithNoRequestDenied) {
   // The Lease the leader holds, in the release namespace.
   const Json lease = run.AdminJson("get lease -n " + std::string(kNamespace));
   EXPECT_EQ(lease.value("items", Json::array()).size(), 1u) << run.Logs();
+  // The webhook's certificates, in its Secret and in its configuration's CA bundle.
+  const Json secret = run.AdminJson("get secret gpupool-webhook-tls -n " + std::string(kNamespace));
+  EXPECT_EQ(secret.value("type", ""), "kubernetes.io/tls") << run.Logs();
+  const Json configuration = run.AdminJson("get mutatingwebhookconfiguration gpupool-pods");
+  ASSERT_EQ(configuration.value("webhooks", Json::array()).size(), 1u) << configuration.dump();
+  EXPECT_EQ(configuration["webhooks"][0]["clientConfig"].value("caBundle", ""),
+            secret["data"].value("ca.crt", ""));
   run.Stop();
   const std::string sandbox_log = run.SandboxLog();
   EXPECT_EQ(Count(sandbox_log, kDenial), 0u) << sandbox_log;

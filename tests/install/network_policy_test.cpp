@@ -19,7 +19,7 @@ TEST(NetworkPolicy, NoneByDefault) {
   EXPECT_FALSE(FindObject(LoadManifests(), "NetworkPolicy").IsMap());
 }
 
-TEST(NetworkPolicy, AdmitsTheMetricsPortOfTheControllerPodsOnly) {
+TEST(NetworkPolicy, AdmitsTheMetricsAndWebhookPortsOfTheControllerPodsOnly) {
   SKIP_WITHOUT_HELM();
   const auto objects = Rendered("--set networkPolicy.enabled=true");
   const YAML::Node policy = FindObject(objects, "NetworkPolicy");
@@ -33,14 +33,20 @@ TEST(NetworkPolicy, AdmitsTheMetricsPortOfTheControllerPodsOnly) {
   ASSERT_EQ(policy["spec"]["policyTypes"].size(), 1u);
   EXPECT_EQ(policy["spec"]["policyTypes"][0].as<std::string>(), "Ingress");
   const YAML::Node rules = policy["spec"]["ingress"];
-  ASSERT_EQ(rules.size(), 1u);
-  ASSERT_EQ(rules[0]["ports"].size(), 1u);
-  EXPECT_EQ(rules[0]["ports"][0]["port"].as<std::string>(), "metrics");
-  EXPECT_FALSE(rules[0]["from"].IsDefined());  // Any source, on that port alone.
-  bool named = false;
-  for (const auto& port : pod["spec"]["containers"][0]["ports"])
-    named = named || port["name"].as<std::string>() == "metrics";
-  EXPECT_TRUE(named) << "the policy names a port the controller container does not have";
+  ASSERT_EQ(rules.size(), 2u) << "metrics, and the webhook the API server calls";
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const std::string port = i == 0 ? "metrics" : "webhook";
+    ASSERT_EQ(rules[i]["ports"].size(), 1u);
+    EXPECT_EQ(rules[i]["ports"][0]["port"].as<std::string>(), port);
+    EXPECT_FALSE(rules[i]["from"].IsDefined());  // Any source, on that port alone.
+    bool named = false;
+    for (const auto& container_port : pod["spec"]["containers"][0]["ports"])
+      named = named || container_port["name"].as<std::string>() == port;
+    EXPECT_TRUE(named) << "the policy names a port the controller container does not have";
+  }
+  const auto without_webhook =
+      Rendered("--set networkPolicy.enabled=true --set webhook.enabled=false");
+  EXPECT_EQ(FindObject(without_webhook, "NetworkPolicy")["spec"]["ingress"].size(), 1u);
 }
 
 TEST(NetworkPolicy, AdmitsOnlyThePeersMetricsFromNames) {

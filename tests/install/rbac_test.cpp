@@ -49,6 +49,11 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "services", "create", "operator/writer.cpp CreateService"},
       {"events.k8s.io", "events", "create", "kube/event_recorder.cpp Create"},
       {"events.k8s.io", "events", "patch", "kube/event_recorder.cpp Aggregate"},
+      // With the webhook (the default) keeping its own certificates.
+      {"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get",
+       "webhook/certificates.cpp WriteCaBundle"},
+      {"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "update",
+       "webhook/certificates.cpp WriteCaBundle"},
       // With metrics.secure (the default): who a scraper's token is, and what it may.
       {"authentication.k8s.io", "tokenreviews", "create",
        "metrics/kube_access_reviews.cpp Authenticate"},
@@ -110,16 +115,17 @@ class Rbac : public ::testing::Test {
     objects_ = LoadManifests();
     cluster_role_ = FindObject(objects_, "ClusterRole");
     lease_role_ = FindObject(objects_, "Role", "gpupool-leader-election");
+    webhook_role_ = FindObject(objects_, "Role", "gpupool-webhook-certificates");
     ASSERT_TRUE(cluster_role_.IsMap()) << "no ClusterRole in manifests/";
     ASSERT_TRUE(lease_role_.IsMap()) << "no leader-election Role in manifests/";
   }
   static constexpr char kReservations[] = "gpupool-system-reservations";
   std::vector<YAML::Node> objects_;
-  YAML::Node cluster_role_, lease_role_;
+  YAML::Node cluster_role_, lease_role_, webhook_role_;
 };
 
 TEST_F(Rbac, HasNoWildcard) {
-  for (const auto& role : {cluster_role_, lease_role_}) {
+  for (const auto& role : {cluster_role_, lease_role_, webhook_role_}) {
     for (const auto& rule : role["rules"]) {
       for (const char* field :
            {"apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"}) {
@@ -252,7 +258,65 @@ TEST_F(Rbac, LimitsLeaseReadsAndUpdatesToTheControllersLease) {
   }
 }
 
-TEST_F(Rbac, BindsBothRolesToTheControllersServiceAccountOnly) {
+// The webhook's Secret, in the release namespace only.
+const std::vector<Permission>& WebhookSecretCalls() {
+  static const std::vector<Permission> calls = {
+      {"", "secrets", "get", "webhook/certificates.cpp PairInSecret"},
+      {"", "secrets", "create", "webhook/certificates.cpp PairInSecret"},
+      {"", "secrets", "update", "webhook/certificates.cpp PairInSecret"},
+  };
+  return calls;
+}
+
+// The value after `flag` in the controller's arguments; "" without it.
+std::string ArgAfter(const YAML::Node& deployment, const std::string& flag) {
+  const auto args = Strings(deployment["spec"]["template"]["spec"]["containers"][0]["args"]);
+  const auto it = std::find(args.begin(), args.end(), flag);
+  return it == args.end() || it + 1 == args.end() ? "" : *(it + 1);
+}
+
+// Every rule but a create (which RBAC cannot name) is held to `name`.
+void ExpectOnlyNamed(const YAML::Node& role, const std::string& resource, const std::string& name) {
+  for (const auto& rule : role["rules"]) {
+    if (Strings(rule["resources"]) != std::vector<std::string>{resource}) continue;
+    if (Strings(rule["verbs"]) == std::vector<std::string>{"create"}) continue;
+    EXPECT_EQ(Strings(rule["resourceNames"]), std::vector<std::string>{name}) << resource;
+  }
+}
+
+TEST_F(Rbac, TheWebhookReachesOnlyItsOwnSecretAndConfiguration) {
+  const YAML::Node deployment = FindObject(objects_, "Deployment");
+  const YAML::Node& role = webhook_role_;
+  ASSERT_TRUE(role.IsMap()) << "no webhook Role in manifests/";
+  std::set<Grant> expected;
+  for (const auto& call : WebhookSecretCalls())
+    expected.insert({call.group, call.resource, call.verb});
+  EXPECT_EQ(Grants(role), expected);
+  const std::string secret = ArgAfter(deployment, "--webhook-secret");
+  EXPECT_EQ(secret, "gpupool-webhook-tls");
+  ExpectOnlyNamed(role, "secrets", secret);
+  const std::string configuration = ArgAfter(deployment, "--webhook-configuration");
+  EXPECT_TRUE(FindObject(objects_, "MutatingWebhookConfiguration", configuration).IsMap())
+      << configuration;
+  ExpectOnlyNamed(cluster_role_, "mutatingwebhookconfigurations", configuration);
+  EXPECT_EQ(ArgAfter(deployment, "--webhook-record-writer"),
+            "system:serviceaccount:" + std::string(kNamespace) + ":gpupool-controller");
+
+  SKIP_WITHOUT_HELM();
+  const auto rendered = Helm(std::string("template gpupool ") + kChart + " --namespace " +
+                             kNamespace + " --set webhook.certManager.enabled=true");
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.output;
+  const auto objects = LoadDocuments(rendered.output);
+  EXPECT_FALSE(FindObject(objects, "Role", "gpupool-webhook-certificates").IsMap());
+  EXPECT_EQ(Grants(FindObject(objects, "ClusterRole"))
+                .count({"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "update"}),
+            0u);
+  EXPECT_EQ(ArgAfter(FindObject(objects, "Deployment"), "--webhook-cert-dir"),
+            "/etc/gpupool/webhook-certs");
+  EXPECT_TRUE(FindObject(objects, "Certificate").IsMap());
+}
+
+TEST_F(Rbac, BindsEveryRoleToTheControllersServiceAccountOnly) {
   const YAML::Node account = FindObject(objects_, "ServiceAccount");
   const YAML::Node deployment = FindObject(objects_, "Deployment");
   ASSERT_TRUE(account.IsMap());
@@ -260,7 +324,8 @@ TEST_F(Rbac, BindsBothRolesToTheControllersServiceAccountOnly) {
   const auto name = account["metadata"]["name"].as<std::string>();
   EXPECT_EQ(deployment["spec"]["template"]["spec"]["serviceAccountName"].as<std::string>(), name);
   for (const auto& [binding_kind, role] :
-       {std::pair{"ClusterRoleBinding", cluster_role_}, std::pair{"RoleBinding", lease_role_}}) {
+       {std::pair{"ClusterRoleBinding", cluster_role_}, std::pair{"RoleBinding", lease_role_},
+        std::pair{"RoleBinding", webhook_role_}}) {
     const YAML::Node binding =
         FindObject(objects_, binding_kind, role["metadata"]["name"].as<std::string>());
     ASSERT_TRUE(binding.IsMap()) << binding_kind;

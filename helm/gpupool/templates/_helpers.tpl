@@ -60,6 +60,22 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: gpupool
 {{- end }}
 
+{{/*
+The webhook's Service, its Secret (kept by the controller, or by cert-manager)
+and its MutatingWebhookConfiguration.
+*/}}
+{{- define "gpupool.webhookName" -}}
+{{- printf "%s-webhook" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gpupool.webhookSecret" -}}
+{{- printf "%s-webhook-tls" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gpupool.webhookConfiguration" -}}
+{{- printf "%s-pods" (include "gpupool.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "gpupool.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
@@ -71,6 +87,9 @@ without leader election would both write: admissions and preemptions twice.
 {{- define "gpupool.validate" -}}
 {{- if and (not .Values.leaderElection.enabled) (gt (int .Values.replicas) 1) }}
 {{- fail (printf "replicas: %v controllers need leaderElection.enabled: true (without it every replica writes)" .Values.replicas) }}
+{{- end }}
+{{- if and .Values.webhook.enabled (has (int .Values.webhook.port) (list (int .Values.metrics.port) (int .Values.healthProbe.port))) }}
+{{- fail (printf "webhook.port: %v is metrics.port or healthProbe.port too; the webhook needs a port of its own" .Values.webhook.port) }}
 {{- end }}
 {{- if eq (int .Values.metrics.port) (int .Values.healthProbe.port) }}
 {{- fail (printf "healthProbe.port: %v is metrics.port too; the probes need a port of their own" .Values.healthProbe.port) }}
