@@ -6,6 +6,9 @@
 // tests/install/controller_rbac_test.cpp.)
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -20,8 +23,23 @@ namespace {
 
 constexpr char kNamespace[] = "gpupool-system";
 
-// The rendered Deployment's controller args, its listeners on free loopback ports.
-std::vector<std::string> DeploymentArgs() {
+// A port no listener holds now: the webhook's, which its configuration names
+// before the controller starts.
+int FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// The rendered Deployment's controller args, its listeners on free loopback
+// ports; the webhook's on `webhook_port`, its certificate for 127.0.0.1.
+std::vector<std::string> DeploymentArgs(int webhook_port) {
   for (const Json& object :
        api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml"))) {
     if (object.value("kind", "") != "Deployment") continue;
@@ -30,6 +48,9 @@ std::vector<std::string> DeploymentArgs() {
     for (size_t i = 0; i + 1 < args.size(); ++i) {
       if (args[i] == "--metrics-bind-address" || args[i] == "--health-probe-bind-address")
         args[i + 1] = "127.0.0.1:0";
+      if (args[i] == "--webhook-bind-address")
+        args[i + 1] = "127.0.0.1:" + std::to_string(webhook_port);
+      if (args[i] == "--webhook-host") args[i + 1] = "127.0.0.1";
     }
     return args;
   }
@@ -60,9 +81,17 @@ class RbacStoryOnBackend : public ::testing::TestWithParam<std::string> {
 };
 
 // Applies `manifests` (the Deployment scaled to none) and starts the controller
-// with the Deployment's flags and a token of the chart's ServiceAccount.
+// with the Deployment's flags and a token of the chart's ServiceAccount. The
+// API server calls its webhook on loopback: no Service reaches a local process.
 void StartControllerUnderChartRbac(ClusterHarness& cluster, const std::string& manifests) {
   ASSERT_EQ(cluster.Kubectl("apply -f " + manifests).exit_code, 0);
+  const int webhook_port = FreeLoopbackPort();
+  const std::string url = "https://127.0.0.1:" + std::to_string(webhook_port) + "/mutate-pods";
+  const auto pointed = cluster.Kubectl(
+      "patch mutatingwebhookconfiguration gpupool-pods --type json -p "
+      "'[{\"op\":\"replace\",\"path\":\"/webhooks/0/clientConfig\",\"value\":{\"url\":\"" +
+      url + "\"}}]'");
+  ASSERT_EQ(pointed.exit_code, 0) << pointed.output;
   // The sandbox runs no Deployment controller: its Deployment starts no pod.
   if (cluster.real()) {
     const std::string scale =
@@ -76,7 +105,7 @@ void StartControllerUnderChartRbac(ClusterHarness& cluster, const std::string& m
   while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == ' ')) bearer.pop_back();
   const std::string kubeconfig =
       WithToken(cluster.kubeconfig(), bearer, cluster.WriteFile("controller-kubeconfig", ""));
-  cluster.StartController(kubeconfig, DeploymentArgs());
+  cluster.StartController(kubeconfig, DeploymentArgs(webhook_port));
 }
 
 TEST_P(RbacStoryOnBackend, Story1RunsOnTheChartsServiceAccountWithNoRequestDenied) {
@@ -93,15 +122,16 @@ TEST_P(RbacStoryOnBackend, Story1RunsOnTheChartsServiceAccountWithNoRequestDenie
   ASSERT_TRUE(cluster.WaitFor(30, [](const Json& jobs) {
     return CountPhase(jobs, "joe", "Running") == 2;
   })) << cluster.ControllerLog();
-  // A pod of Jemma's own asks too (docs/workloads.md): released, its condition written.
-  cluster.Apply(GatedPodYaml("jemma", "notebook", 1));
+  // A pod of Jemma's own asks too, by its label alone (docs/workloads.md): the
+  // webhook gates it, the controller releases it and writes its condition.
+  cluster.Apply(LabelledPodYaml("jemma", "notebook", 1));
   ASSERT_TRUE(cluster.WaitFor(30,
                               [&](const Json&) {
                                 const std::string pods = cluster.Get("pods -n jemma").dump();
                                 return pods.find("\"Running\"") != std::string::npos &&
-                                       pods.find("gpupool.dev/Admitted") != std::string::npos;
+                                       pods.find("\"reason\":\"Admitted\"") != std::string::npos;
                               }))
-      << cluster.Kubectl("get pods -A").output << cluster.ControllerLog();
+      << cluster.Kubectl("get pods -A -o yaml").output << cluster.ControllerLog();
   const auto events = cluster.Kubectl("get events.events.k8s.io -n susan");
   EXPECT_NE(events.output.find("Preempted"), std::string::npos) << events.output;
   const auto lease = cluster.Kubectl("get lease gpupool-controller -n " + std::string(kNamespace));

@@ -167,6 +167,9 @@ std::string ClusterHarness::WriteFile(const std::string& name, const std::string
 
 void ClusterHarness::ResetRealCluster() {
   for (const char* command : {
+           // First: a webhook no test serves any more would refuse labelled pods,
+           // and their owners' updates (a Job's finalizer removal).
+           "delete mutatingwebhookconfigurations -l app.kubernetes.io/part-of=gpupool",
            "delete trainingjobs --all -A --wait=false",
            "delete projects,queues,departments --all --wait=false",
            // Jobs first: their controller would make their pods again.
@@ -417,6 +420,14 @@ std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpu
   const std::string named = "metadata:\n  name: " + name + "\n  namespace: " + ns + "\n";
   pod.replace(0, std::string("metadata:\n").size(), named);
   return "---\napiVersion: v1\nkind: Pod\n" + pod;
+}
+
+std::string LabelledPodYaml(const std::string& ns, const std::string& name, int gpus,
+                            const std::string& queue) {
+  std::string pod = GatedPodYaml(ns, name, gpus, queue);
+  const std::string gate = "  schedulingGates: [{name: gpupool.dev/admission}]\n";
+  pod.erase(pod.find(gate), gate.size());
+  return pod;
 }
 
 std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,

@@ -153,6 +153,9 @@ std::string TrainJobYaml(const std::string& ns, const std::string& name, int run
 // created gated, running for long (simulated); `labels` adds ", key: value" pairs.
 std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpus,
                          const std::string& queue = "train", const std::string& labels = "");
+// The same pod with the label alone: gpupool's webhook gates it at creation.
+std::string LabelledPodYaml(const std::string& ns, const std::string& name, int gpus,
+                            const std::string& queue = "train");
 // A batch/v1 Job of `parallelism` such pods, whose podFailurePolicy ignores
 // disruptions (preemptions) and which fails at its first real failure.
 std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
