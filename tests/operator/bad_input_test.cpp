@@ -155,6 +155,20 @@ TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns)
   ASSERT_TRUE(cluster.WaitFor(
       30, [](const Json& jobs) { return PhaseOf(jobs, "team", "valid") == "Running"; }))
       << cluster.Kubectl("get projects,trainingjobs -A -o yaml").output << cluster.ControllerLog();
+  // Conditions that change nothing else are written a few per cycle: wait for all.
+  const auto flagged_condition = [&](const Flagged& flagged, const std::string& field) {
+    const bool job = flagged.kind == "tj";
+    const std::string ns = flagged.name == "orphan" ? "stray" : "team";
+    const auto result = cluster.Kubectl("get " + flagged.kind + " " + flagged.name +
+                                        (job ? " -n " + ns : "") + " -o json");
+    if (result.exit_code != 0) return std::string();
+    return ConditionOf(Json::parse(result.output), job ? "Admitted" : "Ready", field);
+  };
+  EXPECT_TRUE(cluster.WaitFor(30, [&](const Json&) {
+    for (const auto& flagged : FlaggedByController())
+      if (flagged_condition(flagged, "status").empty()) return false;
+    return true;
+  }));
   for (const auto& flagged : FlaggedByController()) {
     const bool job = flagged.kind == "tj";
     const std::string ns = flagged.name == "orphan" ? "stray" : "team";
