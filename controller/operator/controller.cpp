@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "gpupool/kube/errors.h"
 #include "gpupool/operator/priority_classes.h"
 
 namespace gpupool::op {
@@ -62,15 +63,19 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
   gang_services.label_selector = kJobLabel;
   services_ = std::make_unique<kube::Informer<char>>(
       client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);
+  batch_jobs_ = std::make_unique<kube::Informer<BatchJobObject>>(client, r::kBatchJobs, "",
+                                                                 DecodeBatchJobObject, lean);
   Watch(*queues_, *this);
   Watch(*projects_, *this);
   Watch(*departments_, *this);
   Watch(*jobs_, *this);
   Watch(*nodes_, *this);
   Watch(*pods_, *this);
+  Watch(*batch_jobs_, *this);
 }
 
 Controller::~Controller() {
+  batch_jobs_->Stop();
   services_->Stop();
   pods_->Stop();
   nodes_->Stop();
@@ -88,6 +93,15 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
   nodes_->Start();
   pods_->Start();
   services_->Start();
+  try {
+    batch_jobs_served_ = client_.Serves(kube::resources::kBatchJobs);
+  } catch (const kube::ApiError& error) {
+    spdlog::warn(
+        "cannot tell whether batch/v1 Jobs are served ({}); their pods are grouped "
+        "by their labels only",
+        error.what());
+  }
+  if (batch_jobs_served_) batch_jobs_->Start();
   const auto deadline = Clock::now() + sync_timeout;
   while (!Synced()) {
     if ((stop && *stop) || Clock::now() >= deadline) return false;
@@ -98,7 +112,8 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
 
 bool Controller::Synced() const {
   return queues_->HasSynced() && projects_->HasSynced() && departments_->HasSynced() &&
-         jobs_->HasSynced() && nodes_->HasSynced() && pods_->HasSynced() && services_->HasSynced();
+         jobs_->HasSynced() && nodes_->HasSynced() && pods_->HasSynced() &&
+         services_->HasSynced() && (!batch_jobs_served_ || batch_jobs_->HasSynced());
 }
 
 void Controller::Notify() {
@@ -119,6 +134,7 @@ ClusterView Controller::View() const {
   view.jobs = ListOf(*jobs_);
   view.nodes = ListOf(*nodes_);
   view.pods = ListOf(*pods_);
+  if (batch_jobs_served_) view.batch_jobs = ListOf(*batch_jobs_);
   for (const auto& [key, rv] : services_->cache().Versions()) view.services.insert(key);
   if (options_.gpu_readings) view.gpu_readings = options_.gpu_readings();
   return view;

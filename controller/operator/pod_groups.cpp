@@ -15,27 +15,49 @@ namespace {
 
 struct Group {
   std::string ns, name;
-  bool named = false;  // A gpupool.dev/pod-group, not a pod alone.
+  bool named = false;  // A gpupool.dev/pod-group, or a batch Job's pods: not a pod alone.
+  // The batch Job whose pods these are when they name no group; null otherwise.
+  const BatchJobObject* batch_job = nullptr;
+  bool by_batch_job = false;
   std::vector<const PodView*> pods;
 };
 
-// "namespace/pod:name" or "namespace/group:name": never a TrainingJob's key,
-// whose names cannot hold a colon.
+// Pods of a batch/v1 Job that name no group are one gang, the Job's.
+bool GroupedByBatchJob(const PodView& pod) {
+  const PodRequest& request = *pod.request;
+  return request.group.empty() && request.owner_kind == "Job" &&
+         request.owner_api_version == "batch/v1" && !pod.owner_uid.empty();
+}
+
+// "namespace/pod:name", "namespace/group:name" or "namespace/job:uid": never a
+// TrainingJob's key, whose names cannot hold a colon.
 std::string GroupKey(const PodView& pod) {
   const PodRequest& request = *pod.request;
+  if (GroupedByBatchJob(pod)) return pod.ns + "/job:" + pod.owner_uid;
   return pod.ns + "/" + (request.group.empty() ? "pod:" + pod.name : "group:" + request.group);
 }
 
+void StartGroup(const PodView& pod, const std::map<std::string, const BatchJobObject*>& batch_jobs,
+                Group& group) {
+  group.ns = pod.ns;
+  group.by_batch_job = GroupedByBatchJob(pod);
+  group.named = group.by_batch_job || !pod.request->group.empty();
+  group.name = group.by_batch_job ? pod.request->owner_name
+               : group.named      ? pod.request->group
+                                  : pod.name;
+  if (!group.by_batch_job) return;
+  const auto found = batch_jobs.find(pod.owner_uid);
+  if (found != batch_jobs.end()) group.batch_job = found->second;
+}
+
 std::map<std::string, Group> GatherGroups(const CycleState& state) {
+  std::map<std::string, const BatchJobObject*> batch_jobs;
+  for (const auto& job : state.view.batch_jobs) batch_jobs[job->uid] = job.get();
   std::map<std::string, Group> groups;
   for (const auto& pod : state.view.pods) {
     if (!pod->Asks()) continue;
     Group& group = groups[GroupKey(*pod)];
-    if (group.pods.empty()) {
-      group.ns = pod->ns;
-      group.named = !pod->request->group.empty();
-      group.name = group.named ? pod->request->group : pod->name;
-    }
+    if (group.pods.empty()) StartGroup(*pod, batch_jobs, group);
     group.pods.push_back(pod.get());
   }
   for (auto& [key, group] : groups)
@@ -63,9 +85,17 @@ std::string Agreed(const Group& group, std::string PodRequest::*field, const std
   return first;
 }
 
+// A batch Job's gang: the pods it runs at once. A Job not seen yet (its pods'
+// events came first) counts one pod more than exist, so its gang waits.
+std::int32_t BatchJobGangSize(const Group& group) {
+  if (group.batch_job) return group.batch_job->GangSize();
+  return static_cast<std::int32_t>(group.pods.size()) + 1;
+}
+
 std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
   const std::string path = LabelPath(kPodGroupSizeLabel);
   const std::string text = Agreed(group, &PodRequest::group_size, path, errors);
+  if (group.by_batch_job && text.empty()) return BatchJobGangSize(group);
   if (!group.named) return 1;
   if (const std::string problem = PodGroupSizeProblem(text); !problem.empty()) {
     Refuse(errors, path, problem);

@@ -44,6 +44,8 @@ const std::vector<Permission>& ClusterCalls() {
       {"", "pods", "delete", "operator/writer.cpp DeletePod (also of reservation pods)"},
       {"", "pods/eviction", "create", "operator/writer.cpp DeletePod, kube/client.cpp Evict"},
       {"", "pods/status", "patch", "operator/writer.cpp PatchPod (a pod group's condition)"},
+      {"batch", "jobs", "list", "operator/controller.cpp batch Job informer"},
+      {"batch", "jobs", "watch", "operator/controller.cpp batch Job informer"},
       {"", "services", "list", "operator/controller.cpp gang Service informer"},
       {"", "services", "watch", "operator/controller.cpp gang Service informer"},
       {"", "services", "create", "operator/writer.cpp CreateService"},

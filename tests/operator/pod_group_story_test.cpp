@@ -143,6 +143,39 @@ TEST_P(PodGroupsOnBackend, AJobsEvictedPodsComeBackGatedWithoutFailingIt) {
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
+// An Indexed Job of 4 pods of 8 GPUs, its template naming no group: one gang,
+// sized by the Job. With one of the 32 GPUs taken it waits whole; once that
+// GPU is free it starts whole.
+TEST_P(PodGroupsOnBackend, AnIndexedJobOfFourByEightStartsWholeOrWaitsWhole) {
+  ClusterHarness cluster("4x8:pool=train,gpu=A100,rack=r1", {}, {}, GetParam());
+  if (!cluster.real()) GTEST_SKIP() << "the sandbox runs no Job controller";
+  cluster.Apply(kStory1Projects + GatedPodYaml("joe", "holder", 1));
+  ASSERT_TRUE(cluster.WaitFor(
+      40, [&](const Json&) { return CountPods(cluster.Get("pods -n joe"), "Running") == 1; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  std::string indexed = GatedBatchJobYaml("susan", "ddp", 8, 4);
+  indexed.replace(indexed.find("  completions:"), 0, "  completionMode: Indexed\n");
+  cluster.Apply(indexed);
+  const auto all_waiting = [&](const Json&) {
+    const Json pods = cluster.Get("pods -n susan");
+    int told = 0;
+    for (const Json& pod : pods)
+      for (const Json& condition :
+           pod.value("status", Json::object()).value("conditions", Json::array()))
+        told += condition.value("type", "") == "gpupool.dev/Admitted" &&
+                condition.value("status", "") == "False";
+    return pods.size() == 4 && told == 4;
+  };
+  ASSERT_TRUE(cluster.WaitFor(40, all_waiting))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  EXPECT_EQ(CountPods(cluster.Get("pods -n susan"), "Running"), 0) << "no part of the gang runs";
+  ASSERT_EQ(cluster.Kubectl("delete pod holder -n joe --wait=false").exit_code, 0);
+  ASSERT_TRUE(cluster.WaitFor(
+      60, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 4; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, PodGroupsOnBackend,
                          ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
                            return backends::testing::BackendTestName(info.param);

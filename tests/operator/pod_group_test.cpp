@@ -37,6 +37,16 @@ Json InGroup(Json pod, const std::string& group, int size) {
   return pod;
 }
 
+// A pod the batch/v1 Job `job` (uid "uid-JOB") made, naming no group.
+Json OfBatchJob(Json pod, const std::string& job) {
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "batch/v1"},
+                                         {"kind", "Job"},
+                                         {"name", job},
+                                         {"uid", "uid-" + job},
+                                         {"controller", true}}};
+  return pod;
+}
+
 // The cluster of these tests: 8 GPUs on one node, Susan and Joe guaranteed 4 each.
 ViewBuilder GroupCluster() {
   ViewBuilder b(kNow);
@@ -178,6 +188,41 @@ TEST(PodGroups, AGangWaitsWholeUntilAllItsPodsExistThenStartsWhole) {
   for (const Json& pod : Applied(pods, whole))
     slots.insert(pod["metadata"]["labels"][kReplicaLabel]);
   EXPECT_EQ(slots, (std::set<std::string>{"0", "1", "2"}));
+}
+
+// An Indexed Job of 4 pods of 2 GPUs (completions = parallelism): one gang,
+// sized by the Job itself, with no group label on its template.
+TEST(PodGroups, ABatchJobsPodsAreOneGangOfItsParallelism) {
+  std::vector<Json> pods;
+  for (int i = 0; i < 4; ++i)
+    pods.push_back(OfBatchJob(AskingPod("susan", "ddp-" + std::to_string(i), 2), "ddp"));
+  const std::vector<Json> three(pods.begin(), pods.begin() + 3);
+  const Plan partial = PlanCycle(With(three, GroupCluster().BatchJob("uid-ddp", 4, 4)).view(), {});
+  EXPECT_TRUE(partial.pod_releases.empty());
+  const EventNote* waiting = FindEvent(partial, "ddp-0", "WaitingForPods");
+  ASSERT_NE(waiting, nullptr);
+  EXPECT_NE(waiting->message.find("3 of the 4 pods of group ddp"), std::string::npos)
+      << waiting->message;
+  const Plan whole = PlanCycle(With(pods, GroupCluster().BatchJob("uid-ddp", 4, 4)).view(), {});
+  EXPECT_EQ(whole.pod_releases.size(), 4u);
+  // Its Job not seen yet: the gang's size is unknown, so it waits.
+  EXPECT_TRUE(PlanCycle(With(pods).view(), {}).pod_releases.empty());
+  // Fewer completions than parallelism: the gang is the completions.
+  const std::vector<Json> two(pods.begin(), pods.begin() + 2);
+  EXPECT_EQ(
+      PlanCycle(With(two, GroupCluster().BatchJob("uid-ddp", 4, 2)).view(), {}).pod_releases.size(),
+      2u);
+}
+
+// More pods than a group label's size is refused; a Job's pods past its gang
+// (finished ones, replacements) are not.
+TEST(PodGroups, ABatchJobsFinishedPodsDoNotOverfillItsGang) {
+  std::vector<Json> pods;
+  for (int i = 0; i < 3; ++i)
+    pods.push_back(OfBatchJob(AskingPod("susan", "w-" + std::to_string(i), 2), "w"));
+  pods[0]["status"]["phase"] = "Succeeded";
+  const Plan plan = PlanCycle(With(pods, GroupCluster().BatchJob("uid-w", 2, 3)).view(), {});
+  for (const auto& event : plan.events) EXPECT_NE(event.reason, "InvalidSpec") << event.message;
 }
 
 TEST(PodGroups, OverQuotaPodsAreEvictedWhenTheOwnerOfTheQuotaAsks) {

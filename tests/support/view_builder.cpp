@@ -210,6 +210,15 @@ ViewBuilder& ViewBuilder::RawPod(const Json& object) {
   return *this;
 }
 
+ViewBuilder& ViewBuilder::BatchJob(const std::string& uid, int parallelism, int completions) {
+  BatchJobObject job;
+  job.uid = uid;
+  job.parallelism = parallelism;
+  job.completions = completions;
+  view_.batch_jobs.push_back(std::make_shared<const BatchJobObject>(job));
+  return *this;
+}
+
 Json HoldingStatus(const std::string& phase, const std::string& node, std::vector<int> devices,
                    EpochSeconds admitted, const std::string& project) {
   return {{"phase", phase},

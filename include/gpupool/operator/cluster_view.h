@@ -46,7 +46,21 @@ struct NodeObject {
   bool unschedulable = false;
 };
 
+// A batch/v1 Job: the pods it runs at once are one gang when they ask gpupool
+// to schedule them (docs/workloads.md).
+struct BatchJobObject {
+  std::string uid;
+  std::int32_t parallelism = 1;   // spec.parallelism (default 1).
+  std::int32_t completions = -1;  // spec.completions; -1 when unset (a work queue).
+
+  // The pods it runs at once: its parallelism, or its completions when fewer;
+  // at least 1. It does not shrink as pods succeed: an admitted gang keeps its
+  // slots.
+  std::int32_t GangSize() const;
+};
+
 QueueObject DecodeQueueObject(const nlohmann::json& object);
+BatchJobObject DecodeBatchJobObject(const nlohmann::json& object);
 ProjectObject DecodeProjectObject(const nlohmann::json& object);
 DepartmentObject DecodeDepartmentObject(const nlohmann::json& object);
 JobObject DecodeJobObject(const nlohmann::json& object);
@@ -63,6 +77,7 @@ struct ClusterView {
   std::vector<Shared<JobObject>> jobs;
   std::vector<Shared<NodeObject>> nodes;
   std::vector<Shared<PodView>> pods;
+  std::vector<Shared<BatchJobObject>> batch_jobs;
   std::set<std::string> services;  // "namespace/name" of the gang Services gpupool made.
   // The last GPU utilization scrape; null when no exporter is configured.
   utilization::SharedReadings gpu_readings;

@@ -104,6 +104,10 @@ class Controller {
   std::unique_ptr<kube::Informer<NodeObject>> nodes_;
   std::unique_ptr<kube::Informer<PodView>> pods_;
   std::unique_ptr<kube::Informer<char>> services_;
+  // batch/v1 Jobs, where the server serves them (not the sandbox): the size of
+  // their pods' gangs.
+  std::unique_ptr<kube::Informer<BatchJobObject>> batch_jobs_;
+  bool batch_jobs_served_ = false;
 
   std::mutex mutex_;
   std::condition_variable wake_;
