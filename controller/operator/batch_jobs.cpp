@@ -28,8 +28,10 @@ BatchJobObject DecodeBatchJobObject(const nlohmann::json& object) {
   BatchJobObject job;
   const auto metadata = object.find("metadata");
   if (metadata != object.end() && metadata->is_object()) {
-    const auto uid = metadata->find("uid");
-    if (uid != metadata->end() && uid->is_string()) job.uid = uid->get<std::string>();
+    for (auto [key, field] : {std::pair{"uid", &job.uid}, {"creationTimestamp", &job.created}}) {
+      const auto value = metadata->find(key);
+      if (value != metadata->end() && value->is_string()) *field = value->get<std::string>();
+    }
   }
   job.parallelism = IntAt(object, "spec", "parallelism", 1);
   job.completions = IntAt(object, "spec", "completions", -1);

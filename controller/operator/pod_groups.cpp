@@ -16,9 +16,9 @@ namespace {
 struct Group {
   std::string ns, name;
   bool named = false;  // A gpupool.dev/pod-group, or a batch Job's pods: not a pod alone.
-  // The batch Job whose pods these are when they name no group; null otherwise.
+  // The batch Job whose pods these are, when it is seen; null otherwise.
   const BatchJobObject* batch_job = nullptr;
-  bool by_batch_job = false;
+  bool by_batch_job = false;  // They name no group: the Job's pods are its gang.
   std::vector<const PodView*> pods;
 };
 
@@ -45,7 +45,6 @@ void StartGroup(const PodView& pod, const std::map<std::string, const BatchJobOb
   group.name = group.by_batch_job ? pod.request->owner_name
                : group.named      ? pod.request->group
                                   : pod.name;
-  if (!group.by_batch_job) return;
   const auto found = batch_jobs.find(pod.owner_uid);
   if (found != batch_jobs.end()) group.batch_job = found->second;
 }
@@ -153,7 +152,10 @@ std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors&
   return milli.value_or(0);
 }
 
-std::string EarliestCreation(const Group& group) {
+// Its place in the queue: its batch Job's creation, which pods made again
+// after a preemption keep; else its earliest pod's.
+std::string QueuedSince(const Group& group) {
+  if (group.batch_job && ParseTime(group.batch_job->created)) return group.batch_job->created;
   std::string earliest;
   EpochSeconds best = 0;
   for (const PodView* pod : group.pods) {
@@ -174,7 +176,7 @@ JobObject SourceOf(const Group& group) {
   job.metadata.name = group.name;
   job.metadata.namespace_ = group.ns;
   job.metadata.uid = first.owner_uid.empty() ? first.uid : first.owner_uid;
-  job.metadata.creation_timestamp = EarliestCreation(group);
+  job.metadata.creation_timestamp = QueuedSince(group);
   job.spec.queue = Agreed(group, &PodRequest::queue, LabelPath(kQueueLabel), errors);
   job.spec.replicas = GroupSize(group, errors);
   job.spec.workload_class = ClassOf(group, errors);

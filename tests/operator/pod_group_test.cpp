@@ -214,6 +214,22 @@ TEST(PodGroups, ABatchJobsPodsAreOneGangOfItsParallelism) {
       2u);
 }
 
+// A pod the Job made again after a preemption waits from its Job's creation,
+// not its own: it keeps the workload's place ahead of younger workloads.
+TEST(PodGroups, AJobsReplacementPodKeepsItsJobsPlaceInTheQueue) {
+  Json replacement = OfBatchJob(AskingPod("susan", "again", 8), "early");
+  replacement["metadata"]["creationTimestamp"] = FormatTime(kNow - 5);
+  const std::vector<Json> pods = {AskingPod("susan", "younger", 8), replacement};
+  const Plan plan =
+      PlanCycle(With(pods, GroupCluster().BatchJob("uid-early", 1, 1, kNow - 3600)).view(), {});
+  ASSERT_EQ(plan.pod_releases.size(), 1u);
+  EXPECT_EQ(plan.pod_releases[0].name, "again");
+  // A Job whose creation is unknown: the pod waits from its own, behind the older pod.
+  const Plan undated = PlanCycle(With(pods, GroupCluster().BatchJob("uid-early", 1, 1)).view(), {});
+  ASSERT_EQ(undated.pod_releases.size(), 1u);
+  EXPECT_EQ(undated.pod_releases[0].name, "younger");
+}
+
 // More pods than a group label's size is refused; a Job's pods past its gang
 // (finished ones, replacements) are not.
 TEST(PodGroups, ABatchJobsFinishedPodsDoNotOverfillItsGang) {

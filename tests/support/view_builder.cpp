@@ -210,9 +210,11 @@ ViewBuilder& ViewBuilder::RawPod(const Json& object) {
   return *this;
 }
 
-ViewBuilder& ViewBuilder::BatchJob(const std::string& uid, int parallelism, int completions) {
+ViewBuilder& ViewBuilder::BatchJob(const std::string& uid, int parallelism, int completions,
+                                   EpochSeconds created) {
   BatchJobObject job;
   job.uid = uid;
+  if (created > 0) job.created = FormatTime(created);
   job.parallelism = parallelism;
   job.completions = completions;
   view_.batch_jobs.push_back(std::make_shared<const BatchJobObject>(job));

@@ -58,8 +58,9 @@ class ViewBuilder {
 
   // A pod as the API server holds it, decoded as the pod informer decodes it.
   ViewBuilder& RawPod(const Json& object);
-  // A batch/v1 Job as the informer holds it.
-  ViewBuilder& BatchJob(const std::string& uid, int parallelism, int completions = -1);
+  // A batch/v1 Job as the informer holds it, made at `created` (0: unset).
+  ViewBuilder& BatchJob(const std::string& uid, int parallelism, int completions = -1,
+                        EpochSeconds created = 0);
 
   const ClusterView& view() const { return view_; }
   static std::string UidOf(const std::string& ns, const std::string& name) {

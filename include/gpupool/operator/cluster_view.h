@@ -50,6 +50,7 @@ struct NodeObject {
 // to schedule them (docs/workloads.md).
 struct BatchJobObject {
   std::string uid;
+  std::string created;            // metadata.creationTimestamp: its pods' place in the queue.
   std::int32_t parallelism = 1;   // spec.parallelism (default 1).
   std::int32_t completions = -1;  // spec.completions; -1 when unset (a work queue).
 
