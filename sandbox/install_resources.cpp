@@ -14,6 +14,7 @@ std::vector<ResourcePtr> InstallResources() {
                       false, {}, false),
       BuiltinResource("apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"},
                       true),
+      BuiltinResource("batch", "v1", "jobs", "job", "Job", true, {}, true),
   };
 }
 

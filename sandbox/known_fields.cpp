@@ -95,7 +95,13 @@ const char* const kShapes = R"({
   "ClusterRoleBinding.rbac.authorization.k8s.io": "@binding",
   "Deployment.apps": {"spec": {"replicas": "", "selector": "", "template": {"metadata": "@meta",
       "spec": "@podSpec"}, "strategy": "", "minReadySeconds": "", "revisionHistoryLimit": "",
-    "paused": "", "progressDeadlineSeconds": ""}, "status": ""}
+    "paused": "", "progressDeadlineSeconds": ""}, "status": ""},
+  "Job.batch": {"spec": {"parallelism": "", "completions": "", "completionMode": "",
+      "activeDeadlineSeconds": "", "backoffLimit": "", "backoffLimitPerIndex": "",
+      "maxFailedIndexes": "", "podFailurePolicy": "", "podReplacementPolicy": "",
+      "successPolicy": "", "managedBy": "", "selector": "", "manualSelector": "", "suspend": "",
+      "ttlSecondsAfterFinished": "", "template": {"metadata": "@meta", "spec": "@podSpec"}},
+    "status": ""}
 })";
 
 const Json& Shapes() {
