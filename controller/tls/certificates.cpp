@@ -56,23 +56,28 @@ X509* NewCert(EVP_PKEY* key, const char* common_name, std::chrono::seconds valid
   return cert;
 }
 
-}  // namespace
-
-std::string CertificatePem(X509* cert) {
+// What `write` puts into a memory BIO, as text.
+template <typename Write>
+std::string PemOf(Write write, const char* what) {
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
-  Check(PEM_write_bio_X509(bio.get(), cert) == 1, "writing PEM");
+  Check(bio && write(bio.get()) == 1, what);
   char* data = nullptr;
   const long size = BIO_get_mem_data(bio.get(), &data);
   return std::string(data, static_cast<size_t>(size));
 }
 
+}  // namespace
+
+std::string CertificatePem(X509* cert) {
+  return PemOf([cert](BIO* bio) { return PEM_write_bio_X509(bio, cert); }, "writing PEM");
+}
+
 std::string PrivateKeyPem(EVP_PKEY* key) {
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
-  Check(PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1,
-        "writing the key's PEM");
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(size));
+  return PemOf(
+      [key](BIO* bio) {
+        return PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
+      },
+      "writing the key's PEM");
 }
 
 std::optional<std::chrono::seconds> ValidFor(const std::string& pem) {

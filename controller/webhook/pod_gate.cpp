@@ -36,6 +36,11 @@ std::optional<std::string> MetaValue(const Json& pod, const char* map, const cha
   return value.get<std::string>();
 }
 
+// "metadata.labels[KEY]" or "metadata.annotations[KEY]": where MetaValue reads.
+std::string MetaPath(const char* map, const char* key) {
+  return std::string("metadata.") + map + "[" + key + "]";
+}
+
 bool HasGate(const Json& pod) {
   const Json& gates = Member(Member(pod, "spec"), "schedulingGates");
   if (!gates.is_array()) return false;
@@ -60,8 +65,7 @@ std::string OptInProblem(const Json& pod) {
     if (!value) continue;
     const std::string problem = check.problem(*value);
     if (problem.empty()) continue;
-    const bool label = std::string_view(check.map) == "labels";
-    return (label ? op::LabelPath(check.key) : op::AnnotationPath(check.key)) + ": " + problem;
+    return MetaPath(check.map, check.key) + ": " + problem;
   }
   if (MetaValue(pod, "labels", op::kPodGroupSizeLabel) &&
       !MetaValue(pod, "labels", op::kPodGroupLabel))
@@ -99,9 +103,7 @@ Verdict OnUpdate(const Json& old_pod, const Json& pod, bool record_writer) {
   for (const auto& [map, key] : {std::pair{"annotations", op::kAdmissionAnnotation},
                                  std::pair{"labels", op::kReplicaLabel}}) {
     if (MetaValue(old_pod, map, key) == MetaValue(pod, map, key)) continue;
-    const bool label = std::string_view(map) == "labels";
-    return Denied((label ? op::LabelPath(key) : op::AnnotationPath(key)) +
-                  ": is written by gpupool's controller only");
+    return Denied(MetaPath(map, key) + ": is written by gpupool's controller only");
   }
   return {};
 }
