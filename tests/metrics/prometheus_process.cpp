@@ -21,19 +21,6 @@ namespace gpupool::metrics::testing {
 
 bool PrometheusInstalled() { return std::system("command -v prometheus >/dev/null 2>&1") == 0; }
 
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-    throw std::runtime_error("no free loopback port");
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 PrometheusProcess::PrometheusProcess(const std::string& target, const std::string& bearer_token) {
   char pattern[] = "/tmp/gpupool-prometheus-test-XXXXXX";
   if (!mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");

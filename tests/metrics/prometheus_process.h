@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "loopback_port.h"
+
 namespace gpupool::metrics::testing {
 
 bool PrometheusInstalled();
@@ -39,7 +41,6 @@ class PrometheusProcess {
   pid_t pid_ = -1;
 };
 
-// A TCP port on 127.0.0.1 nobody listens on right now.
-int FreeLoopbackPort();
+using sandbox::testing::FreeLoopbackPort;
 
 }  // namespace gpupool::metrics::testing

@@ -1,9 +1,12 @@
 // Pods of other owners scheduled by a real controller, on every backend
-// (docs/workloads.md): Susan's gated pods (a gang of two and a notebook) run
-// over her quota, an unlabelled pod of hers runs untouched and is counted, a
-// pod naming no queue that exists waits saying why, and Joe's pod takes back
-// his guarantee: Susan's over-quota pods are evicted, every GPU accounted. Then
-// the same with batch/v1 Jobs on a real server.
+// (docs/workloads.md), created with the label alone and gated by the
+// controller's webhook, which the API server calls: Susan's pods (a gang of two
+// and a notebook) run over her quota, an unlabelled pod of hers runs untouched
+// and is counted, pods naming no queue that exists, in a namespace no Project
+// owns, or of a gang that never fills wait saying why, a bad gang size is
+// refused at creation, and Joe's pod takes back his guarantee: Susan's
+// over-quota pods are evicted, every GPU accounted. Then the same with batch/v1
+// Jobs on a real server, whose Job controller makes the pods.
 #include <gtest/gtest.h>
 
 #include "cluster_harness.h"
@@ -53,30 +56,51 @@ std::string AdmittedReason(const Json& pods, const std::string& name) {
   return "";
 }
 
-TEST_P(PodGroupsOnBackend, GatedPodsRunOverQuotaAndTheOwnerOfTheQuotaTakesItBack) {
-  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
-  cluster.Apply(kStory1Projects);
+// Bad input the webhook cannot see: a namespace no Project owns, a gang that never fills.
+constexpr char kNobody[] = R"(---
+apiVersion: v1
+kind: Namespace
+metadata: {name: nobody}
+)";
+
+TEST_P(PodGroupsOnBackend, LabelledPodsRunOverQuotaAndTheOwnerOfTheQuotaTakesItBack) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam(), /*start_controller=*/false);
+  cluster.StartControllerServingWebhook();
+  cluster.Apply(std::string(kStory1Projects) + kNobody);
   const std::string gang = ", gpupool.dev/pod-group: ddp, gpupool.dev/pod-group-size: \"2\"";
-  cluster.Apply(GatedPodYaml("susan", "ddp-0", 2, "train", gang) +
-                GatedPodYaml("susan", "ddp-1", 2, "train", gang) +
-                GatedPodYaml("susan", "notebook", 2, "train") + kUnlabelled +
-                GatedPodYaml("susan", "lost", 1, "no-such-queue"));
+  const std::string half = ", gpupool.dev/pod-group: half, gpupool.dev/pod-group-size: \"2\"";
+  cluster.Apply(LabelledPodYaml("susan", "ddp-0", 2, "train", gang) +
+                LabelledPodYaml("susan", "ddp-1", 2, "train", gang) +
+                LabelledPodYaml("susan", "notebook", 2, "train") + kUnlabelled +
+                LabelledPodYaml("susan", "lost", 1, "no-such-queue") +
+                LabelledPodYaml("susan", "half-0", 1, "train", half) +
+                LabelledPodYaml("nobody", "orphan", 1, "train"));
   const auto susan_runs = [&](const Json&) {
     const Json pods = cluster.Get("pods -n susan");
     return PhaseOfPod(pods, "ddp-0") == "Running" && PhaseOfPod(pods, "ddp-1") == "Running" &&
            PhaseOfPod(pods, "notebook") == "Running" && PhaseOfPod(pods, "plain") == "Running" &&
-           AdmittedReason(pods, "lost") == "UnknownQueue";
+           AdmittedReason(pods, "lost") == "UnknownQueue" &&
+           AdmittedReason(pods, "half-0") == "WaitingForPods" &&
+           AdmittedReason(cluster.Get("pods -n nobody"), "orphan") == "NoProject";
   };
   ASSERT_TRUE(cluster.WaitFor(40, susan_runs))
       << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
   Json pods = cluster.Get("pods -n susan");
   EXPECT_EQ(AdmittedReason(pods, "ddp-0"), "AdmittedOverQuota");
   EXPECT_EQ(AdmittedReason(pods, "plain"), "") << "an unlabelled pod is never touched";
-  EXPECT_EQ(PhaseOfPod(pods, "lost"), "Pending");
+  for (const char* waiting : {"lost", "half-0"}) EXPECT_EQ(PhaseOfPod(pods, waiting), "Pending");
   EXPECT_NE(cluster.Kubectl("get events -n susan").output.find("UnknownQueue"), std::string::npos);
+  const auto refused = cluster.KubectlOnce(
+      "create -f " +
+      cluster.WriteFile("bad-size.yaml", LabelledPodYaml("susan", "bad", 1, "train",
+                                                         ", gpupool.dev/pod-group: g, "
+                                                         "gpupool.dev/pod-group-size: many")));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("metadata.labels[gpupool.dev/pod-group-size]"), std::string::npos)
+      << refused.output;
 
   // 8 GPUs: Susan's 6 labelled and 1 unlabelled, 1 free; Joe asks for his 2.
-  cluster.Apply(GatedPodYaml("joe", "joe-notebook", 2, "train"));
+  cluster.Apply(LabelledPodYaml("joe", "joe-notebook", 2, "train"));
   ASSERT_TRUE(cluster.WaitFor(60,
                               [&](const Json&) {
                                 return PhaseOfPod(cluster.Get("pods -n joe"), "joe-notebook") ==
@@ -108,20 +132,21 @@ int CountPods(const Json& pods, const std::string& phase) {
 // podFailurePolicy ignores disruptions): the Job controller makes new pods,
 // which wait gated in the queue.
 TEST_P(PodGroupsOnBackend, AJobsEvictedPodsComeBackGatedWithoutFailingIt) {
-  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam());
-  if (!cluster.real()) GTEST_SKIP() << "the sandbox runs no Job controller";
-  cluster.Apply(kStory1Projects + GatedBatchJobYaml("susan", "base", 2, 1));
+  if (GetParam() == "sandbox") GTEST_SKIP() << "the sandbox runs no Job controller";
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam(), /*start_controller=*/false);
+  cluster.StartControllerServingWebhook();
+  cluster.Apply(kStory1Projects + LabelledBatchJobYaml("susan", "base", 2, 1));
   ASSERT_TRUE(cluster.WaitFor(
       40, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 1; }))
       << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
-  cluster.Apply(GatedBatchJobYaml(
+  cluster.Apply(LabelledBatchJobYaml(
       "susan", "sweep", 3, 2, ", gpupool.dev/pod-group: sweep, gpupool.dev/pod-group-size: \"2\""));
   ASSERT_TRUE(cluster.WaitFor(
       40, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 3; }))
       << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
 
   // 8 GPUs, all Susan's, the gang's 6 over her quota of 2: Joe's 2 take his guarantee back.
-  cluster.Apply(GatedBatchJobYaml("joe", "bert", 2, 1));
+  cluster.Apply(LabelledBatchJobYaml("joe", "bert", 2, 1));
   ASSERT_TRUE(cluster.WaitFor(
       60, [&](const Json&) { return CountPods(cluster.Get("pods -n joe"), "Running") == 1; }))
       << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
@@ -147,13 +172,15 @@ TEST_P(PodGroupsOnBackend, AJobsEvictedPodsComeBackGatedWithoutFailingIt) {
 // sized by the Job. With one of the 32 GPUs taken it waits whole; once that
 // GPU is free it starts whole.
 TEST_P(PodGroupsOnBackend, AnIndexedJobOfFourByEightStartsWholeOrWaitsWhole) {
-  ClusterHarness cluster("4x8:pool=train,gpu=A100,rack=r1", {}, {}, GetParam());
-  if (!cluster.real()) GTEST_SKIP() << "the sandbox runs no Job controller";
-  cluster.Apply(kStory1Projects + GatedPodYaml("joe", "holder", 1));
+  if (GetParam() == "sandbox") GTEST_SKIP() << "the sandbox runs no Job controller";
+  ClusterHarness cluster("4x8:pool=train,gpu=A100,rack=r1", {}, {}, GetParam(),
+                         /*start_controller=*/false);
+  cluster.StartControllerServingWebhook();
+  cluster.Apply(kStory1Projects + LabelledPodYaml("joe", "holder", 1));
   ASSERT_TRUE(cluster.WaitFor(
       40, [&](const Json&) { return CountPods(cluster.Get("pods -n joe"), "Running") == 1; }))
       << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
-  std::string indexed = GatedBatchJobYaml("susan", "ddp", 8, 4);
+  std::string indexed = LabelledBatchJobYaml("susan", "ddp", 8, 4);
   indexed.replace(indexed.find("  completions:"), 0, "  completionMode: Indexed\n");
   cluster.Apply(indexed);
   const auto all_waiting = [&](const Json&) {

@@ -6,9 +6,6 @@
 // tests/install/controller_rbac_test.cpp.)
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -17,25 +14,12 @@
 
 #include "cluster_harness.h"
 #include "gpupool/api/yaml.h"
+#include "loopback_port.h"
 
 namespace gpupool::op::testing {
 namespace {
 
 constexpr char kNamespace[] = "gpupool-system";
-
-// A port no listener holds now: the webhook's, which its configuration names
-// before the controller starts.
-int FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 // The rendered Deployment's controller args, its listeners on free loopback
 // ports; the webhook's on `webhook_port`, its certificate for 127.0.0.1.
@@ -85,7 +69,7 @@ class RbacStoryOnBackend : public ::testing::TestWithParam<std::string> {
 // API server calls its webhook on loopback: no Service reaches a local process.
 void StartControllerUnderChartRbac(ClusterHarness& cluster, const std::string& manifests) {
   ASSERT_EQ(cluster.Kubectl("apply -f " + manifests).exit_code, 0);
-  const int webhook_port = FreeLoopbackPort();
+  const int webhook_port = sandbox::testing::FreeLoopbackPort();
   const std::string url = "https://127.0.0.1:" + std::to_string(webhook_port) + "/mutate-pods";
   const auto pointed = cluster.Kubectl(
       "patch mutatingwebhookconfiguration gpupool-pods --type json -p "

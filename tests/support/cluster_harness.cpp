@@ -18,12 +18,40 @@
 #include <stdexcept>
 #include <thread>
 
+#include "loopback_port.h"
+
 namespace gpupool::op::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 int harnesses_made = 0;  // harnesses made by this process, each with a folder of its own
+
+constexpr char kWebhookNamespace[] = "gpupool-system";
+constexpr char kWebhookConfiguration[] = "gpupool-test-pods";
+
+// The chart's pod webhook (templates/webhook.yaml) at `url`, its CA bundle left
+// to the controller to write.
+std::string WebhookConfigurationYaml(const std::string& url) {
+  return std::string(
+             "apiVersion: admissionregistration.k8s.io/v1\n"
+             "kind: MutatingWebhookConfiguration\n"
+             "metadata:\n  name: ") +
+         kWebhookConfiguration +
+         "\n  labels: {app.kubernetes.io/part-of: gpupool}\n"
+         "webhooks:\n"
+         "- name: pods.gpupool.dev\n"
+         "  clientConfig: {url: \"" +
+         url +
+         "\"}\n"
+         "  rules: [{apiGroups: [\"\"], apiVersions: [v1], resources: [pods],"
+         " operations: [CREATE, UPDATE], scope: Namespaced}]\n"
+         "  objectSelector:\n    matchExpressions:\n"
+         "    - {key: gpupool.dev/queue, operator: Exists}\n"
+         "    - {key: gpupool.dev/job, operator: DoesNotExist}\n"
+         "  failurePolicy: Fail\n  sideEffects: None\n  timeoutSeconds: 10\n"
+         "  admissionReviewVersions: [v1]\n";
+}
 
 }  // namespace
 
@@ -140,7 +168,35 @@ ControllerProcess& ClusterHarness::StartController(const std::string& kubeconfig
   return *controller_;
 }
 
+ControllerProcess& ClusterHarness::StartControllerServingWebhook(std::vector<std::string> flags) {
+  const std::string address = "127.0.0.1:" + std::to_string(sandbox::testing::FreeLoopbackPort());
+  KubectlOnce(std::string("create namespace ") + kWebhookNamespace);  // There already, or made.
+  Apply(WebhookConfigurationYaml("https://" + address + "/mutate-pods"));
+  webhook_registered_ = true;
+  flags.insert(flags.end(),
+               {"--webhook-bind-address", address, "--webhook-host", "127.0.0.1",
+                "--webhook-namespace", kWebhookNamespace, "--webhook-configuration",
+                kWebhookConfiguration, "--webhook-secret", "gpupool-test-webhook-tls"});
+  ResolveGpuMetricsUrl(flags);
+  StartController(ControllerKubeconfig(), std::move(flags));
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (!WebhookGates()) {
+    if (Clock::now() > deadline)
+      throw std::runtime_error("the API server never called the webhook:\n" + ControllerLog());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return *controller_;
+}
+
+bool ClusterHarness::WebhookGates() {
+  const std::string probe = WriteFile("webhook-probe.yaml", LabelledPodYaml("default", "probe", 1));
+  const auto made = KubectlOnce("create --dry-run=server -o json -f " + probe);
+  return made.exit_code == 0 && made.output.find("gpupool.dev/admission") != std::string::npos;
+}
+
 ClusterHarness::~ClusterHarness() {
+  if (webhook_registered_ && real_)
+    real_->Kubectl(std::string("delete mutatingwebhookconfiguration ") + kWebhookConfiguration);
   more_controllers_.clear();
   controller_.reset();
   if (!nodes_) return;
@@ -402,12 +458,12 @@ namespace {
 
 // A pod template's metadata and spec asking gpupool for `gpus` GPUs of `queue`,
 // each line indented by `indent`.
-std::string GatedTemplateYaml(const std::string& indent, int gpus, const std::string& queue,
-                              const std::string& labels) {
+std::string TemplateYaml(const std::string& indent, int gpus, const std::string& queue,
+                         const std::string& labels, bool gated) {
   return indent + "metadata:\n" + indent + "  labels: {gpupool.dev/queue: " + queue + labels +
          "}\n" + indent + "  annotations: {sandbox.gpupool.dev/run-seconds: \"100000\"}\n" +
-         indent + "spec:\n" + indent + "  restartPolicy: Never\n" + indent +
-         "  schedulingGates: [{name: gpupool.dev/admission}]\n" + indent +
+         indent + "spec:\n" + indent + "  restartPolicy: Never\n" +
+         (gated ? indent + "  schedulingGates: [{name: gpupool.dev/admission}]\n" : "") + indent +
          "  containers: [{name: main, image: trainer, resources: {limits: {nvidia.com/gpu: \"" +
          std::to_string(gpus) + "\"}}}]\n";
 }
@@ -416,28 +472,28 @@ std::string GatedTemplateYaml(const std::string& indent, int gpus, const std::st
 
 std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpus,
                          const std::string& queue, const std::string& labels) {
-  std::string pod = GatedTemplateYaml("", gpus, queue, labels);
+  std::string pod = TemplateYaml("", gpus, queue, labels, /*gated=*/true);
   const std::string named = "metadata:\n  name: " + name + "\n  namespace: " + ns + "\n";
   pod.replace(0, std::string("metadata:\n").size(), named);
   return "---\napiVersion: v1\nkind: Pod\n" + pod;
 }
 
 std::string LabelledPodYaml(const std::string& ns, const std::string& name, int gpus,
-                            const std::string& queue) {
-  std::string pod = GatedPodYaml(ns, name, gpus, queue);
+                            const std::string& queue, const std::string& labels) {
+  std::string pod = GatedPodYaml(ns, name, gpus, queue, labels);
   const std::string gate = "  schedulingGates: [{name: gpupool.dev/admission}]\n";
   pod.erase(pod.find(gate), gate.size());
   return pod;
 }
 
-std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
-                              int parallelism, const std::string& labels) {
+std::string LabelledBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
+                                 int parallelism, const std::string& labels) {
   return "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: " + name + ", namespace: " + ns +
          "}\nspec:\n  parallelism: " + std::to_string(parallelism) +
          "\n  completions: " + std::to_string(parallelism) +
          "\n  backoffLimit: 0\n  podFailurePolicy:\n    rules:\n    - action: Ignore\n"
          "      onPodConditions: [{type: DisruptionTarget}]\n  template:\n" +
-         GatedTemplateYaml("    ", gpus, "train", labels);
+         TemplateYaml("    ", gpus, "train", labels, /*gated=*/false);
 }
 
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name) {

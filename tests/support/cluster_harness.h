@@ -103,6 +103,11 @@ class ClusterHarness {
   ControllerProcess& controller() { return *controller_; }
   // Starts the first controller with its own kubeconfig (another identity).
   ControllerProcess& StartController(const std::string& kubeconfig, std::vector<std::string> flags);
+  // Registers gpupool's pod webhook as the chart does (its selectors, failure
+  // policy Fail) at a loopback URL, starts the first controller serving it there
+  // with `flags` added, and waits until the server calls it. The harness
+  // removes the registration when it ends.
+  ControllerProcess& StartControllerServingWebhook(std::vector<std::string> flags = {});
   // Starts one more controller process writing its log to `<name>.log`.
   ControllerProcess& AddController(const std::string& name, std::vector<std::string> flags);
 
@@ -133,6 +138,8 @@ class ClusterHarness {
   void StartSimulatedNodes(const std::string& nodes);
   // kGpuMetricsUrl in `flags` made the backend's exporter.
   void ResolveGpuMetricsUrl(std::vector<std::string>& flags);
+  // Whether a labelled pod created now (a dry run) comes back gated.
+  bool WebhookGates();
 
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
   backends::testing::TestCluster* real_ = nullptr;
@@ -142,6 +149,7 @@ class ClusterHarness {
   std::unique_ptr<ControllerProcess> controller_;
   std::vector<std::unique_ptr<ControllerProcess>> more_controllers_;
   int applied_ = 0;
+  bool webhook_registered_ = false;
 };
 
 // A one-replica job of `ns` asking for `gpus` per replica (a YAML value) that runs
@@ -153,13 +161,14 @@ std::string TrainJobYaml(const std::string& ns, const std::string& name, int run
 // created gated, running for long (simulated); `labels` adds ", key: value" pairs.
 std::string GatedPodYaml(const std::string& ns, const std::string& name, int gpus,
                          const std::string& queue = "train", const std::string& labels = "");
-// The same pod with the label alone: gpupool's webhook gates it at creation.
+// The same pod with the labels alone: gpupool's webhook gates it at creation.
 std::string LabelledPodYaml(const std::string& ns, const std::string& name, int gpus,
-                            const std::string& queue = "train");
-// A batch/v1 Job of `parallelism` such pods, whose podFailurePolicy ignores
-// disruptions (preemptions) and which fails at its first real failure.
-std::string GatedBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
-                              int parallelism, const std::string& labels = "");
+                            const std::string& queue = "train", const std::string& labels = "");
+// A batch/v1 Job of `parallelism` labelled pods (the webhook gates them),
+// whose podFailurePolicy ignores disruptions (preemptions) and which fails at
+// its first real failure.
+std::string LabelledBatchJobYaml(const std::string& ns, const std::string& name, int gpus,
+                                 int parallelism, const std::string& labels = "");
 // The physical-device part of CheckDevices, on `pods` (`kubectl get pods -A`).
 std::string CheckPhysicalDevices(const Json& pods);
 std::string PhaseOf(const Json& jobs, const std::string& ns, const std::string& name);
