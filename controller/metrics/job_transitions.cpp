@@ -86,11 +86,17 @@ const std::string& PhaseAfterCycle(const JobIndex& index, const api::TrainingJob
   return job.status.phase ? kNames.at(*job.status.phase) : kNone;
 }
 
-void CountPhases(const op::ClusterView& view, const JobIndex& index, CycleMetrics& metrics) {
+// TrainingJobs and pod groups alike.
+void CountPhases(const op::ClusterView& view, const op::Plan& plan, const JobIndex& index,
+                 CycleMetrics& metrics) {
   for (JobPhase phase : kPhases) metrics.jobs_by_phase[api::JobPhaseName(phase)] = 0;
   for (const auto& job : view.jobs) {
     auto count = metrics.jobs_by_phase.find(PhaseAfterCycle(index, job->object));
     if (count != metrics.jobs_by_phase.end()) ++count->second;
+  }
+  for (const auto& [phase, groups] : plan.pod_group_phases) {
+    auto count = metrics.jobs_by_phase.find(phase);
+    if (count != metrics.jobs_by_phase.end()) count->second += groups;
   }
 }
 
@@ -149,7 +155,7 @@ void CountPreemptions(const op::Plan& plan, const JobIndex& index, CycleMetrics&
 void AddJobTransitions(const op::ClusterView& view, const op::Plan& plan,
                        const op::WriteStats& written, CycleMetrics& metrics) {
   const JobIndex index = IndexJobs(view, plan, written);
-  CountPhases(view, index, metrics);
+  CountPhases(view, plan, index, metrics);
   CountAdmissions(view, plan, index, metrics);
   CountPreemptions(plan, index, metrics);
 }

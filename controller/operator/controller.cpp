@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "gpupool/kube/errors.h"
@@ -63,19 +64,22 @@ Controller::Controller(kube::Client& client, kube::EventRecorder* events, Contro
   gang_services.label_selector = kJobLabel;
   services_ = std::make_unique<kube::Informer<char>>(
       client, r::kServices, "", [](const Json&) { return 'x'; }, gang_services);
-  batch_jobs_ = std::make_unique<kube::Informer<BatchJobObject>>(client, r::kBatchJobs, "",
-                                                                 DecodeBatchJobObject, lean);
+  for (const OwnerKind& kind : OwnerKinds()) {
+    const auto decode = [&kind](const Json& object) { return DecodeOwnerObject(object, kind); };
+    owners_.push_back(
+        {std::make_unique<kube::Informer<OwnerObject>>(client, kind.resource, "", decode, lean)});
+  }
   Watch(*queues_, *this);
   Watch(*projects_, *this);
   Watch(*departments_, *this);
   Watch(*jobs_, *this);
   Watch(*nodes_, *this);
   Watch(*pods_, *this);
-  Watch(*batch_jobs_, *this);
+  for (OwnerInformer& owner : owners_) Watch(*owner.informer, *this);
 }
 
 Controller::~Controller() {
-  batch_jobs_->Stop();
+  for (OwnerInformer& owner : owners_) owner.informer->Stop();
   services_->Stop();
   pods_->Stop();
   nodes_->Stop();
@@ -93,15 +97,7 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
   nodes_->Start();
   pods_->Start();
   services_->Start();
-  try {
-    batch_jobs_served_ = client_.Serves(kube::resources::kBatchJobs);
-  } catch (const kube::ApiError& error) {
-    spdlog::warn(
-        "cannot tell whether batch/v1 Jobs are served ({}); their pods are grouped "
-        "by their labels only",
-        error.what());
-  }
-  if (batch_jobs_served_) batch_jobs_->Start();
+  StartOwnerInformers(stop);
   const auto deadline = Clock::now() + sync_timeout;
   while (!Synced()) {
     if ((stop && *stop) || Clock::now() >= deadline) return false;
@@ -110,10 +106,28 @@ bool Controller::Start(std::chrono::milliseconds sync_timeout, const std::atomic
   return true;
 }
 
+void Controller::StartOwnerInformers(const std::atomic<bool>* stop) {
+  for (std::size_t i = 0; i < owners_.size() && !(stop && *stop); ++i) {
+    const OwnerKind& kind = OwnerKinds()[i];
+    try {
+      owners_[i].served = client_.Serves(kind.resource);
+    } catch (const kube::ApiError& error) {
+      spdlog::warn(
+          "cannot tell whether {} are served ({}); their pods are grouped by their "
+          "labels only",
+          kind.resource.resource, error.what());
+    }
+    if (owners_[i].served) owners_[i].informer->Start();
+  }
+}
+
 bool Controller::Synced() const {
   return queues_->HasSynced() && projects_->HasSynced() && departments_->HasSynced() &&
          jobs_->HasSynced() && nodes_->HasSynced() && pods_->HasSynced() &&
-         services_->HasSynced() && (!batch_jobs_served_ || batch_jobs_->HasSynced());
+         services_->HasSynced() &&
+         std::all_of(owners_.begin(), owners_.end(), [](const OwnerInformer& owner) {
+           return !owner.served || owner.informer->HasSynced();
+         });
 }
 
 void Controller::Notify() {
@@ -134,7 +148,11 @@ ClusterView Controller::View() const {
   view.jobs = ListOf(*jobs_);
   view.nodes = ListOf(*nodes_);
   view.pods = ListOf(*pods_);
-  if (batch_jobs_served_) view.batch_jobs = ListOf(*batch_jobs_);
+  for (const OwnerInformer& owner : owners_) {
+    if (!owner.served) continue;
+    auto listed = ListOf(*owner.informer);
+    view.owners.insert(view.owners.end(), listed.begin(), listed.end());
+  }
   for (const auto& [key, rv] : services_->cache().Versions()) view.services.insert(key);
   if (options_.gpu_readings) view.gpu_readings = options_.gpu_readings();
   return view;

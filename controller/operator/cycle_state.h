@@ -43,6 +43,13 @@ struct JobRecord {
   // Pods of another owner (BuildPodGroupRecords): `source` is made from them,
   // `pods` are all of them by name, and their state lives on them.
   bool pod_group = false;
+  // The owner whose pods they are (a Job, JobSet, PyTorchJob or MPIJob), when
+  // seen; its kind and name ("PyTorchJob bert") when not: its gang waits.
+  const OwnerObject* owner = nullptr;
+  std::string unseen_owner;
+  // Its owner's pods that ask for no GPU (an MPIJob's launcher): outside the
+  // gang, released once it is admitted, stopped with it.
+  std::vector<const PodView*> riders;
 
   const api::TrainingJob& job() const { return source->object; }
   const std::string& ns() const { return job().metadata.namespace_; }
@@ -103,11 +110,17 @@ struct CycleState {
   void Wake(EpochSeconds at) {
     if (at > now && (plan.wake_at == 0 || at < plan.wake_at)) plan.wake_at = at;
   }
-  // Told on its first pod, and on that pod's owner (a Job), where its user looks.
+  // Told on its first pod, and on its owner (a Job, a PyTorchJob) or that
+  // pod's, where its user looks.
   void PodGroupEvent(const JobRecord& job, const std::string& type, const std::string& reason,
                      const std::string& action, const std::string& message) {
     const PodView& pod = *job.pods.front();
     plan.events.push_back({Kind::kPod, pod.ns, pod.name, pod.uid, type, reason, action, message});
+    if (job.owner) {
+      plan.events.push_back({Kind::kPod, pod.ns, job.owner->name, job.owner->uid, type, reason,
+                             action, message, job.owner->api_version, job.owner->kind});
+      return;
+    }
     const PodRequest& request = *pod.request;
     if (request.owner_name.empty() || request.owner_kind.empty()) return;
     plan.events.push_back({Kind::kPod, pod.ns, request.owner_name, pod.owner_uid, type, reason,

@@ -46,6 +46,12 @@ void CheckGroupEligible(CycleState& state, JobRecord& job) {
                     " scheduling gate: it is scheduled without gpupool, outside its project's "
                     "quota; create it with the gate");
   }
+  if (!job.unseen_owner.empty())
+    return Hold(state, job, "WaitingForPods",
+                "its owner " + job.unseen_owner +
+                    " is not seen yet, so its gang's size is not known (gpupool watches an "
+                    "owner's kind where it is served when gpupool starts); it is admitted whole "
+                    "once it is seen and all its pods exist");
   std::size_t waiting = 0;
   for (const PodView* pod : job.pods) waiting += Live(*pod) ? 1 : 0;
   const auto size = static_cast<std::size_t>(job.job().spec.replicas);
@@ -111,10 +117,20 @@ bool RoomFor(CycleState& state, const JobRecord& job,
 }
 
 void EvictReleased(CycleState& state, const JobRecord& job) {
-  for (const PodView* pod : job.pods) {
-    if (!Live(*pod) || !Released(*pod)) continue;
-    state.plan.pod_deletes.push_back({pod->ns, pod->name, pod->uid, job.grace_seconds, job.evict});
+  for (const auto* pods : {&job.pods, &job.riders}) {
+    for (const PodView* pod : *pods) {
+      if (!Live(*pod) || !Released(*pod)) continue;
+      state.plan.pod_deletes.push_back(
+          {pod->ns, pod->name, pod->uid, job.grace_seconds, job.evict});
+    }
   }
+}
+
+// Its owner's pods that ask for no GPU go once its own pods hold their slots.
+void ReleaseRiders(CycleState& state, const JobRecord& job) {
+  for (const PodView* pod : job.riders)
+    if (Live(*pod) && !Released(*pod))
+      state.plan.pod_releases.push_back({job.key, pod->ns, pod->name, UngatePatch(*pod)});
 }
 
 PodPatch ConditionPatch(const CycleState& state, const PodView& pod, const api::Condition& said) {
@@ -151,7 +167,7 @@ void PlanPodGroupPods(CycleState& state, JobRecord& job) {
   if (job.stop_pods) return EvictReleased(state, job);
   if (job.stage != Stage::kHolding) return;
   const auto fills = SlotsToFill(job);
-  if (fills.empty()) return;
+  if (fills.empty()) return ReleaseRiders(state, job);
   if (!RoomFor(state, job, fills)) {
     if (job.admitted_now)  // Decided again next cycle: its admission is kept on its pods only.
       SetCondition(job.status.conditions, "Admitted", "False", "AwaitingRoom",
@@ -164,6 +180,7 @@ void PlanPodGroupPods(CycleState& state, JobRecord& job) {
     state.plan.pod_releases.push_back(
         {job.key, pod->ns, pod->name,
          GroupReleasePatch(job, *pod, *placed, SharedDeviceOf(state, job, *placed))});
+  ReleaseRiders(state, job);
   if (!job.admitted_now) return;
   const api::Condition* admitted = api::FindCondition(job.status.conditions, "Admitted");
   state.Event(job, "Normal", "Admitted", "Admit", admitted ? admitted->message : "admitted");

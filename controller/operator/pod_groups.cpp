@@ -1,6 +1,7 @@
 // Cycle step 1, second half: pods of other owners that ask gpupool to schedule
 // them (docs/workloads.md) become job records like TrainingJobs': a pod alone,
-// or the pods naming one gpupool.dev/pod-group, as one gang. Their state is read
+// the pods naming one gpupool.dev/pod-group, or the pods of one owner (a batch
+// Job, JobSet, PyTorchJob or MPIJob), as one gang. Their state is read
 // from the pods themselves: a released pod carries its gang's admission, gated
 // ones wait, and a group whose pods have all finished gets no record.
 #include <algorithm>
@@ -15,53 +16,92 @@ namespace {
 
 struct Group {
   std::string ns, name;
-  bool named = false;  // A gpupool.dev/pod-group, or a batch Job's pods: not a pod alone.
-  // The batch Job whose pods these are, when it is seen; null otherwise.
-  const BatchJobObject* batch_job = nullptr;
-  bool by_batch_job = false;  // They name no group: the Job's pods are its gang.
+  bool named = false;     // A gpupool.dev/pod-group, or an owner's pods: not a pod alone.
+  bool by_owner = false;  // They name no group: their owner's pods are its gang.
+  const OwnerObject* owner = nullptr;  // The owner whose gang it is, when seen.
+  std::string unseen_owner;            // "PyTorchJob bert", when not.
   std::vector<const PodView*> pods;
+  std::vector<const PodView*> riders;  // Pods of its owner that ask for no GPU.
 };
 
-// Pods of a batch/v1 Job that name no group are one gang, the Job's.
-bool GroupedByBatchJob(const PodView& pod) {
+using Owners = std::map<std::string, const OwnerObject*, std::less<>>;  // By uid.
+
+// Pods naming no group whose owner is a batch Job, a PyTorchJob or an MPIJob
+// (a JobSet's pods, and an MPIJob's launcher, are its Jobs') are one gang.
+bool GroupedByOwner(const PodView& pod) {
   const PodRequest& request = *pod.request;
-  return request.group.empty() && request.owner_kind == "Job" &&
-         request.owner_api_version == "batch/v1" && !pod.owner_uid.empty();
+  if (!request.group.empty() || pod.owner_uid.empty()) return false;
+  if (request.owner_kind == "Job") return request.owner_api_version == "batch/v1";
+  return request.owner_kind == "PyTorchJob" || request.owner_kind == "MPIJob";
+}
+
+struct GangOwnerId {
+  std::string uid, name, kind;
+};
+
+// The owner whose gang an owned pod is: the JobSet or MPIJob controlling its
+// Job, or else its own owner; seen or not.
+GangOwnerId GangOwnerOf(const PodView& pod, const Owners& owners) {
+  const auto own = owners.find(pod.owner_uid);
+  if (own != owners.end()) {
+    const OwnerObject& job = *own->second;
+    if (job.controller_kind == "JobSet" || job.controller_kind == "MPIJob")
+      return {job.controller_uid, job.controller_name, job.controller_kind};
+  }
+  return {pod.owner_uid, pod.request->owner_name, pod.request->owner_kind};
 }
 
 // "namespace/pod:name", "namespace/group:name" or "namespace/job:uid": never a
 // TrainingJob's key, whose names cannot hold a colon.
-std::string GroupKey(const PodView& pod) {
+std::string GroupKey(const PodView& pod, const Owners& owners) {
   const PodRequest& request = *pod.request;
-  if (GroupedByBatchJob(pod)) return pod.ns + "/job:" + pod.owner_uid;
+  if (GroupedByOwner(pod)) return pod.ns + "/job:" + GangOwnerOf(pod, owners).uid;
   return pod.ns + "/" + (request.group.empty() ? "pod:" + pod.name : "group:" + request.group);
 }
 
-void StartGroup(const PodView& pod, const std::map<std::string, const BatchJobObject*>& batch_jobs,
-                Group& group) {
+void StartGroup(const PodView& pod, const Owners& owners, Group& group) {
   group.ns = pod.ns;
-  group.by_batch_job = GroupedByBatchJob(pod);
-  group.named = group.by_batch_job || !pod.request->group.empty();
-  group.name = group.by_batch_job ? pod.request->owner_name
-               : group.named      ? pod.request->group
-                                  : pod.name;
-  const auto found = batch_jobs.find(pod.owner_uid);
-  if (found != batch_jobs.end()) group.batch_job = found->second;
+  group.by_owner = GroupedByOwner(pod);
+  group.named = group.by_owner || !pod.request->group.empty();
+  group.name = group.named ? pod.request->group : pod.name;
+  if (!group.by_owner) return;
+  const GangOwnerId id = GangOwnerOf(pod, owners);
+  group.name = id.name;
+  const auto found = owners.find(id.uid);
+  if (found != owners.end())
+    group.owner = found->second;
+  else
+    group.unseen_owner = id.kind + " " + id.name;
+}
+
+bool AsksForNoGpu(const PodView* pod) {
+  return pod->gpu_milli == 0 && pod->request->fraction.empty();
+}
+
+// An owner's pods that ask for no GPU, beside others that do, ride along.
+void SeparateRiders(Group& group) {
+  if (!group.by_owner || std::all_of(group.pods.begin(), group.pods.end(), AsksForNoGpu)) return;
+  const auto riders = std::stable_partition(group.pods.begin(), group.pods.end(),
+                                            [](const PodView* pod) { return !AsksForNoGpu(pod); });
+  group.riders.assign(riders, group.pods.end());
+  group.pods.erase(riders, group.pods.end());
 }
 
 std::map<std::string, Group> GatherGroups(const CycleState& state) {
-  std::map<std::string, const BatchJobObject*> batch_jobs;
-  for (const auto& job : state.view.batch_jobs) batch_jobs[job->uid] = job.get();
+  Owners owners;
+  for (const auto& owner : state.view.owners) owners[owner->uid] = owner.get();
   std::map<std::string, Group> groups;
   for (const auto& pod : state.view.pods) {
     if (!pod->Asks()) continue;
-    Group& group = groups[GroupKey(*pod)];
-    if (group.pods.empty()) StartGroup(*pod, batch_jobs, group);
+    Group& group = groups[GroupKey(*pod, owners)];
+    if (group.pods.empty()) StartGroup(*pod, owners, group);
     group.pods.push_back(pod.get());
   }
-  for (auto& [key, group] : groups)
+  for (auto& [key, group] : groups) {
     std::sort(group.pods.begin(), group.pods.end(),
               [](const PodView* a, const PodView* b) { return a->name < b->name; });
+    SeparateRiders(group);
+  }
   return groups;
 }
 
@@ -84,17 +124,18 @@ std::string Agreed(const Group& group, std::string PodRequest::*field, const std
   return first;
 }
 
-// A batch Job's gang: the pods it runs at once. A Job not seen yet (its pods'
-// events came first) counts one pod more than exist, so its gang waits.
-std::int32_t BatchJobGangSize(const Group& group) {
-  if (group.batch_job) return group.batch_job->GangSize();
+// An owner's gang: the pods asking for GPUs it runs at once. An owner not seen
+// yet (its pods' events came first, or its kind is not watched) counts one pod
+// more than exist, so its gang waits.
+std::int32_t OwnerGangSize(const Group& group) {
+  if (group.owner) return group.owner->gang_size;
   return static_cast<std::int32_t>(group.pods.size()) + 1;
 }
 
 std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
   const std::string path = LabelPath(kPodGroupSizeLabel);
   const std::string text = Agreed(group, &PodRequest::group_size, path, errors);
-  if (group.by_batch_job && text.empty()) return BatchJobGangSize(group);
+  if (group.by_owner && text.empty()) return OwnerGangSize(group);
   if (!group.named) return 1;
   if (const std::string problem = PodGroupSizeProblem(text); !problem.empty()) {
     Refuse(errors, path, problem);
@@ -152,10 +193,10 @@ std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors&
   return milli.value_or(0);
 }
 
-// Its place in the queue: its batch Job's creation, which pods made again
-// after a preemption keep; else its earliest pod's.
+// Its place in the queue: its owner's creation, which pods made again after a
+// preemption keep; else its earliest pod's.
 std::string QueuedSince(const Group& group) {
-  if (group.batch_job && ParseTime(group.batch_job->created)) return group.batch_job->created;
+  if (group.owner && ParseTime(group.owner->created)) return group.owner->created;
   std::string earliest;
   EpochSeconds best = 0;
   for (const PodView* pod : group.pods) {
@@ -175,7 +216,9 @@ JobObject SourceOf(const Group& group) {
   const PodView& first = *group.pods.front();
   job.metadata.name = group.name;
   job.metadata.namespace_ = group.ns;
-  job.metadata.uid = first.owner_uid.empty() ? first.uid : first.owner_uid;
+  job.metadata.uid = group.owner               ? group.owner->uid
+                     : first.owner_uid.empty() ? first.uid
+                                               : first.owner_uid;
   job.metadata.creation_timestamp = QueuedSince(group);
   job.spec.queue = Agreed(group, &PodRequest::queue, LabelPath(kQueueLabel), errors);
   job.spec.replicas = GroupSize(group, errors);
@@ -237,6 +280,9 @@ JobRecord RecordOf(CycleState& state, const std::string& key, const Group& group
   job.key = key;
   job.pod_group = true;
   job.pods = group.pods;
+  job.owner = group.owner;
+  job.unseen_owner = group.unseen_owner;
+  job.riders = group.riders;
   auto owner = state.project_of_namespace.find(group.ns);
   if (owner != state.project_of_namespace.end()) job.project = owner->second;
   if (auto admission = RecordedAdmission(group)) {

@@ -184,12 +184,16 @@ Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
   return pod;
 }
 
+Json UngatePatch(const PodView& pod) {
+  const std::string gate = "/spec/schedulingGates/" + std::to_string(pod.gate_index);
+  return Json::array({{{"op", "test"}, {"path", "/metadata/uid"}, {"value", pod.uid}},
+                      {{"op", "test"}, {"path", gate + "/name"}, {"value", kAdmissionGate}},
+                      {{"op", "remove"}, {"path", gate}}});
+}
+
 Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed,
                   const std::string& shared_device) {
-  const std::string gate = "/spec/schedulingGates/" + std::to_string(pod.gate_index);
-  Json patch = Json::array({{{"op", "test"}, {"path", "/metadata/uid"}, {"value", pod.uid}},
-                            {{"op", "test"}, {"path", gate + "/name"}, {"value", kAdmissionGate}},
-                            {{"op", "remove"}, {"path", gate}}});
+  Json patch = UngatePatch(pod);
   if (pod.has_node_selector) {
     patch.push_back({{"op", "add"},
                      {"path", "/spec/nodeSelector/" + PointerToken(kHostnameLabel)},

@@ -16,6 +16,8 @@ Json BuildPod(const CycleState& state, const JobRecord& job, int replica);
 // `shared_device`: a fraction's device, as its reservation pod reports it.
 Json BuildReleasedPod(const CycleState& state, const JobRecord& job,
                       const api::ReplicaPlacement& placed, const std::string& shared_device);
+// Opens the admission gate of `pod`, if it is still that pod and that gate.
+Json UngatePatch(const PodView& pod);
 // Opens the admission gate of `pod` and pins it to `node`; a fraction also learns
 // its device and share.
 Json ReleasePatch(const JobRecord& job, const PodView& pod, const api::ReplicaPlacement& placed,

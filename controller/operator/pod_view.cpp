@@ -53,9 +53,9 @@ std::int64_t ContainerGpus(const json& container) {
   return 0;
 }
 
-// The pod's GPUs as the scheduler counts them: the sum over its containers, or
-// the largest init container's when that is more.
-std::int64_t GpuRequest(const json& spec) {
+}  // namespace
+
+std::int64_t PodSpecGpuMilli(const json& spec) {
   std::int64_t sum = 0, init = 0;
   if (const json* containers = Field(spec, "containers"); containers && containers->is_array())
     for (const json& container : *containers) sum += ContainerGpus(container);
@@ -63,6 +63,8 @@ std::int64_t GpuRequest(const json& spec) {
     for (const json& container : *containers) init = std::max(init, ContainerGpus(container));
   return std::max(sum, init);
 }
+
+namespace {
 
 void ReadMetadata(const json& metadata, PodView& pod) {
   pod.ns = StringField(metadata, "namespace");
@@ -102,7 +104,7 @@ void ReadSpec(const json& spec, PodView& pod) {
         pod.gate_index = static_cast<std::int32_t>(i);
     }
   }
-  pod.gpu_milli = GpuRequest(spec);
+  pod.gpu_milli = PodSpecGpuMilli(spec);
 }
 
 // The termination message of the init container kReportContainer, once it

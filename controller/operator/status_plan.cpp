@@ -75,6 +75,8 @@ void PlanJobStatuses(CycleState& state) {
   std::vector<JobRecord*> others;
   for (JobRecord& job : state.jobs) {
     NoteWaitingChange(state, job);
+    if (job.pod_group && job.status.phase)
+      ++state.plan.pod_group_phases[api::JobPhaseName(*job.status.phase)];
     if (job.status == job.job().status) continue;  // Most jobs, most cycles: no JSON needed.
     if (job.pod_group) {
       PlanPodGroupState(state, job);

@@ -30,8 +30,11 @@ std::vector<std::string> ExampleFolders() {
   return folders;
 }
 
+// gpupool's CRDs, and stand-ins for the other owners' (a PyTorchJob's) that
+// a cluster running those operators has.
 void InstallCrds(const SandboxProcess& sandbox) {
-  auto result = sandbox.KubectlIn("apply -f crds/", GPUPOOL_SOURCE_DIR);
+  auto result =
+      sandbox.KubectlIn("apply -f crds/ -f tests/support/stand_in_crds.yaml", GPUPOOL_SOURCE_DIR);
   ASSERT_EQ(result.exit_code, 0) << result.output;
   result = sandbox.KubectlIn("wait --for=condition=Established crd --all --timeout=30s",
                              GPUPOOL_SOURCE_DIR);

@@ -57,6 +57,31 @@ TEST(CycleMetrics, ProjectsAndQueuesOfTwoQueuesWithAnOverQuotaProject) {
   EXPECT_EQ(metrics.queue_waits[0], (QueueWait{"bob", "Train", 60}));
 }
 
+// A pod of Susan's asking for one GPU of `queue` (docs/workloads.md), gated.
+op::Json QueuedPod(const std::string& name, const std::string& queue) {
+  return {{"metadata",
+           {{"name", name},
+            {"namespace", "susan"},
+            {"uid", "uid-" + name},
+            {"creationTimestamp", op::FormatTime(kNow - 30)},
+            {"labels", {{op::kQueueLabel, queue}}}}},
+          {"spec",
+           {{"schedulingGates", {{{"name", op::kAdmissionGate}}}},
+            {"containers",
+             {{{"name", "main"}, {"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+TEST(CycleMetrics, PodGroupsAreCountedByPhaseLikeTrainingJobs) {
+  auto b = TwoQueues();
+  RunningJob(b, "susan", "s0", 0);
+  b.RawPod(QueuedPod("notebook", "train")).RawPod(QueuedPod("lost", "no-such-queue"));
+  const CycleMetrics metrics = Compute(b);
+  EXPECT_EQ(metrics.jobs_by_phase.at("Running"), 1);
+  EXPECT_EQ(metrics.jobs_by_phase.at("Admitted"), 1) << "the notebook, released this cycle";
+  EXPECT_EQ(metrics.jobs_by_phase.at("Queued"), 1) << "the pod naming no queue that exists";
+}
+
 TEST(CycleMetrics, ReclaimIsAPreemptionOfTheVictimsProjectAndAnAdmissionOfTheOther) {
   auto b = TwoQueues();
   for (int device = 0; device < 4; ++device)

@@ -203,6 +203,78 @@ TEST_P(PodGroupsOnBackend, AnIndexedJobOfFourByEightStartsWholeOrWaitsWhole) {
   EXPECT_EQ(cluster.CheckDevices(), "");
 }
 
+constexpr char kPyTorchJob[] = R"(---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: bert, namespace: susan}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        metadata: {labels: {gpupool.dev/queue: train}}
+        spec: {containers: [{name: pytorch, image: trainer, resources: {limits: {nvidia.com/gpu: "2"}}}]}
+    Worker:
+      replicas: 3
+      template:
+        metadata: {labels: {gpupool.dev/queue: train}}
+        spec: {containers: [{name: pytorch, image: trainer, resources: {limits: {nvidia.com/gpu: "2"}}}]}
+)";
+
+// A pod of PyTorchJob bert (uid `uid`) as the training operator makes it from
+// the replica's template: owned by the PyTorchJob, with the template's label.
+std::string OperatorPodYaml(const std::string& name, const std::string& uid) {
+  return "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+         "\n  namespace: susan\n"
+         "  labels: {gpupool.dev/queue: train, training.kubeflow.org/job-name: bert}\n"
+         "  annotations: {sandbox.gpupool.dev/run-seconds: \"100000\"}\n"
+         "  ownerReferences: [{apiVersion: kubeflow.org/v1, kind: PyTorchJob, name: bert, uid: " +
+         uid +
+         ", controller: true}]\n"
+         "spec:\n  restartPolicy: OnFailure\n"
+         "  containers: [{name: pytorch, image: trainer, resources: {limits: {nvidia.com/gpu: "
+         "\"2\"}}}]\n";
+}
+
+int CountTold(const Json& pods, const std::string& reason) {
+  int told = 0;
+  for (const Json& pod : pods) told += AdmittedReason(pods, pod["metadata"]["name"]) == reason;
+  return told;
+}
+
+// A PyTorchJob's pods, made here as the Kubeflow training operator makes them
+// (its CRD installed first), are one gang of its 4 replicas: with 3 made, none
+// runs and each says why; with the fourth, all run, and the PyTorchJob is told.
+TEST_P(PodGroupsOnBackend, APyTorchJobsPodsStartWholeOnceItsOperatorMadeThemAll) {
+  ClusterHarness cluster(kStoryNodes, {}, {}, GetParam(), /*start_controller=*/false);
+  const auto crds = cluster.Kubectl(
+      "apply -f " + sandbox::testing::SourcePath("tests/support/stand_in_crds.yaml"));
+  ASSERT_EQ(crds.exit_code, 0) << crds.output;
+  ASSERT_EQ(
+      cluster.Kubectl("wait --for=condition=Established crd/pytorchjobs.kubeflow.org").exit_code,
+      0);
+  cluster.StartControllerServingWebhook();
+  cluster.Apply(kStory1Projects + std::string(kPyTorchJob));
+  std::string uid =
+      cluster.Kubectl("get pytorchjob bert -n susan -o jsonpath={.metadata.uid}").output;
+  ASSERT_FALSE(uid.empty());
+  cluster.Apply(OperatorPodYaml("bert-master-0", uid) + OperatorPodYaml("bert-worker-0", uid) +
+                OperatorPodYaml("bert-worker-1", uid));
+  ASSERT_TRUE(cluster.WaitFor(
+      40,
+      [&](const Json&) { return CountTold(cluster.Get("pods -n susan"), "WaitingForPods") == 3; }))
+      << cluster.Kubectl("get pods -A -o yaml").output << cluster.ControllerLog();
+  EXPECT_EQ(CountPods(cluster.Get("pods -n susan"), "Running"), 0) << "no part of the gang runs";
+  cluster.Apply(OperatorPodYaml("bert-worker-2", uid));
+  ASSERT_TRUE(cluster.WaitFor(
+      40, [&](const Json&) { return CountPods(cluster.Get("pods -n susan"), "Running") == 4; }))
+      << cluster.Kubectl("get pods -A -o wide").output << cluster.ControllerLog();
+  const auto told =
+      cluster.Kubectl("get events -n susan --field-selector involvedObject.kind=PyTorchJob");
+  EXPECT_NE(told.output.find("Admitted"), std::string::npos) << told.output;
+  EXPECT_EQ(cluster.CheckDevices(), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, PodGroupsOnBackend,
                          ::testing::ValuesIn(backends::testing::Backends()), [](const auto& info) {
                            return backends::testing::BackendTestName(info.param);

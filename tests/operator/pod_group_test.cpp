@@ -37,14 +37,20 @@ Json InGroup(Json pod, const std::string& group, int size) {
   return pod;
 }
 
+// `object` controlled by the `kind` (of `api_version`) named `owner`, whose uid is "uid-OWNER".
+Json OwnedBy(Json object, const std::string& api_version, const std::string& kind,
+             const std::string& owner) {
+  object["metadata"]["ownerReferences"] = {{{"apiVersion", api_version},
+                                            {"kind", kind},
+                                            {"name", owner},
+                                            {"uid", "uid-" + owner},
+                                            {"controller", true}}};
+  return object;
+}
+
 // A pod the batch/v1 Job `job` (uid "uid-JOB") made, naming no group.
 Json OfBatchJob(Json pod, const std::string& job) {
-  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "batch/v1"},
-                                         {"kind", "Job"},
-                                         {"name", job},
-                                         {"uid", "uid-" + job},
-                                         {"controller", true}}};
-  return pod;
+  return OwnedBy(std::move(pod), "batch/v1", "Job", job);
 }
 
 // The cluster of these tests: 8 GPUs on one node, Susan and Joe guaranteed 4 each.
@@ -192,6 +198,33 @@ TEST(PodGroups, AGangWaitsWholeUntilAllItsPodsExistThenStartsWhole) {
 
 // An Indexed Job of 4 pods of 2 GPUs (completions = parallelism): one gang,
 // sized by the Job itself, with no group label on its template.
+// The controller killed between a gang's releases: one pod released with its
+// record, the others still gated. The next controller reads the record from the
+// released pod and releases the rest to their recorded slots; nothing is
+// admitted twice, and no slot moves.
+TEST(PodGroups, AGangHalfReleasedWhenTheControllerDiedIsReleasedWholeByTheNext) {
+  const std::vector<Json> pods = {InGroup(AskingPod("susan", "ddp-0", 2), "ddp", 3),
+                                  InGroup(AskingPod("susan", "ddp-1", 2), "ddp", 3),
+                                  InGroup(AskingPod("susan", "ddp-2", 2), "ddp", 3)};
+  Plan first = PlanCycle(With(pods).view(), {});
+  ASSERT_EQ(first.pod_releases.size(), 3u);
+  first.pod_releases.resize(1);  // Only the first write reached the server.
+  first.pod_patches.clear();
+  const std::vector<Json> half = Applied(pods, first);
+  const Plan next = PlanCycle(With(half).view(), {});
+  ASSERT_EQ(next.pod_releases.size(), 2u);
+  for (const auto& event : next.events) EXPECT_NE(event.reason, "Admitted") << event.message;
+  const std::vector<Json> whole = Applied(half, next);
+  std::set<std::string> slots, records;
+  for (const Json& pod : whole) {
+    slots.insert(pod["metadata"]["labels"][kReplicaLabel]);
+    records.insert(pod["metadata"]["annotations"][kAdmissionAnnotation]);
+  }
+  EXPECT_EQ(slots, (std::set<std::string>{"0", "1", "2"}));
+  EXPECT_EQ(records.size(), 1u) << "one admission, recorded alike on every pod";
+  EXPECT_TRUE(PlanCycle(With(whole).view(), {}).pod_releases.empty());
+}
+
 TEST(PodGroups, ABatchJobsPodsAreOneGangOfItsParallelism) {
   std::vector<Json> pods;
   for (int i = 0; i < 4; ++i)
@@ -427,6 +460,157 @@ TEST(PodGroups, APodWithoutTheQueueLabelIsNeverTouched) {
   EXPECT_TRUE(plan.pod_patches.empty());
   EXPECT_TRUE(plan.pod_deletes.empty());
   EXPECT_TRUE(plan.events.empty());
+}
+
+}  // namespace
+}  // namespace gpupool::op
+
+namespace gpupool::op {
+namespace {
+
+// A pod template asking for `gpus` GPUs (none: a launcher's or a driver's).
+Json TemplateAsking(int gpus) {
+  Json container = {{"name", "main"}, {"image", "trainer"}};
+  if (gpus > 0) container["resources"] = {{"limits", {{"nvidia.com/gpu", gpus}}}};
+  return {{"spec", {{"containers", {container}}}}};
+}
+
+Json OwnerMetadata(const std::string& name) {
+  return {{"name", name}, {"uid", "uid-" + name}, {"creationTimestamp", FormatTime(kNow - 60)}};
+}
+
+// A PyTorchJob of a master and `workers` workers, each asking for 2 GPUs.
+Json PyTorchJobObject(const std::string& name, int workers) {
+  const Json specs = {{"Master", {{"replicas", 1}, {"template", TemplateAsking(2)}}},
+                      {"Worker", {{"replicas", workers}, {"template", TemplateAsking(2)}}}};
+  return {{"metadata", OwnerMetadata(name)}, {"spec", {{"pytorchReplicaSpecs", specs}}}};
+}
+
+// The pods its training operator makes: "NAME-master-0", "NAME-worker-I".
+std::vector<Json> PyTorchJobPods(const std::string& name, int workers) {
+  std::vector<Json> pods = {
+      OwnedBy(AskingPod("susan", name + "-master-0", 2), "kubeflow.org/v1", "PyTorchJob", name)};
+  for (int i = 0; i < workers; ++i)
+    pods.push_back(OwnedBy(AskingPod("susan", name + "-worker-" + std::to_string(i), 2),
+                           "kubeflow.org/v1", "PyTorchJob", name));
+  return pods;
+}
+
+TEST(PodGroups, APyTorchJobsPodsAreOneGangOfItsReplicasToldOnThePyTorchJob) {
+  const std::vector<Json> pods = PyTorchJobPods("bert", 3);
+  const ViewBuilder owned = GroupCluster().Owner("PyTorchJob", PyTorchJobObject("bert", 3));
+  const Plan partial =
+      PlanCycle(With(std::vector<Json>(pods.begin(), pods.begin() + 3), owned).view(), {});
+  EXPECT_TRUE(partial.pod_releases.empty());
+  const EventNote* waiting = FindEvent(partial, "bert", "WaitingForPods");
+  ASSERT_NE(waiting, nullptr) << "told on the PyTorchJob itself";
+  EXPECT_EQ(waiting->object_kind, "PyTorchJob");
+  EXPECT_EQ(waiting->api_version, "kubeflow.org/v1");
+  EXPECT_EQ(waiting->uid, "uid-bert");
+  EXPECT_NE(waiting->message.find("3 of the 4 pods of group bert"), std::string::npos)
+      << waiting->message;
+  EXPECT_EQ(PlanCycle(With(pods, owned).view(), {}).pod_releases.size(), 4u);
+  // The PyTorchJob not seen yet (or its kind not served): its gang waits, saying so.
+  const Plan unseen = PlanCycle(With(pods).view(), {});
+  EXPECT_TRUE(unseen.pod_releases.empty());
+  const EventNote* told = FindEvent(unseen, "bert", "WaitingForPods");
+  ASSERT_NE(told, nullptr);
+  EXPECT_NE(told->message.find("its owner PyTorchJob bert is not seen yet"), std::string::npos)
+      << told->message;
+}
+
+// A JobSet's pods are its Jobs' pods: one gang of the replicated Jobs that
+// ask for GPUs (2 workers' Jobs × 2 pods). Its driver asks for none: it rides
+// along, released once the gang is, and stopped with it.
+TEST(PodGroups, AJobSetsPodsAreOneGangAndItsDriverRidesAlong) {
+  const Json workers = {
+      {"name", "workers"},
+      {"replicas", 2},
+      {"template",
+       {{"spec", {{"parallelism", 2}, {"completions", 2}, {"template", TemplateAsking(2)}}}}}};
+  const Json driver = {{"name", "driver"},
+                       {"template", {{"spec", {{"template", TemplateAsking(0)}}}}}};
+  const Json jobset = {{"metadata", OwnerMetadata("llm")},
+                       {"spec", {{"replicatedJobs", {workers, driver}}}}};
+  ViewBuilder cluster = GroupCluster().Owner("JobSet", jobset);
+  std::vector<Json> pods = {OfBatchJob(AskingPod("susan", "llm-driver-0-0", 0), "llm-driver-0")};
+  for (const std::string job : {"llm-workers-0", "llm-workers-1"}) {
+    Json object = OwnedBy({{"metadata", OwnerMetadata(job)}, {"spec", {{"parallelism", 2}}}},
+                          "jobset.x-k8s.io/v1alpha2", "JobSet", "llm");
+    cluster.Owner("Job", object);
+    for (int i = 0; i < 2; ++i)
+      pods.push_back(OfBatchJob(AskingPod("susan", job + "-" + std::to_string(i), 2), job));
+  }
+  cluster.Owner("Job", OwnedBy({{"metadata", OwnerMetadata("llm-driver-0")}},
+                               "jobset.x-k8s.io/v1alpha2", "JobSet", "llm"));
+  const Plan plan = PlanCycle(With(pods, cluster).view(), {});
+  ASSERT_EQ(plan.pod_releases.size(), 5u) << "4 workers pinned to their slots, and the driver";
+  for (const auto& release : plan.pod_releases) {
+    const bool pinned = release.patch.dump().find(kHostnameLabel) != std::string::npos;
+    EXPECT_EQ(pinned, release.name != "llm-driver-0-0") << release.patch.dump();
+  }
+  EXPECT_NE(FindEvent(plan, "llm", "Admitted"), nullptr) << "told on the JobSet";
+  // Without its driver's Job seen, the driver is still the JobSet's: its Job names it.
+  const std::vector<Json> workers_only(pods.begin() + 1, pods.end());
+  EXPECT_EQ(PlanCycle(With(workers_only, cluster).view(), {}).pod_releases.size(), 4u);
+}
+
+// An MPIJob's launcher (a Job's pod, asking for no GPU) waits with its
+// workers and goes with them; evicted, they all stop.
+TEST(PodGroups, AnMpiJobsLauncherWaitsAndStopsWithItsWorkers) {
+  const Json specs = {{"Launcher", {{"replicas", 1}, {"template", TemplateAsking(0)}}},
+                      {"Worker", {{"replicas", 2}, {"template", TemplateAsking(4)}}}};
+  ViewBuilder cluster = GroupCluster()
+                            .Project("ann", "ann", 0)
+                            .Owner("MPIJob", {{"metadata", OwnerMetadata("hvd")},
+                                              {"spec", {{"mpiReplicaSpecs", specs}}}});
+  cluster.Owner("Job", OwnedBy({{"metadata", OwnerMetadata("hvd-launcher")}},
+                               "kubeflow.org/v2beta1", "MPIJob", "hvd"));
+  const auto worker = [](int i) {
+    return OwnedBy(AskingPod("ann", "hvd-worker-" + std::to_string(i), 4), "kubeflow.org/v2beta1",
+                   "MPIJob", "hvd");
+  };
+  std::vector<Json> pods = {OfBatchJob(AskingPod("ann", "hvd-launcher-x", 0), "hvd-launcher"),
+                            worker(0)};
+  EXPECT_TRUE(PlanCycle(With(pods, cluster).view(), {}).pod_releases.empty())
+      << "the launcher waits for the gang";
+  pods.push_back(worker(1));
+  const Plan whole = PlanCycle(With(pods, cluster).view(), {});
+  ASSERT_EQ(whole.pod_releases.size(), 3u);
+  // Ann has no quota: the gang's 8 GPUs are lent, and Joe takes his 4 back.
+  std::vector<Json> running = Applied(pods, whole);
+  running.push_back(AskingPod("joe", "joe-0", 4));
+  const Plan reclaim = PlanCycle(With(running, cluster).view(), {});
+  EXPECT_TRUE(Evicted(reclaim, "hvd-worker-0") && Evicted(reclaim, "hvd-worker-1"));
+  EXPECT_TRUE(Evicted(reclaim, "hvd-launcher-x"));
+}
+
+// Owners as hostile or careless users write them: the gang is never less than
+// one pod, counts are bounded, and fields of the wrong type are ignored.
+TEST(PodGroups, AnOwnersOddSpecGivesAGangOfAtLeastOnePod) {
+  const auto gang = [](const std::string& kind, const Json& spec) {
+    for (const OwnerKind& known : OwnerKinds())
+      if (known.kind == kind) return DecodeOwnerObject({{"spec", spec}}, known).gang_size;
+    return -1;
+  };
+  EXPECT_EQ(gang("Job", {{"parallelism", -3}}), 1);
+  EXPECT_EQ(gang("Job", {{"parallelism", "many"}, {"completions", 0}}), 1);
+  EXPECT_EQ(gang("Job", Json::array()), 1);
+  EXPECT_EQ(gang("PyTorchJob", {{"pytorchReplicaSpecs", "x"}}), 1);
+  EXPECT_EQ(gang("PyTorchJob",
+                 {{"pytorchReplicaSpecs",
+                   {{"Worker", {{"replicas", 1LL << 40}, {"template", TemplateAsking(1)}}}}}}),
+            1 << 20);
+  EXPECT_EQ(gang("JobSet",
+                 {{"replicatedJobs",
+                   {{{"replicas", 1 << 20},
+                     {"template",
+                      {{"spec", {{"parallelism", 1 << 20}, {"template", TemplateAsking(1)}}}}}}}}}),
+            1 << 20);
+  EXPECT_EQ(gang("MPIJob", {{"mpiReplicaSpecs", {{"Worker", {{"template", 7}}}}}}), 1);
+  const OwnerObject bare = DecodeOwnerObject(Json::array(), OwnerKinds().front());
+  EXPECT_EQ(bare.gang_size, 1);
+  EXPECT_EQ(bare.uid, "");
 }
 
 }  // namespace

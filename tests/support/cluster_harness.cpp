@@ -227,6 +227,8 @@ void ClusterHarness::ResetRealCluster() {
            // and their owners' updates (a Job's finalizer removal).
            "delete mutatingwebhookconfigurations -l app.kubernetes.io/part-of=gpupool",
            "delete trainingjobs --all -A --wait=false",
+           // Other owners' kinds a test installed (their objects go with them).
+           "delete -f tests/support/stand_in_crds.yaml --ignore-not-found",
            "delete projects,queues,departments --all --wait=false",
            // Jobs first: their controller would make their pods again.
            "delete jobs.batch --all -A",

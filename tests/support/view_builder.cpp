@@ -212,12 +212,17 @@ ViewBuilder& ViewBuilder::RawPod(const Json& object) {
 
 ViewBuilder& ViewBuilder::BatchJob(const std::string& uid, int parallelism, int completions,
                                    EpochSeconds created) {
-  BatchJobObject job;
-  job.uid = uid;
-  if (created > 0) job.created = FormatTime(created);
-  job.parallelism = parallelism;
-  job.completions = completions;
-  view_.batch_jobs.push_back(std::make_shared<const BatchJobObject>(job));
+  Json job = {{"metadata", {{"name", uid}, {"uid", uid}}},
+              {"spec", {{"parallelism", parallelism}}}};
+  if (created > 0) job["metadata"]["creationTimestamp"] = FormatTime(created);
+  if (completions >= 0) job["spec"]["completions"] = completions;
+  return Owner("Job", job);
+}
+
+ViewBuilder& ViewBuilder::Owner(const std::string& kind, const Json& object) {
+  for (const OwnerKind& known : OwnerKinds())
+    if (known.kind == kind)
+      view_.owners.push_back(std::make_shared<const OwnerObject>(DecodeOwnerObject(object, known)));
   return *this;
 }
 

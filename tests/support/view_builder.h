@@ -61,6 +61,9 @@ class ViewBuilder {
   // A batch/v1 Job as the informer holds it, made at `created` (0: unset).
   ViewBuilder& BatchJob(const std::string& uid, int parallelism, int completions = -1,
                         EpochSeconds created = 0);
+  // An owner of grouped pods of the kind OwnerKinds() names, as its informer
+  // decodes `object`.
+  ViewBuilder& Owner(const std::string& kind, const Json& object);
 
   const ClusterView& view() const { return view_; }
   static std::string UidOf(const std::string& ns, const std::string& name) {

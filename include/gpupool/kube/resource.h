@@ -34,7 +34,6 @@ inline const Resource kQueues{"gpupool.dev", "v1alpha1", "queues", false};
 inline const Resource kProjects{"gpupool.dev", "v1alpha1", "projects", false};
 inline const Resource kDepartments{"gpupool.dev", "v1alpha1", "departments", false};
 inline const Resource kTrainingJobs{"gpupool.dev", "v1alpha1", "trainingjobs", true};
-inline const Resource kBatchJobs{"batch", "v1", "jobs", true};
 }  // namespace resources
 
 // Percent-encodes a query-string value.

@@ -15,6 +15,7 @@
 #include "gpupool/api/project.h"
 #include "gpupool/api/queue.h"
 #include "gpupool/api/training_job.h"
+#include "gpupool/kube/resource.h"
 #include "gpupool/operator/pod_view.h"
 #include "gpupool/operator/time.h"
 #include "gpupool/utilization/readings.h"
@@ -46,22 +47,32 @@ struct NodeObject {
   bool unschedulable = false;
 };
 
-// A batch/v1 Job: the pods it runs at once are one gang when they ask gpupool
-// to schedule them (docs/workloads.md).
-struct BatchJobObject {
-  std::string uid;
-  std::string created;            // metadata.creationTimestamp: its pods' place in the queue.
-  std::int32_t parallelism = 1;   // spec.parallelism (default 1).
-  std::int32_t completions = -1;  // spec.completions; -1 when unset (a work queue).
-
-  // The pods it runs at once: its parallelism, or its completions when fewer;
-  // at least 1. It does not shrink as pods succeed: an admitted gang keeps its
-  // slots.
-  std::int32_t GangSize() const;
+// An owner of pods that ask gpupool to schedule them and name no pod group: a
+// batch/v1 Job, a JobSet, a PyTorchJob or an MPIJob. Its pods are one gang
+// (docs/workloads.md); the pods of a Job that a JobSet or an MPIJob controls
+// are that owner's.
+struct OwnerObject {
+  std::string api_version, kind, name, uid;
+  std::string created;  // metadata.creationTimestamp: its gang's place in the queue.
+  // Its own controlling owner (a Job's JobSet or MPIJob); "" when none.
+  std::string controller_kind, controller_name, controller_uid;
+  // The pods asking for GPUs it runs at once, at least 1: a Job's parallelism,
+  // or its completions when fewer; the sum of a JobSet's replicated Jobs, or of
+  // a PyTorchJob's or MPIJob's replicas, whose pod templates ask for GPUs. It
+  // does not shrink as pods succeed: an admitted gang keeps its slots.
+  std::int32_t gang_size = 1;
 };
 
+// An owner kind whose pods gpupool groups, and where the API serves it.
+struct OwnerKind {
+  kube::Resource resource;
+  std::string kind;  // "Job", "JobSet", "PyTorchJob", "MPIJob"
+};
+const std::vector<OwnerKind>& OwnerKinds();
+
 QueueObject DecodeQueueObject(const nlohmann::json& object);
-BatchJobObject DecodeBatchJobObject(const nlohmann::json& object);
+// An object of `kind` (list items carry no kind of their own).
+OwnerObject DecodeOwnerObject(const nlohmann::json& object, const OwnerKind& kind);
 ProjectObject DecodeProjectObject(const nlohmann::json& object);
 DepartmentObject DecodeDepartmentObject(const nlohmann::json& object);
 JobObject DecodeJobObject(const nlohmann::json& object);
@@ -78,8 +89,8 @@ struct ClusterView {
   std::vector<Shared<JobObject>> jobs;
   std::vector<Shared<NodeObject>> nodes;
   std::vector<Shared<PodView>> pods;
-  std::vector<Shared<BatchJobObject>> batch_jobs;
-  std::set<std::string> services;  // "namespace/name" of the gang Services gpupool made.
+  std::vector<Shared<OwnerObject>> owners;  // Of the kinds the API serves.
+  std::set<std::string> services;           // "namespace/name" of the gang Services gpupool made.
   // The last GPU utilization scrape; null when no exporter is configured.
   utilization::SharedReadings gpu_readings;
 };

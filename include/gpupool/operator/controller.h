@@ -104,10 +104,16 @@ class Controller {
   std::unique_ptr<kube::Informer<NodeObject>> nodes_;
   std::unique_ptr<kube::Informer<PodView>> pods_;
   std::unique_ptr<kube::Informer<char>> services_;
-  // batch/v1 Jobs, where the server serves them (not the sandbox): the size of
-  // their pods' gangs.
-  std::unique_ptr<kube::Informer<BatchJobObject>> batch_jobs_;
-  bool batch_jobs_served_ = false;
+  // The owners of grouped pods, one informer per kind of OwnerKinds(), started
+  // where the server serves that kind when the controller starts: the size and
+  // place in the queue of their pods' gangs.
+  struct OwnerInformer {
+    std::unique_ptr<kube::Informer<OwnerObject>> informer;
+    bool served = false;
+  };
+  std::vector<OwnerInformer> owners_;
+  // Asks the server which it serves (one request each), unless told to stop.
+  void StartOwnerInformers(const std::atomic<bool>* stop);
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -143,6 +143,9 @@ struct Plan {
   std::size_t deferred_statuses = 0;
   std::size_t next_status_turn = 0;
   std::size_t deferred_gated_pods = 0;  // Left out by PlanOptions::gated_pods_per_cycle.
+  // Pod groups (docs/workloads.md) by their phase after this cycle, named as a
+  // TrainingJob's: they have no status of their own to write it in.
+  std::map<std::string, std::int64_t> pod_group_phases;
 
   // Every status write, in the writer's order.
   std::array<const std::vector<StatusWrite>*, 4> StatusWrites() const {

@@ -105,6 +105,9 @@ struct PodView {
   const std::string& Host() const { return node.empty() && gates == 0 ? pinned : node; }
 };
 
+// A pod spec's milli-GPUs as the scheduler counts them: the sum over its
+// containers, or the largest init container's when that is more.
+std::int64_t PodSpecGpuMilli(const nlohmann::json& spec);
 PodView DecodePodView(const nlohmann::json& object);
 
 }  // namespace gpupool::op
