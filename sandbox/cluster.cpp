@@ -4,11 +4,11 @@
 
 #include "gpupool/api/json_reader.h"
 #include "sandbox/api_error.h"
-#include "sandbox/body_limits.h"
-#include "sandbox/encoding.h"
-#include "sandbox/events.h"
-#include "sandbox/managed_fields.h"
-#include "sandbox/object_meta.h"
+#include "sandbox/http/body_limits.h"
+#include "sandbox/store/encoding.h"
+#include "sandbox/store/events.h"
+#include "sandbox/store/managed_fields.h"
+#include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {

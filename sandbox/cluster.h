@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/admission.h"
-#include "sandbox/patch.h"
-#include "sandbox/resource_type.h"
-#include "sandbox/store.h"
+#include "sandbox/rules/admission.h"
+#include "sandbox/rules/resource_type.h"
+#include "sandbox/store/patch.h"
+#include "sandbox/store/store.h"
 
 namespace gpupool::sandbox {
 

@@ -1,11 +1,11 @@
 // Server-side apply through the Cluster: the apply itself is in apply.cpp;
 // here it meets the store, admission and the events.k8s.io view.
 #include "sandbox/api_error.h"
-#include "sandbox/apply.h"
 #include "sandbox/cluster.h"
-#include "sandbox/events.h"
-#include "sandbox/managed_fields.h"
-#include "sandbox/object_meta.h"
+#include "sandbox/store/apply.h"
+#include "sandbox/store/events.h"
+#include "sandbox/store/managed_fields.h"
+#include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/cluster.h"
-#include "sandbox/events.h"
-#include "sandbox/object_meta.h"
-#include "sandbox/selectors.h"
+#include "sandbox/store/events.h"
+#include "sandbox/store/object_meta.h"
+#include "sandbox/store/selectors.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,8 +1,8 @@
 // The Cluster's side of mutating admission webhooks: what a write reads for
 // them under the store's lock, and when they are called (webhooks.h).
 #include "sandbox/cluster.h"
-#include "sandbox/object_meta.h"
-#include "sandbox/webhooks.h"
+#include "sandbox/store/object_meta.h"
+#include "sandbox/webhooks/webhooks.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "gpupool/tls/certificates.h"
-#include "sandbox/encoding.h"
-#include "sandbox/http_server.h"
-#include "sandbox/nodes.h"
-#include "sandbox/simulator.h"
+#include "sandbox/http/http_server.h"
+#include "sandbox/nodes/nodes.h"
+#include "sandbox/nodes/simulator.h"
+#include "sandbox/store/encoding.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/store.h"
+#include "sandbox/store/store.h"
 
 namespace gpupool::sandbox {
 

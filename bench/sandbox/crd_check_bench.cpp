@@ -8,7 +8,7 @@
 #include <string>
 
 #include "gpupool/api/yaml.h"
-#include "sandbox/crd.h"
+#include "sandbox/rules/crd.h"
 
 namespace gpupool::sandbox {
 namespace {

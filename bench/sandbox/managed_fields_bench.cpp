@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "sandbox/managed_fields.h"
+#include "sandbox/store/managed_fields.h"
 
 namespace gpupool::sandbox {
 namespace {

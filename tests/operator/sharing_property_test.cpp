@@ -3,7 +3,7 @@
 // fractions submitted and finished in random order for 1,000 steps. Each step
 // runs PlanCycle until it has nothing left to write, applying its writes to an
 // in-memory cluster whose kubelet binds released pods and whose device plugin
-// (sandbox/device_plugin.h) gives each GPU pod devices no other live pod holds,
+// (sandbox/nodes/device_plugin.h) gives each GPU pod devices no other live pod holds,
 // admitting pods in random order.
 // After every step: no physical device is given both to a whole-GPU pod and to
 // fractions, the fractions on a device sum to at most 1, and every device
@@ -18,8 +18,8 @@
 
 #include "gpupool/api/quantity.h"
 #include "gpupool/operator/plan.h"
-#include "sandbox/device_plugin.h"
-#include "sandbox/kubelet.h"
+#include "sandbox/nodes/device_plugin.h"
+#include "sandbox/nodes/kubelet.h"
 #include "view_builder.h"
 
 namespace gpupool::op {

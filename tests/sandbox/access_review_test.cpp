@@ -1,7 +1,7 @@
 // TokenReview and SubjectAccessReview answers, in-process (the statuses and
 // the checks of a spec) and on a real `gpupool sandbox` started without
 // --authorize-service-accounts, where the reviews still read the stored RBAC.
-#include "sandbox/access_review.h"
+#include "sandbox/auth/access_review.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // RBAC decisions for service accounts, in-process on a Cluster holding the
 // Roles, ClusterRoles and bindings.
-#include "sandbox/authorization.h"
+#include "sandbox/auth/authorization.h"
 
 #include <gtest/gtest.h>
 

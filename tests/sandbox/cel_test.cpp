@@ -1,4 +1,4 @@
-#include "sandbox/cel.h"
+#include "sandbox/rules/cel.h"
 
 #include <gtest/gtest.h>
 

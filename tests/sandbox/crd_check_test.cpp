@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sandbox/crd.h"
+#include "sandbox/rules/crd.h"
 
 namespace gpupool::sandbox {
 namespace {

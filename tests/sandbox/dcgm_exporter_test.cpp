@@ -1,10 +1,10 @@
 // The simulated DCGM exporter's page: one row per device and pod using it, the
 // exporter's labels, utilization from the pods' annotation.
-#include "sandbox/dcgm_exporter.h"
+#include "sandbox/nodes/dcgm_exporter.h"
 
 #include <gtest/gtest.h>
 
-#include "sandbox/device_plugin.h"
+#include "sandbox/nodes/device_plugin.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,7 +1,7 @@
 // Deployments as a real server takes them: wrong JSON types are a 400 naming
 // the field, defaults are filled in, and invalid specs are a 422 naming each
 // field, with nothing stored.
-#include "sandbox/deployment_rules.h"
+#include "sandbox/rules/deployment_rules.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

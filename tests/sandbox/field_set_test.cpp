@@ -1,10 +1,10 @@
 // Field sets and their FieldsV1 encoding, and objects compared as field sets.
-#include "sandbox/field_set.h"
+#include "sandbox/store/field_set.h"
 
 #include <gtest/gtest.h>
 
-#include "sandbox/field_walk.h"
-#include "sandbox/resource_type.h"
+#include "sandbox/rules/resource_type.h"
+#include "sandbox/store/field_walk.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,4 +1,4 @@
-#include "sandbox/names.h"
+#include "sandbox/store/names.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sandbox/node_use.h"
+#include "sandbox/nodes/node_use.h"
 
 #include <gtest/gtest.h>
 

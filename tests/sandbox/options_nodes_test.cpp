@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "sandbox/nodes.h"
+#include "sandbox/nodes/nodes.h"
 #include "sandbox/sandbox.h"
 #include "sandbox_process.h"
 

@@ -1,5 +1,5 @@
 // Protobuf bodies decoded by hand-built messages, for what kubectl cannot send.
-#include "sandbox/protobuf.h"
+#include "sandbox/http/protobuf.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

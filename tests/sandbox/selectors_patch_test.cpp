@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "sandbox/api_error.h"
-#include "sandbox/patch.h"
-#include "sandbox/selectors.h"
+#include "sandbox/store/patch.h"
+#include "sandbox/store/selectors.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,11 +1,11 @@
 // The server-side tables kubectl prints, for kinds whose columns are not just
 // a name and an age: the real printers' columns and cells.
-#include "sandbox/table.h"
+#include "sandbox/http/table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sandbox/resource_type.h"
+#include "sandbox/rules/resource_type.h"
 
 namespace gpupool::sandbox {
 namespace {

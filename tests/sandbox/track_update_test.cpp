@@ -2,7 +2,7 @@
 // that the others come out as they were stored.
 #include <gtest/gtest.h>
 
-#include "sandbox/managed_fields.h"
+#include "sandbox/store/managed_fields.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,6 +1,6 @@
 // The sandbox's subcommands of the `gpupool` binary: its one public header,
 // included by the cli's command table (sandbox/sandbox_command.cpp and
-// sandbox/simulate_nodes_command.cpp define them).
+// sandbox/nodes/simulate_nodes_command.cpp define them).
 #pragma once
 
 #include "gpupool/common/command.h"

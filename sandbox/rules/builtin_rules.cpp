@@ -1,0 +1,75 @@
+#include "sandbox/rules/builtin_rules.h"
+
+#include <regex>
+
+#include "sandbox/api_error.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+const Json* Find(const Json& object, const std::string& path) {
+  const Json* node = &object;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t dot = std::min(path.find('.', start), path.size());
+    const std::string part = path.substr(start, dot - start);
+    if (!node->is_object() || !node->contains(part)) return nullptr;
+    node = &(*node)[part];
+    start = dot + 1;
+  }
+  return node;
+}
+
+}  // namespace
+
+bool IsMicroTime(const std::string& text) {
+  static const std::regex kMicroTime(
+      R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2}))");
+  return std::regex_match(text, kMicroTime);
+}
+
+void CheckMicroTimes(const std::string& kind, const Json& object,
+                     std::initializer_list<const char*> paths) {
+  for (const char* path : paths) {
+    const Json* value = Find(object, path);
+    if (!value || value->is_null()) continue;
+    const std::string text = value->is_string() ? value->get<std::string>() : value->dump();
+    if (value->is_string() && IsMicroTime(text)) continue;
+    throw BadRequest(kind + " in version \"v1\" cannot be handled as a " + kind + ": " + path +
+                     ": parsing time \"" + text +
+                     "\" as \"2006-01-02T15:04:05.000000Z07:00\": a MicroTime needs RFC 3339 "
+                     "with exactly six fractional digits");
+  }
+}
+
+api::FieldErrors ValidateConfigMapSize(const Json& config_map) {
+  constexpr size_t kMaxBytes = 1024 * 1024;
+  size_t total = 0;
+  for (const char* field : {"data", "binaryData"}) {
+    if (!config_map.contains(field) || !config_map[field].is_object()) continue;
+    for (const auto& [key, value] : config_map[field].items()) {
+      if (value.is_string()) total += value.get_ref<const std::string&>().size();
+    }
+  }
+  if (total <= kMaxBytes) return {};
+  // The real server reports this on the whole object (an empty path).
+  return {{"", "Too long: must have at most " + std::to_string(kMaxBytes) + " bytes"}};
+}
+
+api::FieldErrors ValidateLeaseSpec(const Json& lease) {
+  api::FieldErrors errors;
+  const Json spec = lease.value("spec", Json::object());
+  if (!spec.is_object()) return errors;
+  const auto check = [&](const char* field, int64_t minimum, const char* rule) {
+    if (!spec.contains(field) || spec[field].is_null()) return;
+    if (!spec[field].is_number_integer() || spec[field].get<int64_t>() < minimum) {
+      errors.push_back(
+          {std::string("spec.") + field, "Invalid value: " + spec[field].dump() + ": " + rule});
+    }
+  };
+  check("leaseDurationSeconds", 1, "must be greater than 0");
+  check("leaseTransitions", 0, "must be greater than or equal to 0");
+  return errors;
+}
+
+}  // namespace gpupool::sandbox

@@ -1,0 +1,410 @@
+#include "sandbox/rules/crd.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iomanip>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+#include "gpupool/api/json_reader.h"
+#include "gpupool/api/openapi_schema.h"
+#include "sandbox/api_error.h"
+#include "sandbox/rules/cel.h"
+#include "sandbox/store/object_meta.h"
+
+namespace gpupool::sandbox {
+namespace {
+
+// Type and object metadata are the server's, never pruned, defaulted or seen
+// by the schema: taken out of `object` while it is checked, and put back.
+Json TakeTypeAndMetadata(Json& object) {
+  Json kept = Json::object();
+  for (const char* field : {"apiVersion", "kind", "metadata"}) {
+    if (!object.contains(field)) continue;
+    kept[field] = std::move(object[field]);
+    object.erase(field);
+  }
+  return kept;
+}
+
+// The object's metadata as a CRD sees it: its name and generateName, all
+// that its schema may constrain and all that its rules may read.
+Json NamesOf(const Json& kept) {
+  Json names = Json::object();
+  const Json* metadata = api::Member(&kept, "metadata");
+  for (const char* field : {"name", "generateName"}) {
+    if (const Json* value = api::Member(metadata, field)) names[field] = *value;
+  }
+  return names;
+}
+
+// metadata.name and metadata.generateName against the schema's limits on them.
+void CheckMetadataNames(const api::SchemaNode& schema, const Json& names,
+                        api::FieldErrors& errors) {
+  const api::SchemaNode* metadata = schema.Property("metadata");
+  if (!metadata) return;
+  for (auto& error : api::ValidateAgainstSchema(*metadata, names)) {
+    errors.push_back({"metadata." + error.path, error.message});
+  }
+}
+
+// A path inside the status, as a path from the object.
+std::string StatusPath(const std::string& path) {
+  if (path.empty()) return "status";
+  return path[0] == '[' ? "status" + path : "status." + path;
+}
+
+const Json& SchemaOf(const Json& version) {
+  static const Json kNone = Json::object();
+  if (!version.contains("schema") || !version["schema"].contains("openAPIV3Schema")) return kNone;
+  return version["schema"]["openAPIV3Schema"];
+}
+
+// A custom resource's compiled schema (ServedResources); none checks nothing.
+const api::SchemaNode& SchemaOf(const ResourceType& resource) {
+  static const api::SchemaNode kNone;
+  return resource.schema ? *resource.schema : kNone;
+}
+
+// Compiled rules are cached by their text: each is compiled once per process.
+const cel::Program& CompiledRule(const std::string& rule) {
+  static std::mutex mutex;
+  static std::map<std::string, cel::Program> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find(rule);
+  if (it == cache.end()) it = cache.emplace(rule, cel::Program::Compile(rule)).first;
+  return it->second;
+}
+
+// How many times a rule may run in one object: the product of the item
+// bounds (maxItems, maxProperties) of the lists and maps around it; none
+// when one of them is unbounded.
+using Cardinality = std::optional<std::uint64_t>;
+
+Cardinality Times(Cardinality outer, const Json& schema, const char* bound) {
+  const auto limit = schema.find(bound);
+  if (!outer || limit == schema.end() || !limit->is_number_integer() ||
+      limit->get<std::int64_t>() < 0)
+    return std::nullopt;
+  const std::uint64_t items = std::max<std::uint64_t>(limit->get<std::uint64_t>(), 1);
+  if (*outer > UINT64_MAX / items) return std::nullopt;
+  return *outer * items;
+}
+
+// Visits every schema node with its path inside the schema and its cardinality.
+template <typename Visit>
+void WalkSchema(const Json& schema, const std::string& schema_path, Cardinality cardinality,
+                Visit&& visit) {
+  if (!schema.is_object()) return;
+  visit(schema, schema_path, cardinality);
+  if (schema.contains("properties") && schema["properties"].is_object()) {
+    for (const auto& [name, child] : schema["properties"].items()) {
+      WalkSchema(child, schema_path + ".properties." + name, cardinality, visit);
+    }
+  }
+  if (schema.contains("items")) {
+    WalkSchema(schema["items"], schema_path + ".items", Times(cardinality, schema, "maxItems"),
+               visit);
+  }
+  if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
+    WalkSchema(schema["additionalProperties"], schema_path + ".additionalProperties",
+               Times(cardinality, schema, "maxProperties"), visit);
+  }
+}
+
+std::string Factor(double factor) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(factor < 10 ? 2 : 1) << factor;
+  return text.str();
+}
+
+// Why the server would refuse the rule's cost, or "" when it would not.
+std::string CostRefusal(const cel::Program& program, const Json& node, Cardinality cardinality) {
+  const std::uint64_t once = program.EstimatedCost(node);
+  const std::string advice =
+      " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
+      "arrays, maps, and strings are declared)";
+  if (!cardinality) {
+    return "Forbidden: the sandbox cannot bound this rule's cost: a list or map around it has "
+           "no maxItems or maxProperties" +
+           advice;
+  }
+  const double total = static_cast<double>(once) * static_cast<double>(*cardinality);
+  if (total <= static_cast<double>(cel::Program::kRuleCostLimit)) return "";
+  return "Forbidden: estimated rule cost exceeds budget by factor of " +
+         Factor(total / static_cast<double>(cel::Program::kRuleCostLimit)) + "x" + advice;
+}
+
+// Compiles every rule of `schema` and estimates its cost, as the server does
+// when a CRD is written: a rule it cannot compile, or would find too costly
+// (alone or with the CRD's other rules), is an error naming the rule.
+api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) {
+  api::FieldErrors errors;
+  double crd_cost = 0;
+  WalkSchema(schema, path, Cardinality(1),
+             [&](const Json& node, const std::string& node_path, Cardinality cardinality) {
+               if (!node.contains("x-kubernetes-validations")) return;
+               for (size_t i = 0; i < node["x-kubernetes-validations"].size(); ++i) {
+                 const Json& rule = node["x-kubernetes-validations"][i];
+                 const std::string rule_path =
+                     api::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
+                 try {
+                   const cel::Program& program = CompiledRule(rule.value("rule", ""));
+                   const std::string refusal = CostRefusal(program, node, cardinality);
+                   if (!refusal.empty()) errors.push_back({rule_path, refusal});
+                   if (cardinality)
+                     crd_cost += static_cast<double>(program.EstimatedCost(node)) * *cardinality;
+                 } catch (const std::invalid_argument& error) {
+                   errors.push_back({rule_path, error.what()});
+                 }
+               }
+             });
+  if (crd_cost > static_cast<double>(cel::Program::kCrdCostLimit)) {
+    errors.push_back(
+        {path, "Forbidden: total CRD cost exceeds budget by factor of " +
+                   Factor(crd_cost / static_cast<double>(cel::Program::kCrdCostLimit)) +
+                   "x (try reducing the cost of the rules)"});
+  }
+  return errors;
+}
+
+// Evaluates the rules of `schema` on `value` and below, as the server does
+// after schema validation.
+// A member equal to its counterpart in `old` (an update's stored object) is
+// skipped with everything below it: no rule here reads oldSelf, and the server
+// ratchets the errors of the others on unchanged values.
+void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::SchemaPath& path,
+                   api::FieldErrors& errors, const Json* old) {
+  if (!schema.is_schema || value.is_null()) return;
+  if (old && *old == value) return;
+  for (const auto& rule : schema.rules) {
+    const std::string text = rule.value("rule", "");
+    std::string message;
+    try {
+      if (CompiledRule(text).Evaluate(value)) continue;
+      message = rule.value("message", "failed rule: " + text);
+    } catch (const std::exception& error) {
+      message = std::string("failed rule: ") + text + ": " + error.what();
+    }
+    std::string field =
+        rule.contains("fieldPath") ? path.str() + rule["fieldPath"].get<std::string>() : path.str();
+    if (!field.empty() && field[0] == '.') field.erase(0, 1);  // a rule at the root
+    errors.push_back({field, "Invalid value: \"object\": " + message});
+  }
+  if (value.is_object() && schema.has_properties) {
+    for (const auto& [name, child] : schema.properties) {
+      const Json* member = api::Member(&value, name);
+      if (!member) continue;
+      EvaluateRules(child, *member, api::SchemaPath(path, name), errors, api::Member(old, name));
+    }
+  }
+  if (value.is_array() && schema.items) {
+    const api::ListCorrelation correlation(schema, old);
+    for (size_t i = 0; i < value.size(); ++i) {
+      EvaluateRules(*schema.items, value[i], api::SchemaPath(path, i), errors,
+                    correlation.Find(value[i]));
+    }
+  }
+}
+
+// Schema errors after which the server evaluates no rule (a rule may rely on
+// what they check): a wrong type, a missing required field, a value outside
+// its enum, a string or list over its size limit.
+bool BlocksRules(const api::FieldError& error) {
+  static const std::string_view kPrefixes[] = {
+      "Required value",   "Unsupported value", "must be of type",  "must be an integer or a string",
+      "must not be null", "must be at most",   "must have at most"};
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](std::string_view prefix) {
+    return std::string_view(error.message).substr(0, prefix.size()) == prefix;
+  });
+}
+
+// The rules, unless a schema error blocks them; then the one error the server
+// adds in their place (where the schema has rules at all). Rules at the root
+// read the object's name and generateName (`kept` holds its metadata).
+void CheckRules(const api::SchemaNode& schema, Json& object, const Json& kept, const Json* old,
+                api::FieldErrors& errors) {
+  if (std::none_of(errors.begin(), errors.end(), BlocksRules)) {
+    if (object.is_object()) object["metadata"] = NamesOf(kept);
+    EvaluateRules(schema, object, api::SchemaPath(""), errors, old);
+    if (object.is_object()) object.erase("metadata");
+  } else if (schema.HasRules()) {
+    errors.push_back(
+        {"<nil>",
+         "Invalid value: \"null\": some validation rules were not checked because "
+         "the object was invalid; correct the existing errors to complete validation"});
+  }
+}
+
+api::FieldErrors ValidateNames(const Json& crd) {
+  api::FieldErrors errors;
+  const Json& spec = crd.value("spec", Json::object());
+  const Json& names = spec.value("names", Json::object());
+  const std::string group = spec.value("group", "");
+  const std::string plural = names.value("plural", "");
+  if (group.empty()) errors.push_back({"spec.group", "Required value"});
+  if (plural.empty()) errors.push_back({"spec.names.plural", "Required value"});
+  if (names.value("kind", "").empty()) errors.push_back({"spec.names.kind", "Required value"});
+  const std::string scope = spec.value("scope", "");
+  if (scope != "Namespaced" && scope != "Cluster") {
+    errors.push_back({"spec.scope", "Unsupported value: \"" + scope +
+                                        "\": supported values: \"Cluster\", \"Namespaced\""});
+  }
+  const std::string name = crd["metadata"].value("name", "");
+  if (!plural.empty() && !group.empty() && name != plural + "." + group) {
+    errors.push_back({"metadata.name", "Invalid value: \"" + name +
+                                           "\": must be spec.names.plural+\".\"+spec.group"});
+  }
+  return errors;
+}
+
+}  // namespace
+
+void CheckCrdDecodes(const Json& crd) {
+  const Json& versions = crd.value("spec", Json::object()).value("versions", Json::array());
+  if (!versions.is_array()) return;
+  for (const auto& version : versions) {
+    const std::string error =
+        api::KeywordDecodeError(SchemaOf(version), "spec.versions.schema.openAPIV3Schema");
+    if (error.empty()) continue;
+    throw BadRequest(
+        "CustomResourceDefinition in version \"v1\" cannot be handled as a "
+        "CustomResourceDefinition: " +
+        error);
+  }
+}
+
+api::FieldErrors ValidateCrd(const Json& crd) {
+  api::FieldErrors errors = ValidateNames(crd);
+  const Json& versions = crd.value("spec", Json::object()).value("versions", Json::array());
+  if (versions.empty()) errors.push_back({"spec.versions", "Required value"});
+  int storage = 0;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const std::string path = api::Child("spec.versions", i);
+    if (versions[i].value("name", "").empty()) errors.push_back({path + ".name", "Required value"});
+    if (versions[i].value("storage", false)) ++storage;
+    const Json& schema = SchemaOf(versions[i]);
+    const std::string schema_path = path + ".schema.openAPIV3Schema";
+    if (schema.empty()) {
+      errors.push_back({schema_path, "Required value: schemas are required"});
+      continue;
+    }
+    // CheckStructural's paths start at openAPIV3Schema.
+    for (auto& error : api::CheckStructural(schema))
+      errors.push_back({api::Child(path + ".schema", error.path), error.message});
+    auto rule_errors = CheckRulesCompile(schema, schema_path);
+    errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
+  }
+  if (!versions.empty() && storage != 1) {
+    errors.push_back({"spec.versions",
+                      "Invalid value: must have exactly one version marked as "
+                      "storage version"});
+  }
+  return errors;
+}
+
+void EstablishCrd(Json& crd) {
+  const Json& spec = crd["spec"];
+  Json names = spec["names"];
+  const std::string kind = names.value("kind", "");
+  if (!names.contains("singular")) {
+    std::string singular = kind;
+    for (auto& c : singular) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    names["singular"] = singular;
+  }
+  if (!names.contains("listKind")) names["listKind"] = kind + "List";
+  Json stored = Json::array();
+  for (const auto& version : spec["versions"]) {
+    if (version.value("storage", false)) stored.push_back(version["name"]);
+  }
+  const std::string now = crd["metadata"].value("creationTimestamp", "");
+  crd["status"] = {{"acceptedNames", names},
+                   {"storedVersions", stored},
+                   {"conditions", Json::array({{{"type", "NamesAccepted"},
+                                                {"status", "True"},
+                                                {"reason", "NoConflicts"},
+                                                {"message", "no conflicts found"},
+                                                {"lastTransitionTime", now}},
+                                               {{"type", "Established"},
+                                                {"status", "True"},
+                                                {"reason", "InitialNamesAccepted"},
+                                                {"message", "the initial names have been accepted"},
+                                                {"lastTransitionTime", now}}})}};
+}
+
+std::vector<ResourcePtr> ServedResources(const Json& crd) {
+  std::vector<ResourcePtr> served;
+  const Json& spec = crd["spec"];
+  const Json& names = crd["status"]["acceptedNames"];
+  for (const auto& version : spec["versions"]) {
+    if (!version.value("served", true)) continue;
+    auto resource = std::make_shared<ResourceType>();
+    resource->group = spec["group"];
+    resource->version = version["name"];
+    resource->plural = names["plural"];
+    resource->singular = names["singular"];
+    resource->kind = names["kind"];
+    resource->namespaced = spec.value("scope", "") == "Namespaced";
+    resource->short_names = names.value("shortNames", std::vector<std::string>{});
+    resource->categories = names.value("categories", std::vector<std::string>{});
+    resource->status_subresource =
+        version.contains("subresources") && version["subresources"].contains("status");
+    for (const auto& field : version.value("selectableFields", Json::array())) {
+      std::string path = field.value("jsonPath", "");
+      if (!path.empty() && path[0] == '.') path = path.substr(1);
+      resource->selectable_fields.push_back(path);
+    }
+    resource->crd_version = version;
+    resource->crd_name = crd["metadata"]["name"];
+    const std::string crd_version = crd["metadata"].value("resourceVersion", "");
+    if (!crd_version.empty() && crd_version.find_first_not_of("0123456789") == std::string::npos)
+      resource->served_since = std::stoull(crd_version);
+    resource->schema =
+        std::make_shared<const api::SchemaNode>(api::CompileSchema(SchemaOf(version)));
+    served.push_back(WithFieldNames(std::move(resource)));
+  }
+  return served;
+}
+
+CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
+                                        const Json* old) {
+  CustomResourceCheck check;
+  const api::SchemaNode& schema = SchemaOf(resource);
+  Json kept = TakeTypeAndMetadata(object);
+  api::ApplyDefaults(schema, object);
+  check.pruned = api::Prune(schema, object);
+  check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
+                     : api::ValidateAgainstSchema(schema, object);
+  CheckMetadataNames(schema, NamesOf(kept), check.errors);
+  CheckRules(schema, object, kept, old, check.errors);
+  object.update(kept);
+  return check;
+}
+
+CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
+                                              const Json& old) {
+  const api::SchemaNode& schema = SchemaOf(resource);
+  const api::SchemaNode* status_schema = schema.Property("status");
+  if (!status_schema || !object.is_object()) return CheckCustomResource(resource, object, &old);
+  CustomResourceCheck check;
+  if (auto status = object.find("status"); status != object.end()) {
+    api::ApplyDefaults(*status_schema, *status);
+    check.pruned = api::Prune(*status_schema, *status, "status");
+    const Json* old_status = api::Member(&old, "status");
+    check.errors = old_status
+                       ? api::ValidateUpdateAgainstSchema(*status_schema, *status, *old_status)
+                       : api::ValidateAgainstSchema(*status_schema, *status);
+    for (auto& error : check.errors) error.path = StatusPath(error.path);
+  }
+  Json kept = TakeTypeAndMetadata(object);
+  CheckRules(schema, object, kept, &old, check.errors);
+  object.update(kept);
+  return check;
+}
+
+}  // namespace gpupool::sandbox

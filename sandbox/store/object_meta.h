@@ -1,0 +1,70 @@
+// Helpers over object metadata: keys, names, uids, timestamps and the
+// conversion of a JSON object into its stored form.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpupool/api/field_error.h"
+#include "sandbox/rules/resource_type.h"
+#include "sandbox/store/store.h"
+
+namespace gpupool::sandbox {
+
+std::string ObjectKey(const std::string& ns, const std::string& name);
+std::string StorageKey(const ResourceType& resource);
+
+std::string NewUid();
+std::string RandomSuffix(size_t length);
+// RFC 3339 in UTC with second precision, as metadata timestamps are written.
+std::string FormatTime(std::chrono::system_clock::time_point time);
+// Inverse of FormatTime; returns false on anything else.
+bool ParseTime(const std::string& text, std::chrono::system_clock::time_point* time);
+std::string NowString();
+// RFC 3339 with six fractional digits, as metav1.MicroTime fields are written.
+std::string FormatMicroTime(std::chrono::system_clock::time_point time);
+
+// The syntax a kind's names follow: most kinds' are DNS-1123 subdomains,
+// namespaces' DNS-1123 labels, services' DNS-1035 labels.
+enum class NameSyntax { kSubdomain, kLabel, kDns1035Label };
+api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
+                                    NameSyntax syntax = NameSyntax::kSubdomain);
+// Errors of a DNS-1123 label field (a pod's hostname or subdomain), as the
+// server words them.
+api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path);
+// Errors in labels / annotations keys and values.
+api::FieldErrors ValidateMetadataMaps(const Json& metadata);
+// Errors in ownerReferences: apiVersion, kind, name and uid are required and
+// at most one reference may be the controller.
+api::FieldErrors ValidateOwnerReferences(const Json& metadata);
+// Errors when an update adds finalizers to an object that is being deleted.
+api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
+
+// The string a selectable field path has in `object` ("" when absent).
+std::string FieldValue(const Json& object, const std::string& path);
+// object[key] when `object` is an object that has `key`, else `fallback`.
+const Json& MemberOr(const Json& object, const char* key, const Json& fallback);
+// An object's annotation as text; "" when absent or not a string.
+std::string Annotation(const Json& object, const char* key);
+
+// Removes the items of a JSON array that `drop` accepts (no-op for non-arrays).
+template <typename Drop>
+void EraseIf(Json& array, Drop drop) {
+  if (!array.is_array()) return;
+  Json kept = Json::array();
+  for (auto& item : array) {
+    if (!drop(item)) kept.push_back(std::move(item));
+  }
+  array = std::move(kept);
+}
+
+// Builds the stored form; `object` must carry metadata.resourceVersion == rv.
+ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv);
+
+// The names `resource`'s objects store their selectable fields under.
+SelectableFieldNames FieldNamesOf(const ResourceType& resource);
+// `resource`, complete but for them, with its field names set.
+ResourcePtr WithFieldNames(std::shared_ptr<ResourceType> resource);
+
+}  // namespace gpupool::sandbox
