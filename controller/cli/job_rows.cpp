@@ -123,7 +123,8 @@ void PrintJobTable(const std::vector<JobRow>& rows, bool wide, bool namespaces, 
 json JobRowsJson(const std::vector<JobRow>& rows) {
   json items = json::array();
   for (const auto& row : rows) {
-    items.push_back({{"namespace", row.ns},
+    items.push_back({{"kind", row.kind},
+                     {"namespace", row.ns},
                      {"name", row.name},
                      {"project", row.project},
                      {"queue", row.queue},

@@ -12,6 +12,9 @@
 namespace gpupool::cli {
 
 struct JobRow {
+  // "TrainingJob", or "PodGroup": pods of another owner (pod_group_rows.h),
+  // whose name says what they are ("job/sweep", "pod/notebook").
+  std::string kind = "TrainingJob";
   std::string ns;
   std::string name;
   std::string project;

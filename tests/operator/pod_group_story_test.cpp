@@ -9,6 +9,8 @@
 // Jobs on a real server, whose Job controller makes the pods.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "cluster_harness.h"
 #include "gpupool/operator/pod_view.h"
 
@@ -90,6 +92,17 @@ TEST_P(PodGroupsOnBackend, LabelledPodsRunOverQuotaAndTheOwnerOfTheQuotaTakesItB
   EXPECT_EQ(AdmittedReason(pods, "plain"), "") << "an unlabelled pod is never touched";
   for (const char* waiting : {"lost", "half-0"}) EXPECT_EQ(PhaseOfPod(pods, waiting), "Pending");
   EXPECT_NE(cluster.Kubectl("get events -n susan").output.find("UnknownQueue"), std::string::npos);
+  // `gpupool list` shows them as workloads, as the pods say.
+  const auto listed = sandbox::testing::RunCommand(std::string(GPUPOOL_BINARY) +
+                                                   " list -n susan -o json --kubeconfig " +
+                                                   cluster.kubeconfig() + " 2>/dev/null");
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  std::map<std::string, std::string> phases;
+  for (const Json& row : Json::parse(listed.output)) phases[row["name"]] = row["phase"];
+  EXPECT_EQ(phases["group/ddp"], "Running") << listed.output;
+  EXPECT_EQ(phases["pod/notebook"], "Running") << listed.output;
+  EXPECT_EQ(phases["pod/lost"], "Queued") << listed.output;
+  EXPECT_EQ(phases.count("pod/plain"), 0u) << "the unlabelled pod is not gpupool's";
   const auto refused = cluster.KubectlOnce(
       "create -f " +
       cluster.WriteFile("bad-size.yaml", LabelledPodYaml("susan", "bad", 1, "train",
