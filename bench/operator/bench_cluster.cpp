@@ -1,17 +1,21 @@
 #include "bench_cluster.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "chart_defaults.h"
+#include "gpupool/api/yaml.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
 
@@ -52,17 +56,86 @@ ProcessUse UseOf(pid_t pid) {
   return use;
 }
 
-BenchCluster::BenchCluster(const std::string& nodes) {
-  sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(
-      std::vector<std::string>{"--nodes", nodes, "--time-scale", "1", "--start-seconds", "0"});
-  if (sandbox_->Kubectl("apply -f " + sandbox::testing::SourcePath("crds")).exit_code != 0 ||
-      sandbox_->Kubectl("wait --for=condition=Established crd --all --timeout=60s").exit_code != 0)
+std::vector<Json> ManifestObjects(const std::string& kind) {
+  std::vector<Json> objects;
+  for (const Json& object :
+       api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml")))
+    if (object.value("kind", "") == kind) objects.push_back(object);
+  return objects;
+}
+
+BenchCluster::BenchCluster(const std::string& nodes, const std::string& backend) {
+  const auto kubectl = [&](const std::string& arguments) {
+    return sandbox_ ? sandbox_->Kubectl(arguments) : real_->Kubectl(arguments);
+  };
+  if (backend == "sandbox") {
+    sandbox_ = std::make_unique<sandbox::testing::SandboxProcess>(
+        std::vector<std::string>{"--nodes", nodes, "--time-scale", "1", "--start-seconds", "0"});
+    kubeconfig_ = sandbox_->kubeconfig();
+    dir_ = sandbox_->dir();
+  } else {
+    real_ = &backends::testing::ClusterFor(backend);
+    kubeconfig_ = real_->kubeconfig();
+    dir_ = real_->dir();
+  }
+  if (kubectl("apply -f " + sandbox::testing::SourcePath("crds")).exit_code != 0 ||
+      kubectl("wait --for=condition=Established crd --all --timeout=60s").exit_code != 0)
     throw std::runtime_error("could not install the CRDs");
   kube::TransportOptions transport;
   transport.qps = 100000;  // The load generator is not rate-limited.
   transport.burst = 100000;
-  client_ =
-      std::make_unique<kube::Client>(kube::LoadKubeconfig({sandbox_->kubeconfig()}), transport);
+  client_ = std::make_unique<kube::Client>(kube::LoadKubeconfig({kubeconfig_}), transport);
+  if (real_) PrepareRealCluster(nodes);
+}
+
+BenchCluster::~BenchCluster() {
+  controller_.reset();
+  if (simulated_nodes_) simulated_nodes_->Kill(SIGTERM);
+}
+
+void BenchCluster::PrepareRealCluster(const std::string& nodes) {
+  // The chart creates the PriorityClasses its pods name and tells the controller
+  // so (--skip-priority-classes), and the namespace of its leader-election Lease.
+  const kube::Resource priority_classes{"scheduling.k8s.io", "v1", "priorityclasses", false};
+  for (const Json& priority_class : ManifestObjects("PriorityClass"))
+    client_->Create(priority_classes, "", priority_class);
+  CreateNamespace("gpupool-system");
+  simulated_nodes_ = std::make_unique<op::testing::GpupoolProcess>(
+      "simulate-nodes", kubeconfig_, dir_ + "/simulate-nodes.log",
+      std::vector<std::string>{"--nodes", nodes, "--start-seconds", "0"});
+  simulated_nodes_->Start();
+  for (int attempt = 0; attempt < 600; ++attempt) {  // Registered and untainted.
+    const auto listed = client_->ListAll(resources::kNodes, "").items;
+    const bool ready =
+        !listed.empty() && std::none_of(listed.begin(), listed.end(), [](const Json& node) {
+          return node.value("spec", Json::object()).contains("taints");
+        });
+    if (ready && simulated_nodes_->Running()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  throw std::runtime_error("the simulated nodes did not register:\n" +
+                           ReadFile(dir_ + "/simulate-nodes.log"));
+}
+
+ProcessUses BenchCluster::ServerUse() const {
+  if (sandbox_) return {{"sandbox", UseOf(sandbox_->pid())}};
+  ProcessUses uses;
+  std::ifstream pids(dir_ + "/pids");  // scripts/control-plane's: "name pid" lines.
+  std::string name;
+  pid_t pid = 0;
+  while (pids >> name >> pid) uses.emplace_back(name, UseOf(pid));
+  uses.emplace_back("simulate-nodes", UseOf(simulated_nodes_->pid()));
+  return uses;
+}
+
+ProcessUse BenchCluster::SandboxUse() const {
+  ProcessUse sum;
+  for (const auto& [name, use] : ServerUse()) {
+    sum.cpu_seconds += use.cpu_seconds;
+    sum.rss_mb += use.rss_mb;
+    sum.peak_rss_mb += use.peak_rss_mb;
+  }
+  return sum;
 }
 
 void BenchCluster::CreateNamespace(const std::string& name) {
@@ -103,8 +176,8 @@ void BenchCluster::StartController(std::vector<std::string> extra_flags) {
     std::istringstream words(more);
     for (std::string word; words >> word;) flags.push_back(word);
   }
-  controller_ = std::make_unique<op::testing::ControllerProcess>(
-      "controller", sandbox_->kubeconfig(), sandbox_->dir() + "/controller.log", flags);
+  controller_ = std::make_unique<op::testing::ControllerProcess>("controller", kubeconfig_,
+                                                                 dir_ + "/controller.log", flags);
   controller_->Start();
   for (int attempt = 0; attempt < 600; ++attempt) {
     bool all = true;
@@ -117,9 +190,7 @@ void BenchCluster::StartController(std::vector<std::string> extra_flags) {
   throw std::runtime_error("the controller did not start:\n" + ControllerLog());
 }
 
-std::string BenchCluster::ControllerLog() const {
-  return ReadFile(sandbox_->dir() + "/controller.log");
-}
+std::string BenchCluster::ControllerLog() const { return ReadFile(dir_ + "/controller.log"); }
 
 CycleSummary SummarizeCycles(const std::string& log) {
   static const std::regex kCycle(
@@ -144,13 +215,32 @@ CycleSummary SummarizeCycles(const std::string& log) {
   return summary;
 }
 
+namespace {
+
+void PrintCycles(const std::string& controller_log) {
+  const CycleSummary cycles = SummarizeCycles(controller_log);
+  std::printf("controller cycles that wrote: %d, mean %.0f writes, plan %.1f ms, writes %.1f ms\n",
+              cycles.cycles, cycles.writes, cycles.plan_ms, cycles.write_ms);
+}
+
+}  // namespace
+
 void PrintUse(const ProcessUse& controller, const ProcessUse& sandbox,
               const std::string& controller_log) {
   std::printf("CPU seconds: controller %.1f, sandbox %.1f; RSS MB: controller %.0f, sandbox %.0f\n",
               controller.cpu_seconds, sandbox.cpu_seconds, controller.rss_mb, sandbox.rss_mb);
-  const CycleSummary cycles = SummarizeCycles(controller_log);
-  std::printf("controller cycles that wrote: %d, mean %.0f writes, plan %.1f ms, writes %.1f ms\n",
-              cycles.cycles, cycles.writes, cycles.plan_ms, cycles.write_ms);
+  PrintCycles(controller_log);
+}
+
+void PrintUse(const ProcessUse& controller, const ProcessUses& cluster,
+              const std::string& controller_log) {
+  double total = controller.cpu_seconds;
+  for (const auto& [name, use] : cluster) total += use.cpu_seconds;
+  std::printf("CPU seconds: controller %.1f (%.1f %% of all)", controller.cpu_seconds,
+              total > 0 ? 100 * controller.cpu_seconds / total : 0);
+  for (const auto& [name, use] : cluster) std::printf(", %s %.1f", name.c_str(), use.cpu_seconds);
+  std::printf("; controller RSS %.0f MB\n", controller.rss_mb);
+  PrintCycles(controller_log);
 }
 
 Json OneReplicaJob(const std::string& ns, const std::string& name, const std::string& queue,

@@ -1,6 +1,8 @@
-// The scale benchmarks' cluster: a real `gpupool sandbox` process, the API
-// installed, a real `gpupool controller` process against it, and a client for
-// the load generator. All three share the machine, as they would share a node.
+// The scale benchmarks' cluster: a real `gpupool sandbox` process, or a real
+// control plane (tests/support/test_cluster.h) whose GPU nodes a `gpupool
+// simulate-nodes` process plays; the API installed, a real `gpupool
+// controller` process against it, and a client for the load generator. All
+// share the machine, as they would share a node.
 #pragma once
 
 #include <sys/types.h>
@@ -12,6 +14,7 @@
 #include "cluster_harness.h"
 #include "gpupool/kube/client.h"
 #include "sandbox_process.h"
+#include "test_cluster.h"
 
 namespace gpupool::bench {
 
@@ -24,13 +27,20 @@ struct ProcessUse {
   double peak_rss_mb = 0;  // The kernel's high-water mark (VmHWM) since the process started.
 };
 ProcessUse UseOf(pid_t pid);
+// Each process of a cluster by name, with its use.
+using ProcessUses = std::vector<std::pair<std::string, ProcessUse>>;
+
+// The objects of `kind` the chart installs (manifests/gpupool.yaml, rendered from it).
+std::vector<Json> ManifestObjects(const std::string& kind);
 
 class BenchCluster {
  public:
   // `nodes` as `gpupool sandbox --nodes` takes it; the sandbox runs in real
   // time, and a pod runs as soon as it is bound (a job's run time counts from
-  // its admission, as in Kueue's benchmark, which has no pods).
-  explicit BenchCluster(const std::string& nodes);
+  // its admission, as in Kueue's benchmark, which has no pods). `backend`:
+  // "sandbox", or a real control plane's version folder ("v1.32.13").
+  explicit BenchCluster(const std::string& nodes, const std::string& backend = "sandbox");
+  ~BenchCluster();
 
   kube::Client& client() { return *client_; }
   // Namespaces, Queues and Projects, created through the client.
@@ -41,13 +51,24 @@ class BenchCluster {
   // and waits until it has written every Project's status.
   void StartController(std::vector<std::string> extra_flags = {});
 
-  ProcessUse SandboxUse() const { return UseOf(sandbox_->pid()); }
+  // The sandbox's use; on a real control plane, its processes' and the node
+  // simulator's summed.
+  ProcessUse SandboxUse() const;
+  // The cluster's processes one by one: the sandbox, or each of the control
+  // plane's and the node simulator.
+  ProcessUses ServerUse() const;
   ProcessUse ControllerUse() const { return UseOf(controller_->pid()); }
   pid_t controller_pid() const { return controller_->pid(); }
   std::string ControllerLog() const;
 
  private:
+  // A real control plane: the PriorityClasses the chart creates, and its nodes simulated.
+  void PrepareRealCluster(const std::string& nodes);
+
   std::unique_ptr<sandbox::testing::SandboxProcess> sandbox_;
+  backends::testing::TestCluster* real_ = nullptr;
+  std::unique_ptr<op::testing::GpupoolProcess> simulated_nodes_;
+  std::string kubeconfig_, dir_;
   std::unique_ptr<op::testing::ControllerProcess> controller_;
   std::unique_ptr<kube::Client> client_;
   std::vector<std::string> projects_;
@@ -62,6 +83,10 @@ struct CycleSummary {
 CycleSummary SummarizeCycles(const std::string& log);
 // Prints both processes' use and the controller's cycles.
 void PrintUse(const ProcessUse& controller, const ProcessUse& sandbox,
+              const std::string& controller_log);
+// The same with each of the cluster's processes, and the controller's share of
+// all their CPU.
+void PrintUse(const ProcessUse& controller, const ProcessUses& cluster,
               const std::string& controller_log);
 
 // One-replica TrainingJob `name` in `ns` on `queue`: `gpus` per replica, job

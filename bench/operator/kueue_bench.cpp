@@ -5,8 +5,11 @@
 // priority 100, every 500 ms) and 50 large (20 GPUs, 1 s, priority 200, every
 // 1.2 s): 15,000 one-replica TrainingJobs created through the API by this load
 // generator while a `gpupool controller` process schedules them on a `gpupool
-// sandbox` process whose simulated pods run for those times.
-// Usage: kueue_bench [scale]   (scale 0 < s ≤ 1 multiplies the job counts; 1: Kueue's)
+// sandbox` process whose simulated pods run for those times; or on a real
+// control plane (kube-apiserver, etcd, kube-scheduler, kube-controller-manager)
+// whose nodes `gpupool simulate-nodes` plays, reporting each process's CPU.
+// Usage: kueue_bench [scale] [version]   (scale 0 < s ≤ 1 multiplies the job
+// counts, 1: Kueue's; version: a real control plane's folder, e.g. v1.32.13)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -166,12 +169,13 @@ void ReportHeldOverTime(
 
 int main(int argc, char** argv) {
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
-  if (!(scale > 0 && scale <= 1)) {
-    std::fprintf(stderr, "usage: kueue_bench [scale in (0, 1]]\n");
+  const std::string backend = argc > 2 ? argv[2] : "sandbox";
+  if (!(scale > 0 && scale <= 1) || argc > 3) {
+    std::fprintf(stderr, "usage: kueue_bench [scale in (0, 1]] [version, e.g. v1.32.13]\n");
     return 2;
   }
   try {
-    gpupool::bench::BenchCluster cluster(Nodes());
+    gpupool::bench::BenchCluster cluster(Nodes(), backend);
     for (int pool = 0; pool < kPools; ++pool) {
       cluster.CreateQueue(Pool(pool), Pool(pool));
       for (int p = 0; p < kProjectsPerPool; ++p)
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
     gpupool::bench::JobWatch watch(cluster.client());
     auto items = Schedule(cluster, watch, scale);
     const std::size_t total = items.size();
+    const auto server_before = cluster.ServerUse();  // A control plane's start-up is not the run's.
     const auto start = Clock::now();
     const auto generated = gpupool::bench::RunSchedule(std::move(items), 8);
     std::printf("created %zu jobs in %.1f s (%zu failed, latest %.0f ms late)\n", total,
@@ -188,10 +193,17 @@ int main(int argc, char** argv) {
     const auto deadline = start + std::chrono::minutes(15);
     while (watch.Finished() < total - generated.failed && Clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const auto controller = cluster.ControllerUse(), sandbox = cluster.SandboxUse();
+    const auto controller = cluster.ControllerUse();
+    auto server = cluster.ServerUse();
+    if (backend != "sandbox")
+      for (std::size_t i = 0; i < server.size() && i < server_before.size(); ++i)
+        server[i].second.cpu_seconds -= server_before[i].second.cpu_seconds;
     Report(watch.Snapshot(), start);
     ReportHeldOverTime(watch.HeldOverTime(), start);
-    gpupool::bench::PrintUse(controller, sandbox, cluster.ControllerLog());
+    if (backend == "sandbox")
+      gpupool::bench::PrintUse(controller, server.front().second, cluster.ControllerLog());
+    else
+      gpupool::bench::PrintUse(controller, server, cluster.ControllerLog());
     return watch.Finished() + generated.failed == total ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "kueue_bench: %s\n", error.what());

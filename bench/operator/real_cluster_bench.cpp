@@ -21,7 +21,6 @@
 #include <unordered_map>
 
 #include "bench_cluster.h"
-#include "gpupool/api/yaml.h"
 #include "load_generator.h"
 #include "start_watch.h"
 #include "test_cluster.h"
@@ -41,19 +40,9 @@ double Percentile(std::vector<double> values, double fraction) {
   return values[std::min(values.size() - 1, static_cast<std::size_t>(fraction * values.size()))];
 }
 
-// The objects of `kind` the chart installs (manifests/gpupool.yaml, rendered from it).
-std::vector<Json> ManifestObjects(const std::string& kind) {
-  std::vector<Json> objects;
-  for (const Json& object :
-       gpupool::api::LoadYamlFile(std::string(GPUPOOL_SOURCE_DIR) + "/manifests/gpupool.yaml")) {
-    if (object.value("kind", "") == kind) objects.push_back(object);
-  }
-  return objects;
-}
-
 // The chart's controller flags: the Deployment's args, metrics and probes on free ports.
 std::vector<std::string> ChartControllerFlags() {
-  const auto deployments = ManifestObjects("Deployment");
+  const auto deployments = gpupool::bench::ManifestObjects("Deployment");
   if (deployments.empty()) throw std::runtime_error("no Deployment in manifests/gpupool.yaml");
   auto args = deployments[0]["spec"]["template"]["spec"]["containers"][0]["args"]
                   .get<std::vector<std::string>>();
@@ -108,7 +97,7 @@ void Run(int rate, int seconds, const std::string& version) {
   // (--skip-priority-classes among the Deployment's args).
   const gpupool::kube::Resource priority_classes{"scheduling.k8s.io", "v1", "priorityclasses",
                                                  false};
-  for (const Json& priority_class : ManifestObjects("PriorityClass"))
+  for (const Json& priority_class : gpupool::bench::ManifestObjects("PriorityClass"))
     client.Create(priority_classes, "", priority_class);
   client.Create(
       resources::kProjects, "",

@@ -113,8 +113,8 @@ void Controller::StartOwnerInformers(const std::atomic<bool>* stop) {
       owners_[i].served = client_.Serves(kind.resource);
     } catch (const kube::ApiError& error) {
       spdlog::warn(
-          "cannot tell whether {} are served ({}); their pods are grouped by their "
-          "labels only",
+          "cannot tell whether {} are served ({}); the gangs of their pods that name no "
+          "pod group wait until a restart sees them",
           kind.resource.resource, error.what());
     }
     if (owners_[i].served) owners_[i].informer->Start();
