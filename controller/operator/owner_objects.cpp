@@ -110,6 +110,7 @@ OwnerObject DecodeOwnerObject(const json& object, const OwnerKind& kind) {
   owner.api_version = kind.resource.ApiVersion();
   owner.kind = kind.kind;
   const json& metadata = Section(object, "metadata");
+  owner.ns = Text(metadata, "namespace");
   owner.name = Text(metadata, "name");
   owner.uid = Text(metadata, "uid");
   owner.created = Text(metadata, "creationTimestamp");

@@ -35,6 +35,14 @@ bool GroupedByOwner(const PodView& pod) {
   return request.owner_kind == "PyTorchJob" || request.owner_kind == "MPIJob";
 }
 
+// The owner of that uid in namespace `ns`: an owner reference names an object
+// of the pod's own namespace, and one naming another's is not believed (it
+// would borrow that owner's size and place in the queue).
+const OwnerObject* OwnerIn(const Owners& owners, const std::string& uid, const std::string& ns) {
+  const auto found = owners.find(uid);
+  return found != owners.end() && found->second->ns == ns ? found->second : nullptr;
+}
+
 struct GangOwnerId {
   std::string uid, name, kind;
 };
@@ -42,11 +50,9 @@ struct GangOwnerId {
 // The owner whose gang an owned pod is: the JobSet or MPIJob controlling its
 // Job, or else its own owner; seen or not.
 GangOwnerId GangOwnerOf(const PodView& pod, const Owners& owners) {
-  const auto own = owners.find(pod.owner_uid);
-  if (own != owners.end()) {
-    const OwnerObject& job = *own->second;
-    if (job.controller_kind == "JobSet" || job.controller_kind == "MPIJob")
-      return {job.controller_uid, job.controller_name, job.controller_kind};
+  if (const OwnerObject* job = OwnerIn(owners, pod.owner_uid, pod.ns)) {
+    if (job->controller_kind == "JobSet" || job->controller_kind == "MPIJob")
+      return {job->controller_uid, job->controller_name, job->controller_kind};
   }
   return {pod.owner_uid, pod.request->owner_name, pod.request->owner_kind};
 }
@@ -67,11 +73,8 @@ void StartGroup(const PodView& pod, const Owners& owners, Group& group) {
   if (!group.by_owner) return;
   const GangOwnerId id = GangOwnerOf(pod, owners);
   group.name = id.name;
-  const auto found = owners.find(id.uid);
-  if (found != owners.end())
-    group.owner = found->second;
-  else
-    group.unseen_owner = id.kind + " " + id.name;
+  group.owner = OwnerIn(owners, id.uid, pod.ns);
+  if (!group.owner) group.unseen_owner = id.kind + " " + id.name;
 }
 
 bool AsksForNoGpu(const PodView* pod) {

@@ -230,21 +230,23 @@ TEST(PodGroups, ABatchJobsPodsAreOneGangOfItsParallelism) {
   for (int i = 0; i < 4; ++i)
     pods.push_back(OfBatchJob(AskingPod("susan", "ddp-" + std::to_string(i), 2), "ddp"));
   const std::vector<Json> three(pods.begin(), pods.begin() + 3);
-  const Plan partial = PlanCycle(With(three, GroupCluster().BatchJob("uid-ddp", 4, 4)).view(), {});
+  const Plan partial =
+      PlanCycle(With(three, GroupCluster().BatchJob("susan", "uid-ddp", 4, 4)).view(), {});
   EXPECT_TRUE(partial.pod_releases.empty());
   const EventNote* waiting = FindEvent(partial, "ddp-0", "WaitingForPods");
   ASSERT_NE(waiting, nullptr);
   EXPECT_NE(waiting->message.find("3 of the 4 pods of group ddp"), std::string::npos)
       << waiting->message;
-  const Plan whole = PlanCycle(With(pods, GroupCluster().BatchJob("uid-ddp", 4, 4)).view(), {});
+  const Plan whole =
+      PlanCycle(With(pods, GroupCluster().BatchJob("susan", "uid-ddp", 4, 4)).view(), {});
   EXPECT_EQ(whole.pod_releases.size(), 4u);
   // Its Job not seen yet: the gang's size is unknown, so it waits.
   EXPECT_TRUE(PlanCycle(With(pods).view(), {}).pod_releases.empty());
   // Fewer completions than parallelism: the gang is the completions.
   const std::vector<Json> two(pods.begin(), pods.begin() + 2);
-  EXPECT_EQ(
-      PlanCycle(With(two, GroupCluster().BatchJob("uid-ddp", 4, 2)).view(), {}).pod_releases.size(),
-      2u);
+  EXPECT_EQ(PlanCycle(With(two, GroupCluster().BatchJob("susan", "uid-ddp", 4, 2)).view(), {})
+                .pod_releases.size(),
+            2u);
 }
 
 // A pod the Job made again after a preemption waits from its Job's creation,
@@ -253,12 +255,13 @@ TEST(PodGroups, AJobsReplacementPodKeepsItsJobsPlaceInTheQueue) {
   Json replacement = OfBatchJob(AskingPod("susan", "again", 8), "early");
   replacement["metadata"]["creationTimestamp"] = FormatTime(kNow - 5);
   const std::vector<Json> pods = {AskingPod("susan", "younger", 8), replacement};
-  const Plan plan =
-      PlanCycle(With(pods, GroupCluster().BatchJob("uid-early", 1, 1, kNow - 3600)).view(), {});
+  const Plan plan = PlanCycle(
+      With(pods, GroupCluster().BatchJob("susan", "uid-early", 1, 1, kNow - 3600)).view(), {});
   ASSERT_EQ(plan.pod_releases.size(), 1u);
   EXPECT_EQ(plan.pod_releases[0].name, "again");
   // A Job whose creation is unknown: the pod waits from its own, behind the older pod.
-  const Plan undated = PlanCycle(With(pods, GroupCluster().BatchJob("uid-early", 1, 1)).view(), {});
+  const Plan undated =
+      PlanCycle(With(pods, GroupCluster().BatchJob("susan", "uid-early", 1, 1)).view(), {});
   ASSERT_EQ(undated.pod_releases.size(), 1u);
   EXPECT_EQ(undated.pod_releases[0].name, "younger");
 }
@@ -270,7 +273,8 @@ TEST(PodGroups, ABatchJobsFinishedPodsDoNotOverfillItsGang) {
   for (int i = 0; i < 3; ++i)
     pods.push_back(OfBatchJob(AskingPod("susan", "w-" + std::to_string(i), 2), "w"));
   pods[0]["status"]["phase"] = "Succeeded";
-  const Plan plan = PlanCycle(With(pods, GroupCluster().BatchJob("uid-w", 2, 3)).view(), {});
+  const Plan plan =
+      PlanCycle(With(pods, GroupCluster().BatchJob("susan", "uid-w", 2, 3)).view(), {});
   for (const auto& event : plan.events) EXPECT_NE(event.reason, "InvalidSpec") << event.message;
 }
 
@@ -475,8 +479,11 @@ Json TemplateAsking(int gpus) {
   return {{"spec", {{"containers", {container}}}}};
 }
 
-Json OwnerMetadata(const std::string& name) {
-  return {{"name", name}, {"uid", "uid-" + name}, {"creationTimestamp", FormatTime(kNow - 60)}};
+Json OwnerMetadata(const std::string& name, const std::string& ns = "susan") {
+  return {{"name", name},
+          {"namespace", ns},
+          {"uid", "uid-" + name},
+          {"creationTimestamp", FormatTime(kNow - 60)}};
 }
 
 // A PyTorchJob of a master and `workers` workers, each asking for 2 GPUs.
@@ -510,6 +517,15 @@ TEST(PodGroups, APyTorchJobsPodsAreOneGangOfItsReplicasToldOnThePyTorchJob) {
   EXPECT_NE(waiting->message.find("3 of the 4 pods of group bert"), std::string::npos)
       << waiting->message;
   EXPECT_EQ(PlanCycle(With(pods, owned).view(), {}).pod_releases.size(), 4u);
+  // A pod of Joe's naming Susan's PyTorchJob as its owner borrows neither its
+  // size nor its place in the queue: an owner is of the pod's own namespace.
+  const Json borrower =
+      OwnedBy(AskingPod("joe", "borrower", 2), "kubeflow.org/v1", "PyTorchJob", "bert");
+  const Plan borrowing = PlanCycle(With({borrower}, owned).view(), {});
+  EXPECT_TRUE(borrowing.pod_releases.empty());
+  const EventNote* refused = FindEvent(borrowing, "borrower", "WaitingForPods");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_NE(refused->message.find("not seen yet"), std::string::npos) << refused->message;
   // The PyTorchJob not seen yet (or its kind not served): its gang waits, saying so.
   const Plan unseen = PlanCycle(With(pods).view(), {});
   EXPECT_TRUE(unseen.pod_releases.empty());
@@ -562,9 +578,9 @@ TEST(PodGroups, AnMpiJobsLauncherWaitsAndStopsWithItsWorkers) {
                       {"Worker", {{"replicas", 2}, {"template", TemplateAsking(4)}}}};
   ViewBuilder cluster = GroupCluster()
                             .Project("ann", "ann", 0)
-                            .Owner("MPIJob", {{"metadata", OwnerMetadata("hvd")},
+                            .Owner("MPIJob", {{"metadata", OwnerMetadata("hvd", "ann")},
                                               {"spec", {{"mpiReplicaSpecs", specs}}}});
-  cluster.Owner("Job", OwnedBy({{"metadata", OwnerMetadata("hvd-launcher")}},
+  cluster.Owner("Job", OwnedBy({{"metadata", OwnerMetadata("hvd-launcher", "ann")}},
                                "kubeflow.org/v2beta1", "MPIJob", "hvd"));
   const auto worker = [](int i) {
     return OwnedBy(AskingPod("ann", "hvd-worker-" + std::to_string(i), 4), "kubeflow.org/v2beta1",

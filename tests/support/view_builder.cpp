@@ -210,9 +210,9 @@ ViewBuilder& ViewBuilder::RawPod(const Json& object) {
   return *this;
 }
 
-ViewBuilder& ViewBuilder::BatchJob(const std::string& uid, int parallelism, int completions,
-                                   EpochSeconds created) {
-  Json job = {{"metadata", {{"name", uid}, {"uid", uid}}},
+ViewBuilder& ViewBuilder::BatchJob(const std::string& ns, const std::string& uid, int parallelism,
+                                   int completions, EpochSeconds created) {
+  Json job = {{"metadata", {{"name", uid}, {"namespace", ns}, {"uid", uid}}},
               {"spec", {{"parallelism", parallelism}}}};
   if (created > 0) job["metadata"]["creationTimestamp"] = FormatTime(created);
   if (completions >= 0) job["spec"]["completions"] = completions;

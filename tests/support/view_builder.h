@@ -58,9 +58,9 @@ class ViewBuilder {
 
   // A pod as the API server holds it, decoded as the pod informer decodes it.
   ViewBuilder& RawPod(const Json& object);
-  // A batch/v1 Job as the informer holds it, made at `created` (0: unset).
-  ViewBuilder& BatchJob(const std::string& uid, int parallelism, int completions = -1,
-                        EpochSeconds created = 0);
+  // A batch/v1 Job of `ns` as the informer holds it, made at `created` (0: unset).
+  ViewBuilder& BatchJob(const std::string& ns, const std::string& uid, int parallelism,
+                        int completions = -1, EpochSeconds created = 0);
   // An owner of grouped pods of the kind OwnerKinds() names, as its informer
   // decodes `object`.
   ViewBuilder& Owner(const std::string& kind, const Json& object);

@@ -52,7 +52,7 @@ struct NodeObject {
 // (docs/workloads.md); the pods of a Job that a JobSet or an MPIJob controls
 // are that owner's.
 struct OwnerObject {
-  std::string api_version, kind, name, uid;
+  std::string api_version, kind, ns, name, uid;
   std::string created;  // metadata.creationTimestamp: its gang's place in the queue.
   // Its own controlling owner (a Job's JobSet or MPIJob); "" when none.
   std::string controller_kind, controller_name, controller_uid;
