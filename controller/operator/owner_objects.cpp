@@ -3,6 +3,7 @@
 // GPUs they run at once.
 #include <algorithm>
 
+#include "gpupool/api/json_reader.h"
 #include "gpupool/operator/cluster_view.h"
 
 namespace gpupool::op {
@@ -12,11 +13,8 @@ using nlohmann::json;
 
 constexpr std::int32_t kMostPods = 1 << 20;
 
-const json* Member(const json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  const auto found = object.find(key);
-  return found == object.end() ? nullptr : &*found;
-}
+// `object`'s member `key`; nullptr when it is not an object or lacks it.
+const json* Member(const json& object, const char* key) { return api::Member(&object, key); }
 
 std::string Text(const json& object, const char* key) {
   const json* value = Member(object, key);
