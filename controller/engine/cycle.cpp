@@ -34,25 +34,18 @@ double Ratio(std::int64_t allocated, std::int64_t deserved) {
 
 }  // namespace
 
-Cycle::Cycle(EngineState& state, const PackingModel* model)
+Cycle::Cycle(ClusterState& state, const PackingModel* model)
     : state_(state),
       own_model_(model ? PackingModel({}) : PackingModel::For(state)),
       model_(model ? *model : own_model_),
       placer_(state_, model_),
-      touched_(state_.jobs.size(), 0) {}
+      eligibility_(state_),
+      touched_(state_.jobs.size(), 0),
+      held_rooms_(state_, eligibility_),
+      preemptor_(state_, placer_, eligibility_, touched_) {}
 
 Decisions Cycle::Run() {
-  for (int n = 0; n < static_cast<int>(state_.nodes.size()); ++n) {
-    NodeState& node = state_.nodes[n];
-    node.reserve_target = 0;
-    node.over_target = 0;
-    node.over_priority = 0;
-    node.reserved_over = 0;
-    if (node.reserved_full != 0) state_.SetReserved(n, 0);
-  }
-  reserved_in_slot_.assign(state_.quotas.size(), 0);
-  holder_of_queue_.assign(state_.queues.size(), -1);
-  over_quota_holder_.assign(state_.queues.size(), -1);
+  held_rooms_.StartFull();
   state_.limited_slots.clear();
   over_quota_admitted_.assign(state_.queues.size(), 0);
   // Every pending job ends in one of these: grown once, not entry by entry.
@@ -68,7 +61,7 @@ Decisions Cycle::Run() {
   RunPass(lists, true);
   RunPass(lists, false);
   Finish();
-  RememberReservations();
+  held_rooms_.Remember();
   return std::move(decisions_);
 }
 
@@ -117,7 +110,7 @@ void Cycle::Finish() {
 void Cycle::RetryReclaim() {
   failed_reclaims_.clear();
   spared_memos_.clear();
-  jobs_by_node_ready_ = false;  // Projects may be over quota again: recount.
+  preemptor_.Recount();  // Projects may be over quota again.
   for (auto [job, index, released_then] : retry_reclaim_) {
     const JobState& j = state_.jobs[job];
     const Queue& queue = state_.queues[j.queue].spec;
@@ -265,7 +258,7 @@ Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
   // Preemptible work in a Guaranteed queue runs over quota (pass 2) where it
   // fits free room, stopping nothing, or where its project has no lower-priority
   // work to stop.
-  if (may_borrow && (!HasLowerPriorityWork(j) || !PlaceBest(j, count).replicas.empty()))
+  if (may_borrow && (!preemptor_.HasLowerPriorityWork(j) || !PlaceBest(j, count).replicas.empty()))
     return {false, true};
   // Otherwise its own project's lower-priority jobs may make room for it within
   // quota, before any other project's in-quota work takes what frees up.

@@ -45,31 +45,6 @@ int Cycle::InQuotaCount(const JobState& job) const {
   return 0;
 }
 
-const EngineState::EligibleSet& Cycle::EligibleOf(const JobState& job) {
-  auto id = static_cast<std::size_t>(state_.shapes.ConstraintOf(job));
-  auto& sets = state_.eligible;
-  if (sets.size() <= id) sets.resize(id + 1);
-  if (!sets[id]) {
-    auto set = std::make_unique<EngineState::EligibleSet>();
-    set->probe = ConstraintProbe(job);
-    if (job.queue < 0) {
-      set->nodes = EligibleNodes(state_, job);
-    } else {
-      auto [matches, added] = selector_matches_.try_emplace({job.queue, job.node_selector});
-      if (added) matches->second = SelectorMatches(state_, job);
-      set->nodes = EligibleNodes(state_, job, &matches->second);
-    }
-    set->member.assign(state_.nodes.size(), 0);
-    for (int n : set->nodes) set->member[n] = 1;
-    sets[id] = std::move(set);
-  }
-  return *sets[id];
-}
-
-const std::vector<int>& Cycle::Eligible(const JobState& job) { return EligibleOf(job).nodes; }
-
-const std::vector<char>* Cycle::Member(const JobState& job) { return &EligibleOf(job).member; }
-
 // Tries all wanted replicas, then the gang's minimum. A shape that found no room is
 // not searched again until something is released.
 PlaceResult Cycle::PlaceBest(const JobState& job, int count) {
@@ -122,7 +97,7 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
         reason == PreemptionReason::kReclaim ? ReclaimMessage(state_, j) : InProjectMessage(j);
     decisions_.preemptions.push_back({victim.name, reason, j.name, std::move(message)});
     admission.waits_for.push_back(victim.name);
-    ForgetReclaimable(victim);
+    preemptor_.Forget(victim);
     for (const Placed& p : victim.placed) NoteReleased(p.node);
     // It holds its devices until it is gone: the job takes them over, nobody else
     // gets what the job does not use meanwhile.
@@ -139,6 +114,11 @@ void Cycle::Admit(int job, std::vector<Placed> placed, std::vector<int> victims,
   Touch(job);
 }
 
+void Cycle::DropRoom(int job) {
+  // Room opened there: shapes that failed may fit now.
+  for (int n : held_rooms_.Drop(job)) released_.push_back(n);
+}
+
 void Cycle::Wait(int job, WaitCode code, std::string message) {
   decisions_.waiting.push_back({state_.jobs[job].name, code, std::move(message)});
   waiting_jobs_.push_back(job);
@@ -151,26 +131,17 @@ void Cycle::WaitForCapacity(int job, int count, PlaceFailure failure, bool in_qu
     return;
   }
   if (in_quota) retry_reclaim_.push_back({job, decisions_.waiting.size(), released_.size()});
-  if (MayHoldRoom(j, in_quota)) {
-    reserved_in_slot_[state_.Slot(j.queue, j.project)] |= HeldKind(in_quota);
-    if (!in_quota && over_quota_holder_[j.queue] < 0) over_quota_holder_[j.queue] = job;
-    MilliGpu held = Reserve(job, j.min_replicas, !in_quota);
-    if (in_quota && holder_of_queue_[j.queue] < 0 && held > 0) holder_of_queue_[j.queue] = job;
+  if (held_rooms_.MayHold(j, in_quota)) {
+    MilliGpu held = held_rooms_.Hold(job, in_quota);
     Wait(job, WaitCode::kCapacity, CapacityReason(state_, j, count, held));
     return;
   }
-  int holder = holder_of_queue_[j.queue];
-  bool holder_over_quota = false;
-  if (int over = over_quota_holder_[j.queue];
-      holder < 0 && !in_quota && over >= 0 && state_.jobs[over].priority > j.priority) {
-    holder = over;
-    holder_over_quota = true;
-  }
-  if (holder >= 0 && holder != job && FitsIgnoringReservations(j)) {
+  HeldRooms::Holder holder = held_rooms_.Ahead(j, in_quota);
+  if (holder.job >= 0 && holder.job != job && FitsIgnoringReservations(j)) {
     // Thousands of jobs wait behind a few held rooms: each sentence is written once.
-    std::string& sentence = reserved_sentences_[{holder, j.shape.gpu_milli, j.min_replicas}];
+    std::string& sentence = reserved_sentences_[{holder.job, j.shape.gpu_milli, j.min_replicas}];
     if (sentence.empty()) {
-      sentence = ReservedForOtherReason(j, state_.jobs[holder], holder_over_quota);
+      sentence = ReservedForOtherReason(j, state_.jobs[holder.job], holder.over_quota);
     }
     Wait(job, WaitCode::kReservedForOther, sentence);
     return;
@@ -229,11 +200,12 @@ std::vector<int> Cycle::ReleasedSince(const JobState& job, std::size_t since) {
 // node that holds devices for another job, if they were not held.
 // The answer holds for one shape until something is admitted, released or held.
 bool Cycle::FitsIgnoringReservations(const JobState& job) {
-  std::size_t version = decisions_.admissions.size() + released_.size() + reservations_made_;
+  std::size_t version = decisions_.admissions.size() + released_.size() + held_rooms_.changes();
   auto [known, added] = fits_unreserved_.try_emplace(MemoKey(job, 1), version, false);
   if (!added && known->second.first == version) return known->second.second;
   const std::vector<char>& member = *Member(job);
-  bool fits = std::any_of(reserved_nodes_.begin(), reserved_nodes_.end(),
+  const std::vector<int>& held = held_rooms_.nodes();
+  bool fits = std::any_of(held.begin(), held.end(),
                           [&](int n) { return member[n] && placer_.FitsOneUnreserved(job, n); });
   known->second = {version, fits};
   return fits;

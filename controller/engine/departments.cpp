@@ -12,7 +12,7 @@ __extension__ using Wide = __int128;  // Products of two milli-GPU amounts.
 
 }  // namespace
 
-void EngineState::LoadDepartments(const Snapshot& snapshot) {
+void ClusterState::LoadDepartments(const Snapshot& snapshot) {
   for (const Department& department : snapshot.departments) {
     if (department_index.count(department.name)) continue;
     department_index.emplace(department.name, static_cast<int>(departments.size()));
@@ -20,7 +20,7 @@ void EngineState::LoadDepartments(const Snapshot& snapshot) {
   }
 }
 
-void EngineState::UpsertDepartment(const Department& spec) {
+void ClusterState::UpsertDepartment(const Department& spec) {
   changes.structure = true;
   auto it = department_index.find(spec.name);
   if (it != department_index.end()) {
@@ -33,7 +33,7 @@ void EngineState::UpsertDepartment(const Department& spec) {
 }
 
 // Its projects stay, each with its own quotas as given.
-bool EngineState::RemoveDepartment(const std::string& name) {
+bool ClusterState::RemoveDepartment(const std::string& name) {
   auto it = department_index.find(name);
   if (it == department_index.end()) return false;
   changes.structure = true;
@@ -45,7 +45,7 @@ bool EngineState::RemoveDepartment(const std::string& name) {
   return true;
 }
 
-void EngineState::ApplyDepartments() {
+void ClusterState::ApplyDepartments() {
   if (departments.empty()) return;  // Guarantees stay as given: SetQuotas wrote them.
   standing_changes.all = true;      // Guarantees in force may move in any department.
   for (DepartmentState& department : departments) department.projects.clear();
@@ -84,7 +84,7 @@ void EngineState::ApplyDepartments() {
 
 // Projects whose guarantees together exceed their department's quota each get the
 // same fraction of theirs (rounded down to a milli-GPU), so that they fit.
-void EngineState::ScaleGuarantees(int q, int d) {
+void ClusterState::ScaleGuarantees(int q, int d) {
   DepartmentQuotaState& department = department_quotas[DepartmentSlot(q, d)];
   MilliGpu asked = 0;
   for (int p : departments[d].projects) asked += quotas[Slot(q, p)].gpu_spec;

@@ -8,16 +8,18 @@
 
 namespace gpupool::engine {
 
-class EngineState : public internal::EngineState {
- public:
-  EngineState(const Snapshot& snapshot, Options opts)
-      : internal::EngineState(snapshot, std::move(opts)) {
-    if (options.full_cycle_interval_seconds > 0) EnableTracking();
+// What an Engine keeps between cycles: the state, and the packing models its cycles
+// share.
+struct Engine::Kept {
+  Kept(const Snapshot& snapshot, Options opts) : state(snapshot, std::move(opts)) {
+    if (state.options.full_cycle_interval_seconds > 0) state.EnableTracking();
     // A workload given up front does not change between cycles: score it once.
-    if (options.packing == Packing::kFragmentationAware && !options.expected_workload.empty()) {
-      fixed_model.emplace(options.expected_workload);
+    if (state.options.packing == Packing::kFragmentationAware &&
+        !state.options.expected_workload.empty()) {
+      fixed_model.emplace(state.options.expected_workload);
     }
   }
+  internal::ClusterState state;
   std::optional<internal::PackingModel> fixed_model;
   // Learned by the last full cycle; incremental cycles reuse it.
   std::optional<internal::PackingModel> learned_model;
@@ -32,95 +34,104 @@ class EngineState : public internal::EngineState {
   // off or not started, the interval has passed, a running job became preemptible, or
   // something changed that they cannot follow.
   bool NeedsFullCycle() const {
-    Seconds interval = options.full_cycle_interval_seconds;
-    if (interval <= 0 || !tracking() || changes.structure || !last_full_cycle) return true;
-    if (now - *last_full_cycle >= interval) return true;
-    return !victim_horizon.empty() && victim_horizon.begin()->first <= now;
+    Seconds interval = state.options.full_cycle_interval_seconds;
+    if (interval <= 0 || !state.tracking() || state.changes.structure || !last_full_cycle) {
+      return true;
+    }
+    if (state.now - *last_full_cycle >= interval) return true;
+    return !state.victim_horizon.empty() && state.victim_horizon.begin()->first <= state.now;
   }
 };
 
 Decisions Decide(const Snapshot& snapshot, const Options& options) {
-  internal::EngineState state(snapshot, options);
+  internal::ClusterState state(snapshot, options);
   return internal::Cycle(state).Run();
 }
 
 Engine::Engine(const Snapshot& snapshot, Options options)
-    : state_(std::make_unique<EngineState>(snapshot, std::move(options))) {}
+    : kept_(std::make_unique<Kept>(snapshot, std::move(options))) {}
 Engine::~Engine() = default;
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
 
-void Engine::SetNow(Seconds now) { state_->now = now; }
+void Engine::SetNow(Seconds now) { kept_->state.now = now; }
 
-void Engine::UpsertNode(const Node& node) { state_->UpsertNode(node); }
-bool Engine::RemoveNode(std::string_view node) { return state_->RemoveNode(std::string(node)); }
-void Engine::UpsertQueue(const Queue& queue) { state_->UpsertQueue(queue); }
-bool Engine::RemoveQueue(std::string_view queue) { return state_->RemoveQueue(std::string(queue)); }
-void Engine::UpsertProject(const Project& project) { state_->UpsertProject(project); }
+void Engine::UpsertNode(const Node& node) { kept_->state.UpsertNode(node); }
+bool Engine::RemoveNode(std::string_view node) {
+  return kept_->state.RemoveNode(std::string(node));
+}
+void Engine::UpsertQueue(const Queue& queue) { kept_->state.UpsertQueue(queue); }
+bool Engine::RemoveQueue(std::string_view queue) {
+  return kept_->state.RemoveQueue(std::string(queue));
+}
+void Engine::UpsertProject(const Project& project) { kept_->state.UpsertProject(project); }
 bool Engine::RemoveProject(std::string_view project) {
-  return state_->RemoveProject(std::string(project));
+  return kept_->state.RemoveProject(std::string(project));
 }
 void Engine::UpsertDepartment(const Department& department) {
-  state_->UpsertDepartment(department);
+  kept_->state.UpsertDepartment(department);
 }
 bool Engine::RemoveDepartment(std::string_view department) {
-  return state_->RemoveDepartment(std::string(department));
+  return kept_->state.RemoveDepartment(std::string(department));
 }
 
-void Engine::AddPending(const PendingJob& job) { state_->AddPendingReplacing(job); }
-bool Engine::UpsertPending(const PendingJob& job) { return state_->UpsertPending(job); }
-bool Engine::Finish(std::string_view job) { return state_->RemoveJob(std::string(job)); }
-bool Engine::LoseReplica(std::string_view job) { return state_->RequeueRunning(std::string(job)); }
-bool Engine::UndoAdmission(std::string_view job) {
-  return state_->RequeueRunning(std::string(job));
+void Engine::AddPending(const PendingJob& job) { kept_->state.AddPendingReplacing(job); }
+bool Engine::UpsertPending(const PendingJob& job) { return kept_->state.UpsertPending(job); }
+bool Engine::Finish(std::string_view job) { return kept_->state.RemoveJob(std::string(job)); }
+bool Engine::LoseReplica(std::string_view job) {
+  return kept_->state.RequeueRunning(std::string(job));
 }
-bool Engine::VictimGone(std::string_view job) { return state_->VictimGone(std::string(job)); }
+bool Engine::UndoAdmission(std::string_view job) {
+  return kept_->state.RequeueRunning(std::string(job));
+}
+bool Engine::VictimGone(std::string_view job) { return kept_->state.VictimGone(std::string(job)); }
 
 void Engine::ForEachJob(const std::function<void(const HeldJob&)>& visit) const {
-  for (const internal::JobState& job : state_->jobs) {
+  for (const internal::JobState& job : kept_->state.jobs) {
     if (!job.alive) continue;
     const Held held =
         job.terminating ? Held::kTerminating : (job.running ? Held::kRunning : Held::kPending);
     visit({job.name, job.uid, held});
   }
 }
-bool Engine::HoldsExactly(const RunningJob& job) const { return state_->HoldsExactly(job); }
-bool Engine::HoldsExactly(const PendingJob& job) const { return state_->HoldsExactly(job); }
+bool Engine::HoldsExactly(const RunningJob& job) const { return kept_->state.HoldsExactly(job); }
+bool Engine::HoldsExactly(const PendingJob& job) const { return kept_->state.HoldsExactly(job); }
 bool Engine::Runs(std::string_view job) const {
-  const int index = state_->job_index.Find(job);
-  return index >= 0 && state_->jobs[index].alive && state_->jobs[index].running;
+  const int index = kept_->state.job_index.Find(job);
+  return index >= 0 && kept_->state.jobs[index].alive && kept_->state.jobs[index].running;
 }
 bool Engine::ShownOverQuota(std::string_view job) const {
-  return Runs(job) && state_->jobs[state_->job_index.Find(job)].over_quota;
+  return Runs(job) && kept_->state.jobs[kept_->state.job_index.Find(job)].over_quota;
 }
 
 Decisions Engine::Decide() {
-  if (!state_->NeedsFullCycle()) {
-    return internal::Cycle(*state_, state_->Model()).RunIncremental();
+  if (!kept_->NeedsFullCycle()) {
+    return internal::Cycle(kept_->state, kept_->Model()).RunIncremental();
   }
   return DecideAll();
 }
 
 Decisions Engine::DecideAll() {
-  bool incremental = state_->options.full_cycle_interval_seconds > 0;
+  bool incremental = kept_->state.options.full_cycle_interval_seconds > 0;
   if (incremental) {
-    if (!state_->fixed_model) state_->learned_model.emplace(internal::PackingModel::For(*state_));
+    if (!kept_->fixed_model)
+      kept_->learned_model.emplace(internal::PackingModel::For(kept_->state));
     // What this cycle changes (victims back in the queue) is for the next one.
-    state_->changes = {};
+    kept_->state.changes = {};
   }
-  Decisions decisions = internal::Cycle(*state_, state_->Model()).Run();
+  Decisions decisions = internal::Cycle(kept_->state, kept_->Model()).Run();
   if (incremental) {
-    state_->last_full_cycle = state_->now;
-    auto& horizon = state_->victim_horizon;  // Seen by this cycle.
-    horizon.erase(horizon.begin(), horizon.lower_bound({state_->now + 1, -1}));
+    kept_->last_full_cycle = kept_->state.now;
+    auto& horizon = kept_->state.victim_horizon;  // Seen by this cycle.
+    horizon.erase(horizon.begin(), horizon.lower_bound({kept_->state.now + 1, -1}));
   }
   return decisions;
 }
 
-Snapshot Engine::ToSnapshot() const { return state_->ToSnapshot(); }
-std::size_t Engine::running_count() const { return state_->running_count; }
-std::size_t Engine::pending_count() const { return state_->pending_count; }
-std::size_t Engine::terminating_count() const { return state_->terminating_count; }
-std::size_t Engine::job_memory_bytes() const { return state_->JobMemoryBytes(); }
+Snapshot Engine::ToSnapshot() const { return kept_->state.ToSnapshot(); }
+std::size_t Engine::running_count() const { return kept_->state.running_count; }
+std::size_t Engine::pending_count() const { return kept_->state.pending_count; }
+std::size_t Engine::terminating_count() const { return kept_->state.terminating_count; }
+std::size_t Engine::job_memory_bytes() const { return kept_->state.JobMemoryBytes(); }
 
 }  // namespace gpupool::engine

@@ -14,7 +14,7 @@ auto ShapeFields(const ReplicaShape& s) {
 
 }  // namespace
 
-bool EngineState::HoldsExactly(const RunningJob& spec) const {
+bool ClusterState::HoldsExactly(const RunningJob& spec) const {
   const int index = job_index.Find(spec.name);
   if (index < 0) return false;
   const JobState& job = jobs[index];
@@ -44,7 +44,7 @@ bool EngineState::HoldsExactly(const RunningJob& spec) const {
   return true;
 }
 
-bool EngineState::HoldsExactly(const PendingJob& spec) const {
+bool ClusterState::HoldsExactly(const PendingJob& spec) const {
   const int index = job_index.Find(spec.name);
   if (index < 0) return false;
   const JobState& job = jobs[index];

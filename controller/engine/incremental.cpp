@@ -11,7 +11,7 @@ namespace gpupool::engine::internal {
 
 Decisions Cycle::RunIncremental() {
   incremental_ = true;
-  ContinueReservations();
+  held_rooms_.Continue();
   over_quota_admitted_.assign(state_.queues.size(), 0);
   queued_.assign(state_.jobs.size(), 0);
   ComputeDeserved();
@@ -22,7 +22,7 @@ Decisions Cycle::RunIncremental() {
   std::vector<int> requeued;
   constexpr int kMaxRounds = 64;
   for (int round = 0; round < kMaxRounds; ++round) {
-    EngineState::Changes changes = std::move(state_.changes);
+    ClusterState::Changes changes = std::move(state_.changes);
     state_.changes = {};
     std::erase_if(changes.fresh, [&](int job) {
       if (!Touched(job)) return false;
@@ -33,7 +33,7 @@ Decisions Cycle::RunIncremental() {
     std::sort(released_now_.begin(), released_now_.end());
     released_now_.erase(std::unique(released_now_.begin(), released_now_.end()),
                         released_now_.end());
-    HoldFreedRoom();
+    held_rooms_.HoldFreed(released_now_);
     std::vector<std::vector<int>> lists = Candidates(changes);
     QueueFreedRooms(lists);
     bool any = std::any_of(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); });
@@ -45,7 +45,7 @@ Decisions Cycle::RunIncremental() {
   }
   state_.changes.fresh.insert(state_.changes.fresh.end(), requeued.begin(), requeued.end());
   Finish();
-  RememberReservations();
+  held_rooms_.Remember();
   return std::move(decisions_);
 }
 
@@ -87,7 +87,7 @@ void Cycle::ReclaimFromNewOverQuotaWork(std::size_t since, std::vector<int> node
   }
 }
 
-std::vector<std::vector<int>> Cycle::Candidates(const EngineState::Changes& changes) {
+std::vector<std::vector<int>> Cycle::Candidates(const ClusterState::Changes& changes) {
   std::vector<std::vector<int>> lists(state_.pending.size());
   auto add = [&](int job) {
     const JobState& j = state_.jobs[job];
@@ -134,13 +134,13 @@ bool Cycle::SkipIncremental(int job) {
 // once preemptible work there that the job may take the place of is gone.
 bool Cycle::Helps(const JobState& job, int node) {
   if (placer_.FitsOne(job, node)) return true;
-  MilliGpu room = EngineState::FreeMilli(state_.nodes[node]);
+  MilliGpu room = ClusterState::FreeMilli(state_.nodes[node]);
   for (int v : state_.jobs_on_node[node]) {
     const JobState& victim = state_.jobs[v];
     if (!IsPreemptible(victim.workload_class) || victim.queue != job.queue) continue;
     bool lower_own = victim.project == job.project && victim.priority < job.priority;
-    if (lower_own || (victim.project != job.project && ReclaimableProject(victim))) {
-      room += ReplicaGpu(victim);
+    if (lower_own || (victim.project != job.project && preemptor_.ReclaimableProject(victim))) {
+      room += Preemptor::ReplicaGpu(victim);
     }
   }
   return room >= job.shape.gpu_milli;
@@ -157,6 +157,23 @@ void Cycle::QueueSuccessor(std::vector<int>& list, std::size_t done, int admitte
   queued_[next] = 1;
   auto rest = list.begin() + static_cast<std::ptrdiff_t>(done);
   list.insert(std::upper_bound(rest, list.end(), next, PendingOrder{&state_}), next);
+}
+
+// Jobs whose held room is free now go first in their project's list, each looking
+// through its own room.
+void Cycle::QueueFreedRooms(std::vector<std::vector<int>>& lists) {
+  for (int job : held_rooms_.MarkFreed(released_now_, touched_)) {
+    bool listed = queued_[job] != 0;
+    queued_[job] = 1;  // Not skipped for room others took: its room is its own.
+    if (listed) continue;
+    const JobState& j = state_.jobs[job];
+    std::vector<int>& list = lists[state_.Slot(j.queue, j.project)];
+    list.insert(std::upper_bound(list.begin(), list.end(), job, PendingOrder{&state_}), job);
+  }
+}
+
+void Cycle::OpenFreedRoom(int job, bool in_quota) {
+  if (held_rooms_.TakeFreed(job, in_quota)) DropRoom(job);
 }
 
 }  // namespace gpupool::engine::internal

@@ -18,7 +18,7 @@ JobState ConstraintProbe(const JobState& job) {
 }
 
 // A job deleted and created again under its name is another job: the old one goes.
-int EngineState::AddPendingReplacing(const PendingJob& spec) {
+int ClusterState::AddPendingReplacing(const PendingJob& spec) {
   if (int index = job_index.Find(spec.name); index >= 0) {
     if (jobs[index].uid == spec.uid) return -1;
     RemoveJob(spec.name);
@@ -26,7 +26,7 @@ int EngineState::AddPendingReplacing(const PendingJob& spec) {
   return AddPending(spec);
 }
 
-bool EngineState::RemoveJob(const std::string& name) {
+bool ClusterState::RemoveJob(const std::string& name) {
   const int index = job_index.Find(name);
   if (index < 0) return false;
   DropRoomsOf(index);  // Held for nobody now.
@@ -34,7 +34,7 @@ bool EngineState::RemoveJob(const std::string& name) {
   return true;
 }
 
-bool EngineState::UpsertPending(const PendingJob& spec) {
+bool ClusterState::UpsertPending(const PendingJob& spec) {
   const int index = job_index.Find(spec.name);
   if (index < 0 || jobs[index].uid != spec.uid) return AddPendingReplacing(spec) >= 0;
   if (jobs[index].running || jobs[index].terminating) return false;
@@ -44,21 +44,21 @@ bool EngineState::UpsertPending(const PendingJob& spec) {
   return AddPending(spec) >= 0;
 }
 
-bool EngineState::RequeueRunning(const std::string& name) {
+bool ClusterState::RequeueRunning(const std::string& name) {
   const int index = job_index.Find(name);
   if (index < 0 || !jobs[index].running) return false;
   Requeue(index);
   return true;
 }
 
-bool EngineState::VictimGone(const std::string& name) {
+bool ClusterState::VictimGone(const std::string& name) {
   const int index = job_index.Find(name);
   if (index < 0 || !jobs[index].terminating) return false;
   RequeueHeld(index);
   return true;
 }
 
-void EngineState::Preempt(int index) {
+void ClusterState::Preempt(int index) {
   JobState& job = jobs[index];
   if (!job.running) return;
   NoteRelease(job);
@@ -70,7 +70,7 @@ void EngineState::Preempt(int index) {
   ++terminating_count;
 }
 
-void EngineState::StartHeld(int index, std::vector<Placed> placed) {
+void ClusterState::StartHeld(int index, std::vector<Placed> placed) {
   JobState& job = jobs[index];
   job.placed = std::move(placed);
   job.terminating = true;
@@ -79,14 +79,14 @@ void EngineState::StartHeld(int index, std::vector<Placed> placed) {
   ++terminating_count;
 }
 
-void EngineState::ReleaseHeld(const JobState& job) {
+void ClusterState::ReleaseHeld(const JobState& job) {
   NoteRelease(job);
   Account(job, -1);
   for (const Placed& p : job.placed) Release(job, p);
   --terminating_count;
 }
 
-void EngineState::RequeueHeld(int index) {
+void ClusterState::RequeueHeld(int index) {
   JobState& job = jobs[index];
   ReleaseHeld(job);
   job.placed.clear();

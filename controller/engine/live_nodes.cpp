@@ -9,7 +9,7 @@
 
 namespace gpupool::engine::internal {
 
-void EngineState::UpsertNode(const Node& spec) {
+void ClusterState::UpsertNode(const Node& spec) {
   auto it = node_index.find(spec.name);
   int n = it == node_index.end() ? NewNode(spec.name) : it->second;
   DetachNode(n);
@@ -39,7 +39,7 @@ void EngineState::UpsertNode(const Node& spec) {
   if (tracking_ && node.schedulable) changes.released_nodes.push_back(n);
 }
 
-bool EngineState::RemoveNode(const std::string& name) {
+bool ClusterState::RemoveNode(const std::string& name) {
   auto it = node_index.find(name);
   if (it == node_index.end()) return false;
   int n = it->second;
@@ -70,7 +70,7 @@ bool EngineState::RemoveNode(const std::string& name) {
 }
 
 // A node index: one a removed node left, or a new one every per-node table grows to.
-int EngineState::NewNode(const std::string& name) {
+int ClusterState::NewNode(const std::string& name) {
   int n;
   if (!free_nodes_.empty()) {
     n = free_nodes_.back();
@@ -93,7 +93,7 @@ int EngineState::NewNode(const std::string& name) {
 }
 
 // The node leaves its pools (capacity and free GPUs with it).
-void EngineState::DetachNode(int n) {
+void ClusterState::DetachNode(int n) {
   NodeState& node = nodes[n];
   for (int q : node.queues) {
     QueueState& queue = queues[q];
@@ -106,7 +106,7 @@ void EngineState::DetachNode(int n) {
 }
 
 // The node joins every pool whose selector its labels match.
-void EngineState::AttachNode(int n) {
+void ClusterState::AttachNode(int n) {
   NodeState& node = nodes[n];
   for (int q = 0; q < static_cast<int>(queues.size()); ++q) {
     QueueState& queue = queues[q];
@@ -121,7 +121,7 @@ void EngineState::AttachNode(int n) {
 
 // Limits left to the pool's size follow it. A larger limit may let a job start that
 // waited on it.
-void EngineState::ResolveLimits() {
+void ClusterState::ResolveLimits() {
   std::vector<char> grown(quotas.size(), 0);
   for (std::size_t q = 0; q < queues.size(); ++q) {
     for (std::size_t p = 0; p < projects.size(); ++p) {
@@ -140,7 +140,7 @@ void EngineState::ResolveLimits() {
 }
 
 // Eligible sets, topology domains and the best-fit index after the node changed.
-void EngineState::RefreshNodeCaches(int n) {
+void ClusterState::RefreshNodeCaches(int n) {
   for (auto& set : eligible) {
     if (!set) continue;
     bool member = NodeEligible(*this, set->probe, n);
@@ -159,7 +159,7 @@ void EngineState::RefreshNodeCaches(int n) {
 
 // Running jobs come from the per-node lists while tracking; terminating ones (few,
 // and not in those lists) from a scan.
-std::vector<int> EngineState::JobsOnNode(int n) const {
+std::vector<int> ClusterState::JobsOnNode(int n) const {
   std::vector<int> out;
   if (tracking_ && terminating_count == 0) {
     out = jobs_on_node[n];

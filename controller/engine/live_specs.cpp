@@ -14,7 +14,7 @@ bool Looser(std::int64_t now, std::int64_t was) { return was >= 0 && (now < 0 ||
 
 }  // namespace
 
-void EngineState::UpsertQueue(const Queue& spec) {
+void ClusterState::UpsertQueue(const Queue& spec) {
   changes.structure = true;
   auto it = queue_index.find(spec.name);
   int q;
@@ -42,7 +42,7 @@ void EngineState::UpsertQueue(const Queue& spec) {
   if (tracking_) EnableTracking();
 }
 
-bool EngineState::RemoveQueue(const std::string& name) {
+bool ClusterState::RemoveQueue(const std::string& name) {
   auto it = queue_index.find(name);
   if (it == queue_index.end()) return false;
   int q = it->second;
@@ -68,7 +68,7 @@ bool EngineState::RemoveQueue(const std::string& name) {
 }
 
 // The queue's pool from the node labels, with its capacity and free GPUs.
-void EngineState::SetQueuePool(int q) {
+void ClusterState::SetQueuePool(int q) {
   QueueState& queue = queues[q];
   for (int n : queue.nodes) std::erase(nodes[n].queues, q);
   queue.nodes.clear();
@@ -86,7 +86,7 @@ void EngineState::SetQueuePool(int q) {
 }
 
 // Jobs that named a queue that did not exist belong to it now.
-void EngineState::RebindJobs(const std::string& queue_name) {
+void ClusterState::RebindJobs(const std::string& queue_name) {
   int q = queue_index.at(queue_name);
   for (int j = 0; j < static_cast<int>(jobs.size()); ++j) {
     if (jobs[j].alive && jobs[j].queue < 0 && jobs[j].queue_name == queue_name) Rebind(j, q);
@@ -94,7 +94,7 @@ void EngineState::RebindJobs(const std::string& queue_name) {
 }
 
 // Moves a job to another queue (-1: none) through every index it is in.
-void EngineState::Rebind(int j, int q) {
+void ClusterState::Rebind(int j, int q) {
   JobState& job = jobs[j];
   auto reset_ids = [&] {
     job.queue = q;
@@ -117,7 +117,7 @@ void EngineState::Rebind(int j, int q) {
   }
 }
 
-void EngineState::UpsertProject(const Project& spec) {
+void ClusterState::UpsertProject(const Project& spec) {
   int p = ProjectFor(spec.name);
   projects[p].priority = spec.priority;  // Turn order only: nothing to look at again.
   projects[p].quotas = spec.quotas;
@@ -152,7 +152,7 @@ void EngineState::UpsertProject(const Project& spec) {
   }
 }
 
-bool EngineState::RemoveProject(const std::string& name) {
+bool ClusterState::RemoveProject(const std::string& name) {
   if (!project_index.count(name)) return false;
   UpsertProject(Project{name, 0, {}});  // Its jobs stay, with quota 0.
   return true;

@@ -27,7 +27,7 @@ PackingModel::PackingModel(std::vector<WorkloadShape> shapes, std::size_t max_sh
   shapes_ = std::move(shapes);
 }
 
-PackingModel PackingModel::Learn(const EngineState& state) {
+PackingModel PackingModel::Learn(const ClusterState& state) {
   std::map<std::tuple<MilliGpu, MilliCpu, Bytes>, double> counts;
   for (const JobState& job : state.jobs) {
     if (!job.alive || job.shape.gpu_milli <= 0) continue;
@@ -112,7 +112,7 @@ double PackingModel::WasteAfter(const NodeState& node, std::uint64_t mask, Milli
   return waste;
 }
 
-PackingModel PackingModel::For(const EngineState& state) {
+PackingModel PackingModel::For(const ClusterState& state) {
   if (state.options.packing != Packing::kFragmentationAware) return PackingModel({});
   if (!state.options.expected_workload.empty()) {
     return PackingModel(state.options.expected_workload);

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpupool/engine/engine.h"
+#include "gpupool/engine/options.h"
 #include "state.h"
 
 namespace gpupool::engine::internal {
@@ -18,10 +18,10 @@ class PackingModel {
   explicit PackingModel(std::vector<WorkloadShape> shapes, std::size_t max_shapes = 48);
 
   // Learns the shapes from the replicas of running and pending jobs.
-  static PackingModel Learn(const EngineState& state);
+  static PackingModel Learn(const ClusterState& state);
   // The model the state's options ask for: none for best-fit, the expected workload
   // if given, otherwise learned.
-  static PackingModel For(const EngineState& state);
+  static PackingModel For(const ClusterState& state);
 
   // Expected GPU milli left unused on the node if it were filled with copies of a
   // replica drawn from the shapes: for each shape, the free milli-GPUs minus what

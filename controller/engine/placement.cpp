@@ -44,7 +44,7 @@ bool NodeFits(const NodeState& node, const JobState& job, const bool* selected =
 
 }  // namespace
 
-std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
+std::vector<int> EligibleNodes(const ClusterState& state, const JobState& job,
                                const std::vector<char>* selected) {
   std::vector<int> out;
   if (job.queue < 0) return out;
@@ -56,7 +56,7 @@ std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
   return out;
 }
 
-std::vector<char> SelectorMatches(const EngineState& state, const JobState& job) {
+std::vector<char> SelectorMatches(const ClusterState& state, const JobState& job) {
   const std::vector<int>& pool = state.queues[job.queue].nodes;
   std::vector<char> matches(pool.size());
   for (std::size_t i = 0; i < pool.size(); ++i) {
@@ -65,7 +65,7 @@ std::vector<char> SelectorMatches(const EngineState& state, const JobState& job)
   return matches;
 }
 
-bool NodeEligible(const EngineState& state, const JobState& job, int n) {
+bool NodeEligible(const ClusterState& state, const JobState& job, int n) {
   const NodeState& node = state.nodes[n];
   if (job.queue < 0 || node.removed) return false;
   bool in_pool = std::find(node.queues.begin(), node.queues.end(), job.queue) != node.queues.end();
@@ -329,7 +329,7 @@ std::vector<Placed> Placer::Anywhere(const JobState& job, int count,
 // then the first by name.
 std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
                                         const std::vector<int>& nodes) {
-  const EngineState::Domains& domains = state_.DomainsFor(job.topology.key);
+  const ClusterState::Domains& domains = state_.DomainsFor(job.topology.key);
   // The nodes grouped by domain, in their order within each (a counting sort).
   const std::size_t domain_count = domains.names.size();
   domain_start_.assign(domain_count + 1, 0);
@@ -353,7 +353,7 @@ std::vector<Placed> Placer::InOneDomain(const JobState& job, int count,
       if (h == 0) continue;
       room_.push_back(h);
       total += h;
-      free += EngineState::FreeMilli(state_.nodes[n]);
+      free += ClusterState::FreeMilli(state_.nodes[n]);
     }
     if (total < count) continue;
     std::sort(room_.rbegin(), room_.rend());
@@ -410,7 +410,7 @@ bool Placer::Fits(const JobState& job, int count, const std::vector<int>& all_no
   }
   // Only a required domain can make room that exists elsewhere useless: a preferred
   // one that holds the gang is part of the room anywhere.
-  const EngineState::Domains* domains = nullptr;
+  const ClusterState::Domains* domains = nullptr;
   if (job.topology.mode == TopologyMode::kRequired && !job.topology.key.empty()) {
     domains = &state_.DomainsFor(job.topology.key);
     domain_room_.assign(domains->names.size(), 0);

@@ -14,13 +14,13 @@ namespace gpupool::engine::internal {
 // Nodes that could ever host one replica: in the pool, schedulable, right model,
 // matching the selector, with enough devices.
 // `selected`, when given: SelectorMatches for the job's queue and selector.
-std::vector<int> EligibleNodes(const EngineState& state, const JobState& job,
+std::vector<int> EligibleNodes(const ClusterState& state, const JobState& job,
                                const std::vector<char>* selected = nullptr);
 // Per node of the job's pool (in the pool's order): whether its labels match the job's
 // node selector. Jobs of one queue and selector share it, whatever they ask besides.
-std::vector<char> SelectorMatches(const EngineState& state, const JobState& job);
+std::vector<char> SelectorMatches(const ClusterState& state, const JobState& job);
 // The same test for one node (after the node changed).
-bool NodeEligible(const EngineState& state, const JobState& job, int node);
+bool NodeEligible(const ClusterState& state, const JobState& job, int node);
 
 enum class PlaceFailure { kNone, kCapacity, kTopology };
 
@@ -31,7 +31,7 @@ struct PlaceResult {
 
 class Placer {
  public:
-  Placer(EngineState& state, const PackingModel& model) : state_(state), model_(model) {}
+  Placer(ClusterState& state, const PackingModel& model) : state_(state), model_(model) {}
 
   // Finds room for `count` replicas of `job` among `nodes`, honouring reservations.
   // The state is left as it was.
@@ -102,7 +102,7 @@ class Placer {
   std::vector<Placed> InOneDomain(const JobState& job, int count, const std::vector<int>& nodes);
   std::vector<Placed> Anywhere(const JobState& job, int count, const std::vector<int>& nodes);
 
-  EngineState& state_;
+  ClusterState& state_;
   const PackingModel& model_;
   // Kept between searches so that they allocate nothing once grown: nodes with room
   // (Place), a bitset of them (NodesWithRoom), nodes grouped by domain with each
@@ -117,9 +117,9 @@ class Placer {
     const JobState* job = nullptr;  // Null: nothing tracked.
     int count = 0;
     const std::vector<char>* member = nullptr;
-    const EngineState::Domains* domains = nullptr;  // A required domain's.
-    int room = 0;                                   // Replicas the nodes can host, without domains.
-    int full_domains = 0;                           // With: domains that can host the whole gang.
+    const ClusterState::Domains* domains = nullptr;  // A required domain's.
+    int room = 0;          // Replicas the nodes can host, without domains.
+    int full_domains = 0;  // With: domains that can host the whole gang.
   };
   TrackedRoom tracked_;
   void AddRoom(int node, int sign);

@@ -10,7 +10,7 @@ namespace {
 // Marks the preemptible running jobs of one slot, taken dearest to stop first,
 // after the room its other running work takes from the quota. Appends the jobs
 // whose standing changed.
-void MarkSlot(EngineState& state, std::size_t slot, std::vector<int>& changed) {
+void MarkSlot(ClusterState& state, std::size_t slot, std::vector<int>& changed) {
   const VictimSet& running = state.victims[slot];
   std::vector<InProjectStopKey> keys;
   keys.reserve(running.size());
@@ -41,9 +41,9 @@ void MarkSlot(EngineState& state, std::size_t slot, std::vector<int>& changed) {
 
 }  // namespace
 
-std::vector<int> MarkQuotaStanding(EngineState& state) {
+std::vector<int> MarkQuotaStanding(ClusterState& state) {
   std::vector<int> changed;
-  EngineState::StandingChanges& changes = state.standing_changes;
+  ClusterState::StandingChanges& changes = state.standing_changes;
   std::vector<std::size_t>& slots = changes.slots;
   if (changes.all || state.over_gpu.size() != state.victims.size()) {
     state.over_gpu.assign(state.victims.size(), 0);

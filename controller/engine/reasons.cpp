@@ -9,11 +9,11 @@
 namespace gpupool::engine::internal {
 namespace {
 
-const QuotaState& QuotaOf(const EngineState& state, const JobState& job) {
+const QuotaState& QuotaOf(const ClusterState& state, const JobState& job) {
   return state.quotas[state.Slot(job.queue, job.project)];
 }
 
-const Usage& UsageOf(const EngineState& state, const JobState& job) {
+const Usage& UsageOf(const ClusterState& state, const JobState& job) {
   return state.usage[state.Slot(job.queue, job.project)];
 }
 
@@ -30,13 +30,13 @@ std::string Concat(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-MilliGpu FreeGpus(const EngineState& state, int queue) {
+MilliGpu FreeGpus(const ClusterState& state, int queue) {
   return std::max<MilliGpu>(0, state.queues[queue].free);
 }
 
 // When the project's quota was scaled into its department's: which level set the
 // number the sentence gives. Empty otherwise.
-std::string ScaledBy(const EngineState& state, const JobState& job) {
+std::string ScaledBy(const ClusterState& state, const JobState& job) {
   const QuotaState& quota = QuotaOf(state, job);
   const DepartmentQuotaState* department = state.DepartmentQuotaOf(job.queue, job.project);
   if (!department || quota.gpu >= quota.gpu_spec) return {};
@@ -94,7 +94,7 @@ std::string InvalidRequestReason(const JobState& job) {
   return {};
 }
 
-std::string NoMatchingNodesReason(const EngineState& state, const JobState& job) {
+std::string NoMatchingNodesReason(const ClusterState& state, const JobState& job) {
   std::string out = "no schedulable node of queue " + Quoted(state.queues[job.queue].spec.name) +
                     " can ever hold one replica of " + FormatGpus(job.shape.gpu_milli);
   if (!job.gpu_models.empty()) {
@@ -106,14 +106,15 @@ std::string NoMatchingNodesReason(const EngineState& state, const JobState& job)
   return out;
 }
 
-std::string FixedQuotaReason(const EngineState& state, const JobState& job, int replicas) {
+std::string FixedQuotaReason(const ClusterState& state, const JobState& job, int replicas) {
   return Concat({"project ", job.project_name, " is at its fixed quota of ",
                  FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
                  job.queue_name, " (uses ", FormatGpus(UsageOf(state, job).gpu),
                  ", this job needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
-std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& job, int replicas) {
+std::string NonPreemptibleQuotaReason(const ClusterState& state, const JobState& job,
+                                      int replicas) {
   return Concat({ToString(job.workload_class), " jobs run only within quota: project ",
                  job.project_name, " uses ", FormatGpus(UsageOf(state, job).gpu), " of its ",
                  FormatGpus(QuotaOf(state, job).gpu), ScaledBy(state, job), " in queue ",
@@ -122,7 +123,7 @@ std::string NonPreemptibleQuotaReason(const EngineState& state, const JobState& 
 
 // A project without a limit of its own is bounded by its pool: the message says
 // which, so that nobody looks for a limit that was never set.
-std::string LimitReason(const EngineState& state, const JobState& job, int replicas) {
+std::string LimitReason(const ClusterState& state, const JobState& job, int replicas) {
   const QuotaState& quota = QuotaOf(state, job);
   const std::string uses = FormatGpus(UsageOf(state, job).gpu);
   const std::string needs = FormatGpus(job.shape.gpu_milli * replicas);
@@ -135,7 +136,7 @@ std::string LimitReason(const EngineState& state, const JobState& job, int repli
                  " in queue ", job.queue_name, " (uses ", uses, ", this job needs ", needs, ")"});
 }
 
-std::string DepartmentLimitReason(const EngineState& state, const JobState& job, int replicas) {
+std::string DepartmentLimitReason(const ClusterState& state, const JobState& job, int replicas) {
   const ProjectState& project = state.projects[job.project];
   const DepartmentQuotaState& department = *state.DepartmentQuotaOf(job.queue, job.project);
   return Concat({"department ", project.department_name, " is at its limit of ",
@@ -144,7 +145,7 @@ std::string DepartmentLimitReason(const EngineState& state, const JobState& job,
                  job.project_name, " needs ", FormatGpus(job.shape.gpu_milli * replicas), ")"});
 }
 
-std::string ExceedsLimitReason(const EngineState& state, const JobState& job, int replicas,
+std::string ExceedsLimitReason(const ClusterState& state, const JobState& job, int replicas,
                                bool department) {
   const std::string whose = department ? "department " + state.projects[job.project].department_name
                                        : "project " + job.project_name;
@@ -168,7 +169,7 @@ std::string TopologyReason(const JobState& job, int replicas) {
          DescribeRequest(job, replicas) + " (the pool as a whole has)";
 }
 
-std::string CapacityReason(const EngineState& state, const JobState& job, int replicas,
+std::string CapacityReason(const ClusterState& state, const JobState& job, int replicas,
                            MilliGpu held_for_it) {
   std::string out = "queue " + job.queue_name + " has no room for " +
                     DescribeRequest(job, replicas) + " now (" +
@@ -186,13 +187,13 @@ std::string ReservedForOtherReason(const JobState& job, const JobState& holder, 
                      : ", which is within its quota and waits for room");
 }
 
-std::string ReclaimMessage(const EngineState& state, const JobState& beneficiary) {
+std::string ReclaimMessage(const ClusterState& state, const JobState& beneficiary) {
   return Concat({"reclaimed by project ", beneficiary.project_name, " (below its quota of ",
                  FormatGpus(QuotaOf(state, beneficiary).gpu), " in queue ", beneficiary.queue_name,
                  ") for job ", beneficiary.name});
 }
 
-std::string WaitsForMessage(const EngineState& state, const std::vector<int>& victims,
+std::string WaitsForMessage(const ClusterState& state, const std::vector<int>& victims,
                             PreemptionReason reason) {
   MilliGpu total = 0;
   bool one_project = true;

@@ -19,7 +19,7 @@ const Labels& NoLabels() {
   return none;
 }
 
-const Labels* EngineState::InternSelector(const Labels& selector) {
+const Labels* ClusterState::InternSelector(const Labels& selector) {
   if (selector.empty()) return &NoLabels();
   return &*selectors_.insert(selector).first;
 }
@@ -42,7 +42,7 @@ bool VictimOrder::operator()(int a, int b) const {
   return x.name < y.name;
 }
 
-EngineState::EngineState(const Snapshot& snapshot, Options opts)
+ClusterState::ClusterState(const Snapshot& snapshot, Options opts)
     : now(snapshot.now), options(std::move(opts)) {
   LoadNodes(snapshot);
   LoadQueues(snapshot);
@@ -65,7 +65,7 @@ EngineState::EngineState(const Snapshot& snapshot, Options opts)
   FillOrderedSets();
 }
 
-int EngineState::ProjectFor(const std::string& name) {
+int ClusterState::ProjectFor(const std::string& name) {
   auto it = project_index.find(name);
   if (it != project_index.end()) return it->second;
   int index = static_cast<int>(projects.size());
@@ -109,7 +109,7 @@ int EngineState::ProjectFor(const std::string& name) {
   return index;
 }
 
-int EngineState::NewJob(std::string_view name) {
+int ClusterState::NewJob(std::string_view name) {
   const std::uint32_t hash = job_index.Hash(name);
   if (job_index.Find(name, hash) >= 0) return -1;
   int index = free_jobs_.empty() ? static_cast<int>(jobs.size()) : free_jobs_.back();
@@ -126,7 +126,7 @@ int EngineState::NewJob(std::string_view name) {
 }
 
 template <typename Spec>
-int EngineState::NewJobFrom(const Spec& spec, int project) {
+int ClusterState::NewJobFrom(const Spec& spec, int project) {
   if (project < 0) project = ProjectFor(spec.project);
   int index = NewJob(spec.name);
   if (index < 0) return -1;
@@ -147,7 +147,7 @@ int EngineState::NewJobFrom(const Spec& spec, int project) {
   return index;
 }
 
-int EngineState::AddPending(const PendingJob& spec, int project) {
+int ClusterState::AddPending(const PendingJob& spec, int project) {
   int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
@@ -159,7 +159,7 @@ int EngineState::AddPending(const PendingJob& spec, int project) {
   return index;
 }
 
-int EngineState::AddRunning(const RunningJob& spec, int project) {
+int ClusterState::AddRunning(const RunningJob& spec, int project) {
   int index = NewJobFrom(spec, project);
   if (index < 0) return -1;
   JobState& job = jobs[index];
@@ -189,7 +189,7 @@ int EngineState::AddRunning(const RunningJob& spec, int project) {
 }
 
 // Most jobs of a snapshot name the same few queues, often one after another.
-int EngineState::QueueNamed(const std::string& name) {
+int ClusterState::QueueNamed(const std::string& name) {
   if (last_queue_ >= 0 && name == queues[last_queue_].spec.name) return last_queue_;
   auto it = queue_index.find(name);
   if (it == queue_index.end()) return -1;
@@ -198,7 +198,7 @@ int EngineState::QueueNamed(const std::string& name) {
 
 // Replicas of one node usually come one after another in a snapshot: the last
 // answer is kept.
-int EngineState::NodeNamed(const std::string& name) {
+int ClusterState::NodeNamed(const std::string& name) {
   if (loading_ && last_node_ >= 0 && name == last_node_name_) return last_node_;
   auto it = node_index.find(name);
   last_node_name_ = name;
@@ -206,7 +206,7 @@ int EngineState::NodeNamed(const std::string& name) {
   return last_node_;
 }
 
-const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
+const ClusterState::Domains& ClusterState::DomainsFor(const std::string& key) {
   auto it = domains_.find(key);
   if (it != domains_.end()) return it->second;
   Domains domains;
@@ -229,7 +229,7 @@ const EngineState::Domains& EngineState::DomainsFor(const std::string& key) {
   return domains_.emplace(key, std::move(domains)).first->second;
 }
 
-void EngineState::Unhold(const HeldRoom& room) {
+void ClusterState::Unhold(const HeldRoom& room) {
   for (auto [n, devices] : room.devices) {
     NodeState& node = nodes[n];
     if (room.over_quota) {
@@ -242,7 +242,7 @@ void EngineState::Unhold(const HeldRoom& room) {
   }
 }
 
-void EngineState::DropRoomsOf(int job) {
+void ClusterState::DropRoomsOf(int job) {
   std::erase_if(held_rooms, [&](const HeldRoom& room) {
     if (room.job != job) return false;
     Unhold(room);
@@ -250,7 +250,7 @@ void EngineState::DropRoomsOf(int job) {
   });
 }
 
-void EngineState::DropRoomsOn(int node) {
+void ClusterState::DropRoomsOn(int node) {
   std::erase_if(held_rooms, [&](const HeldRoom& room) {
     bool on = std::any_of(room.devices.begin(), room.devices.end(),
                           [node](std::pair<int, int> held) { return held.first == node; });
@@ -261,18 +261,18 @@ void EngineState::DropRoomsOn(int node) {
   });
 }
 
-void EngineState::SetReserved(int n, int reserved) {
+void ClusterState::SetReserved(int n, int reserved) {
   nodes[n].reserved_full = reserved;
   Reindex(n);
 }
 
-void EngineState::Reindex(int n) {
+void ClusterState::Reindex(int n) {
   if (!indexing_ || nodes[n].stale) return;
   nodes[n].stale = true;
   stale_nodes_.push_back(n);
 }
 
-void EngineState::Flush() {
+void ClusterState::Flush() {
   for (int n : stale_nodes_) {
     NodeState& node = nodes[n];
     node.stale = false;
@@ -304,7 +304,7 @@ std::uint64_t DeviceBits(const NodeState& node, const Placed& placed) {
 
 }  // namespace
 
-void EngineState::Take(const JobState& job, const Placed& placed) {
+void ClusterState::Take(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
@@ -324,7 +324,7 @@ void EngineState::Take(const JobState& job, const Placed& placed) {
   Reindex(placed.node);
 }
 
-void EngineState::Release(const JobState& job, const Placed& placed) {
+void ClusterState::Release(const JobState& job, const Placed& placed) {
   if (placed.node < 0) return;
   NodeState& node = nodes[placed.node];
   MilliGpu per_device = job.shape.gpu_milli < kMilliPerGpu ? job.shape.gpu_milli : kMilliPerGpu;
@@ -344,7 +344,7 @@ void EngineState::Release(const JobState& job, const Placed& placed) {
   Reindex(placed.node);
 }
 
-void EngineState::Account(const JobState& job, int sign) {
+void ClusterState::Account(const JobState& job, int sign) {
   if (job.queue < 0) return;
   Usage& u = usage[Slot(job.queue, job.project)];
   auto count = static_cast<std::int64_t>(job.placed.size());
@@ -361,7 +361,7 @@ void EngineState::Account(const JobState& job, int sign) {
   u.memory += sign * job.shape.memory_bytes * count;
 }
 
-void EngineState::IndexPending(int index, bool insert) {
+void ClusterState::IndexPending(int index, bool insert) {
   JobState& job = jobs[index];
   if (job.queue < 0) {
     if (insert) {
@@ -391,7 +391,7 @@ void EngineState::IndexPending(int index, bool insert) {
   }
 }
 
-void EngineState::IndexRunning(int index, bool insert) {
+void ClusterState::IndexRunning(int index, bool insert) {
   JobState& job = jobs[index];
   if (job.queue >= 0) StandingChanged(Slot(job.queue, job.project));
   if (job.queue >= 0 && IsPreemptible(job.workload_class)) {
@@ -414,7 +414,7 @@ void EngineState::IndexRunning(int index, bool insert) {
   }
 }
 
-void EngineState::Start(int index, std::vector<Placed> placed, Seconds start_time) {
+void ClusterState::Start(int index, std::vector<Placed> placed, Seconds start_time) {
   JobState& job = jobs[index];
   job.placed = std::move(placed);
   job.running = true;
@@ -424,12 +424,12 @@ void EngineState::Start(int index, std::vector<Placed> placed, Seconds start_tim
   IndexRunning(index, true);
 }
 
-void EngineState::Admit(int index, std::vector<Placed> placed) {
+void ClusterState::Admit(int index, std::vector<Placed> placed) {
   IndexPending(index, false);
   Start(index, std::move(placed), now);
 }
 
-void EngineState::Requeue(int index) {
+void ClusterState::Requeue(int index) {
   JobState& job = jobs[index];
   if (!job.running) return;
   NoteRelease(job);
@@ -441,7 +441,7 @@ void EngineState::Requeue(int index) {
   IndexPending(index, true);
 }
 
-void EngineState::Remove(int index) {
+void ClusterState::Remove(int index) {
   JobState& job = jobs[index];
   if (!job.alive) return;
   if (job.terminating) {
@@ -459,7 +459,7 @@ void EngineState::Remove(int index) {
   free_jobs_.push_back(index);
 }
 
-void EngineState::EnableTracking() {
+void ClusterState::EnableTracking() {
   tracking_ = true;
   waiting_groups.clear();
   for (const PendingSet& slot : pending) {
@@ -472,7 +472,7 @@ void EngineState::EnableTracking() {
   }
 }
 
-void EngineState::Track(int index, bool running, bool insert) {
+void ClusterState::Track(int index, bool running, bool insert) {
   const JobState& job = jobs[index];
   if (!running) {
     if (insert) changes.fresh.push_back(index);
@@ -506,7 +506,7 @@ void EngineState::Track(int index, bool running, bool insert) {
 }
 
 // Running work ends (or is preempted): its nodes have room, its project has less.
-void EngineState::NoteRelease(const JobState& job) {
+void ClusterState::NoteRelease(const JobState& job) {
   if (!tracking_) return;
   for (const Placed& p : job.placed) {
     if (p.node >= 0) changes.released_nodes.push_back(p.node);

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpupool/engine/engine.h"
+#include "gpupool/engine/options.h"
 #include "gpupool/engine/snapshot.h"
 #include "name_index.h"
 #include "node_set.h"
@@ -101,7 +101,7 @@ struct JobState {
   std::string queue_name;
   std::string project_name;
   TopologyRequest topology;
-  // Interned (EngineState::InternSelector): jobs asking for the same labels share one
+  // Interned (ClusterState::InternSelector): jobs asking for the same labels share one
   // copy, so equal selectors have equal pointers.
   const Labels* node_selector = &NoLabels();
   std::vector<std::string> gpu_models;
@@ -160,11 +160,11 @@ struct DepartmentState {
   bool removed = false;       // Deleted: kept so indexes stay.
 };
 
-class EngineState;
+class ClusterState;
 
 // Pending jobs of one project and queue, best first: priority, arrival, name.
 struct PendingOrder {
-  const EngineState* state;
+  const ClusterState* state;
   bool operator()(int a, int b) const;
 };
 // Running preemptible jobs of one project and queue, lowest priority first (then
@@ -172,15 +172,15 @@ struct PendingOrder {
 // find them by, not the order victims are chosen in (that is CheaperToStop,
 // victim_order.h).
 struct VictimOrder {
-  const EngineState* state;
+  const ClusterState* state;
   bool operator()(int a, int b) const;
 };
 using PendingSet = std::pmr::set<int, PendingOrder>;
 using VictimSet = std::pmr::set<int, VictimOrder>;
 
-class EngineState {
+class ClusterState {
  public:
-  EngineState(const Snapshot& snapshot, Options options);
+  ClusterState(const Snapshot& snapshot, Options options);
 
   // Tens of thousands of small nodes (ordered sets, the name index) come from one
   // pool: cheaper to allocate one by one and to free all at once. Declared first,
@@ -439,7 +439,7 @@ class EngineState {
   std::vector<int> stale_nodes_;
 };
 
-std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job);
+std::vector<ReplicaPlacement> ExportReplicas(const ClusterState& state, const JobState& job);
 // A job holding only what decides where it may run (queue, size, selector, models,
 // topology).
 JobState ConstraintProbe(const JobState& job);
@@ -454,7 +454,7 @@ inline MilliGpu NodeFree(const NodeState& node) {
   for (std::int32_t used : node.used) free += DeviceFree(used);
   return free - node.unmanaged_gpus * kMilliPerGpu;
 }
-inline MilliGpu EngineState::FreeMilli(const NodeState& node) {
+inline MilliGpu ClusterState::FreeMilli(const NodeState& node) {
   return std::max<MilliGpu>(0, NodeFree(node));
 }
 // Whole devices one replica occupies: a fraction takes one device.

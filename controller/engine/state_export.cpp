@@ -6,7 +6,7 @@
 namespace gpupool::engine::internal {
 namespace {
 
-std::vector<ReplicaPlacement> ExportPlacement(const EngineState& state, const JobState& job) {
+std::vector<ReplicaPlacement> ExportPlacement(const ClusterState& state, const JobState& job) {
   std::vector<ReplicaPlacement> replicas;
   replicas.reserve(job.placed.size());
   for (const Placed& placed : job.placed) {
@@ -34,11 +34,11 @@ std::size_t LabelBytes(const Labels& labels) {
 
 }  // namespace
 
-std::vector<ReplicaPlacement> ExportReplicas(const EngineState& state, const JobState& job) {
+std::vector<ReplicaPlacement> ExportReplicas(const ClusterState& state, const JobState& job) {
   return ExportPlacement(state, job);
 }
 
-Snapshot EngineState::ToSnapshot() const {
+Snapshot ClusterState::ToSnapshot() const {
   Snapshot snapshot;
   snapshot.now = now;
   std::vector<int> exported(nodes.size(), -1);  // Removed nodes are left out.
@@ -79,7 +79,7 @@ Snapshot EngineState::ToSnapshot() const {
   return snapshot;
 }
 
-void EngineState::ExportProjects(Snapshot& snapshot) const {
+void ClusterState::ExportProjects(Snapshot& snapshot) const {
   for (std::size_t p = 0; p < projects.size(); ++p) {
     Project project{projects[p].name, projects[p].priority, {}, projects[p].department_name};
     for (std::size_t q = 0; q < queues.size(); ++q) {
@@ -92,7 +92,7 @@ void EngineState::ExportProjects(Snapshot& snapshot) const {
   }
 }
 
-void EngineState::ExportJobs(Snapshot& snapshot) const {
+void ClusterState::ExportJobs(Snapshot& snapshot) const {
   for (const JobState& job : jobs) {
     if (!job.alive) continue;
     if (job.running || job.terminating) {
@@ -139,7 +139,7 @@ void EngineState::ExportJobs(Snapshot& snapshot) const {
   }
 }
 
-std::size_t EngineState::JobMemoryBytes() const {
+std::size_t ClusterState::JobMemoryBytes() const {
   std::size_t bytes = jobs.capacity() * sizeof(JobState);
   for (const JobState& job : jobs) {
     bytes += StringBytes(job.name) + StringBytes(job.uid) + StringBytes(job.queue_name) +

@@ -10,7 +10,7 @@ namespace gpupool::engine::internal {
 // Each set is filled in its order, every insertion hinted at the end: no tree
 // search. Sorting keys held side by side is far cheaper than comparing through
 // the job table at every level of a tree.
-void EngineState::FillOrderedSets() {
+void ClusterState::FillOrderedSets() {
   struct Key {
     int priority;
     Seconds time;
@@ -42,7 +42,7 @@ void EngineState::FillOrderedSets() {
   loaded_victims_ = {};
 }
 
-void EngineState::BuildNodeIndexes() {
+void ClusterState::BuildNodeIndexes() {
   by_available_.assign(65, {});
   for (NodeSet& bucket : by_available_) bucket.Resize(nodes.size());
   shared_nodes_.Resize(nodes.size());
@@ -58,7 +58,7 @@ void EngineState::BuildNodeIndexes() {
   Flush();
 }
 
-void EngineState::LoadNodes(const Snapshot& snapshot) {
+void ClusterState::LoadNodes(const Snapshot& snapshot) {
   nodes.reserve(snapshot.nodes.size());
   node_index.reserve(snapshot.nodes.size());
   for (const Node& node : snapshot.nodes) {
@@ -76,7 +76,7 @@ void EngineState::LoadNodes(const Snapshot& snapshot) {
 }
 
 // The node's devices and what unmanaged pods use of them, before any job of ours.
-void EngineState::SetDevices(NodeState& state, const Node& node) {
+void ClusterState::SetDevices(NodeState& state, const Node& node) {
   auto gpus = static_cast<std::size_t>(std::clamp(node.gpus, 0, 64));
   state.used.assign(gpus, 0);
   state.unmanaged_milli.clear();
@@ -96,7 +96,7 @@ void EngineState::SetDevices(NodeState& state, const Node& node) {
       static_cast<int>(std::count(state.used.begin(), state.used.end(), 0)) - state.unmanaged_gpus;
 }
 
-void EngineState::LoadQueues(const Snapshot& snapshot) {
+void ClusterState::LoadQueues(const Snapshot& snapshot) {
   for (const Queue& queue : snapshot.queues) {
     if (queue_index.count(queue.name)) continue;
     int index = static_cast<int>(queues.size());
@@ -116,7 +116,7 @@ void EngineState::LoadQueues(const Snapshot& snapshot) {
   }
 }
 
-std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
+std::vector<int> ClusterState::LoadProjects(const Snapshot& snapshot) {
   LoadDepartments(snapshot);
   for (const Project& project : snapshot.projects) {
     if (project_index.count(project.name)) continue;
@@ -143,7 +143,7 @@ std::vector<int> EngineState::LoadProjects(const Snapshot& snapshot) {
 }
 
 // The project's quota objects applied to every queue (none: quota 0, no limit).
-void EngineState::SetQuotas(int p) {
+void ClusterState::SetQuotas(int p) {
   for (std::size_t q = 0; q < queues.size(); ++q) {
     if (queues[q].removed) continue;
     ProjectQuota spec{queues[q].spec.name};

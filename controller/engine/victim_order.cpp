@@ -7,14 +7,15 @@ namespace gpupool::engine::internal {
 namespace {
 
 // The tiebreak for one job: the one started last first, then by UID, then by name.
-bool LaterThenUid(const EngineState& state, int a, int b) {
+bool LaterThenUid(const ClusterState& state, int a, int b) {
   const JobState& x = state.jobs[a];
   const JobState& y = state.jobs[b];
   if (x.start_time != y.start_time) return x.start_time > y.start_time;
   return std::tie(x.uid, x.name) < std::tie(y.uid, y.name);
 }
 
-bool TiebreakFirst(const EngineState& state, const std::vector<int>& a, const std::vector<int>& b) {
+bool TiebreakFirst(const ClusterState& state, const std::vector<int>& a,
+                   const std::vector<int>& b) {
   return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
                                       [&](int x, int y) { return LaterThenUid(state, x, y); });
 }
@@ -70,7 +71,7 @@ double OverShare(MilliGpu allocated, MilliGpu deserved) {
   return allocated > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
 
-void StopCost::Add(const EngineState& state, const JobState& victim, double over_share) {
+void StopCost::Add(const ClusterState& state, const JobState& victim, double over_share) {
   MilliGpu victim_gpu = state.JobGpu(victim, static_cast<int>(victim.placed.size()));
   if (!state.departments.empty() && !state.DepartmentOverQuota(victim.queue, victim.project)) {
     outside_departments_over_quota = true;
@@ -83,24 +84,24 @@ void StopCost::Add(const EngineState& state, const JobState& victim, double over
   latest_start = std::max(latest_start, victim.start_time);
 }
 
-void VictimCost::Add(const EngineState& state, int job, double over_share) {
+void VictimCost::Add(const ClusterState& state, int job, double over_share) {
   cost.Add(state, state.jobs[job], over_share);
   auto at = std::lower_bound(jobs.begin(), jobs.end(), job,
                              [&](int a, int b) { return LaterThenUid(state, a, b); });
   jobs.insert(at, job);
 }
 
-bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b) {
+bool CheaperToStop(const ClusterState& state, const VictimCost& a, const VictimCost& b) {
   if (int c = CompareCost(a.cost, b.cost)) return c < 0;  // 1. to 6.
   return TiebreakFirst(state, a.jobs, b.jobs);            // 7.
 }
 
-bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
+bool CheaperToStop(const ClusterState& state, const LoneVictim& a, const LoneVictim& b) {
   if (int c = CompareCost(a.cost, b.cost)) return c < 0;
   return LaterThenUid(state, a.job, b.job);
 }
 
-InProjectStopKey InProjectStopKey::Of(const EngineState& state, int job) {
+InProjectStopKey InProjectStopKey::Of(const ClusterState& state, int job) {
   const JobState& j = state.jobs[job];
   MilliGpu gpu = state.JobGpu(j, static_cast<int>(j.placed.size()));
   return {j.priority, gpu * SinceCheckpoint(j, state.now), gpu, j.start_time, &j.uid, &j.name, job};
@@ -114,14 +115,14 @@ bool operator<(const InProjectStopKey& a, const InProjectStopKey& b) {
   return std::tie(*a.uid, *a.name) < std::tie(*b.uid, *b.name);
 }
 
-bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b) {
+bool FewerVictimsFirst(const ClusterState& state, const VictimCost& a, const VictimCost& b) {
   if (int c = CompareStanding(a.cost, b.cost)) return c < 0;
   if (a.jobs.size() != b.jobs.size()) return a.jobs.size() < b.jobs.size();
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
   return TiebreakFirst(state, a.jobs, b.jobs);
 }
 
-bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b) {
+bool FewerVictimsFirst(const ClusterState& state, const LoneVictim& a, const LoneVictim& b) {
   if (int c = CompareStanding(a.cost, b.cost)) return c < 0;
   if (int c = CompareFewest(a.cost, b.cost)) return c < 0;
   return LaterThenUid(state, a.job, b.job);

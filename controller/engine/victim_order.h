@@ -26,7 +26,7 @@ struct StopCost {
   Seconds latest_start = std::numeric_limits<Seconds>::min();  // Of the youngest victim.
 
   // `over_share`: the victim's project's allocation / deserved share.
-  void Add(const EngineState& state, const JobState& victim, double over_share);
+  void Add(const ClusterState& state, const JobState& victim, double over_share);
 };
 
 // A set of victims with its cost; the victims in the tiebreak's order (criterion 7).
@@ -34,7 +34,7 @@ struct VictimCost {
   StopCost cost;
   std::vector<int> jobs;
 
-  void Add(const EngineState& state, int job, double over_share);
+  void Add(const ClusterState& state, int job, double over_share);
   bool empty() const { return jobs.empty(); }
 };
 
@@ -68,9 +68,9 @@ double OverShare(MilliGpu allocated, MilliGpu deserved);
 //   7. the tiebreak between sets that destroy the same work: the victims compared in
 //      order, each the one started last first, then by UID (a name decides only
 //      between jobs without UIDs, which no cluster has; never an internal index).
-bool CheaperToStop(const EngineState& state, const VictimCost& a, const VictimCost& b);
+bool CheaperToStop(const ClusterState& state, const VictimCost& a, const VictimCost& b);
 // The same order for single victims (sets of one).
-bool CheaperToStop(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
+bool CheaperToStop(const ClusterState& state, const LoneVictim& a, const LoneVictim& b);
 // The same order between running jobs of one project, as a key: criteria 3 to 5 and
 // 7 (criteria 1 and 6 tie there, and 2 is the standing this order decides,
 // quota_standing.h). `a < b` when `a` is cheaper to stop.
@@ -83,7 +83,7 @@ struct InProjectStopKey {
   const std::string* name = nullptr;
   int job = -1;
 
-  static InProjectStopKey Of(const EngineState& state, int job);
+  static InProjectStopKey Of(const ClusterState& state, int job);
   friend bool operator<(const InProjectStopKey& a, const InProjectStopKey& b);
 };
 
@@ -91,7 +91,7 @@ struct InProjectStopKey {
 // compare the two: 1. as 1 and 2 above; 2. fewer victims; 3. fewer GPUs; 4. lower
 // highest priority; 5. the project further over its share; 6. the younger youngest
 // victim; 7. as 7 above.
-bool FewerVictimsFirst(const EngineState& state, const VictimCost& a, const VictimCost& b);
-bool FewerVictimsFirst(const EngineState& state, const LoneVictim& a, const LoneVictim& b);
+bool FewerVictimsFirst(const ClusterState& state, const VictimCost& a, const VictimCost& b);
+bool FewerVictimsFirst(const ClusterState& state, const LoneVictim& a, const LoneVictim& b);
 
 }  // namespace gpupool::engine::internal

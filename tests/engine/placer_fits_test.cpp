@@ -23,14 +23,14 @@ struct RealisticPlacer {
     spec.fill = fill;
     return bench::BuildRealisticCluster(spec).snapshot;
   }
-  EngineState state;
+  ClusterState state;
   PackingModel model;
   Placer placer;
 };
 
 void ExpectFitsAgreesWithPlace(double fill) {
   RealisticPlacer realistic(fill);
-  EngineState& state = realistic.state;
+  ClusterState& state = realistic.state;
   Placer& placer = realistic.placer;
   int fits = 0;
   int fails = 0;
@@ -57,7 +57,7 @@ void ExpectFitsAgreesWithPlace(double fill) {
 // against Fits summing it again after each change.
 void ExpectTrackedRoomAgreesWithFits(double fill) {
   RealisticPlacer realistic(fill);
-  EngineState& state = realistic.state;
+  ClusterState& state = realistic.state;
   Placer& placer = realistic.placer;
   std::vector<int> running;
   for (int j = 0; j < static_cast<int>(state.jobs.size()); ++j) {
