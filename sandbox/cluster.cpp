@@ -5,6 +5,7 @@
 #include "gpupool/api/json_reader.h"
 #include "sandbox/api_error.h"
 #include "sandbox/http/body_limits.h"
+#include "sandbox/rules/kind_rules.h"
 #include "sandbox/store/encoding.h"
 #include "sandbox/store/events.h"
 #include "sandbox/store/managed_fields.h"
@@ -94,17 +95,16 @@ void KeepAllButStatus(const Json& old, Json& object) {
   }
 }
 
-// Namespaces are named by DNS-1123 labels, services by DNS-1035 labels.
+// Most kinds are named by DNS-1123 subdomains; a few by labels (kind_rules.h).
 NameSyntax NameSyntaxOf(const ResourceType& resource) {
-  if (!resource.group.empty()) return NameSyntax::kSubdomain;
-  if (resource.kind == "Namespace") return NameSyntax::kLabel;
-  return resource.kind == "Service" ? NameSyntax::kDns1035Label : NameSyntax::kSubdomain;
+  const KindRules* rules = RulesFor(resource);
+  return rules ? rules->name_syntax : NameSyntax::kSubdomain;
 }
 
 // Built-in kinds with a spec whose objects the real server gives no generation.
 bool SpecWithoutGeneration(const ResourceType& resource) {
-  return resource.group.empty() &&
-         (resource.kind == "Namespace" || resource.kind == "Service" || resource.kind == "Node");
+  const KindRules* rules = RulesFor(resource);
+  return rules && rules->without_generation;
 }
 
 // Compares in place: copying both objects cost more than the comparison.

@@ -6,6 +6,7 @@
 #include "sandbox/http/http_server.h"
 #include "sandbox/http/http_util.h"
 #include "sandbox/http/table.h"
+#include "sandbox/rules/kind_rules.h"
 #include "sandbox/store/events.h"
 #include "sandbox/store/managed_fields.h"
 
@@ -63,7 +64,8 @@ void WriteObject(httplib::Response& response, int status, const ResourceType& re
 // Pods and services answer a DELETE with the object, as their real storage
 // does; other kinds removed at once answer with a Status naming what went.
 bool ReturnsDeletedObject(const ResourceType& resource) {
-  return resource.group.empty() && (resource.kind == "Pod" || resource.kind == "Service");
+  const KindRules* rules = RulesFor(resource);
+  return rules && rules->delete_returns_object;
 }
 
 Json DeletedStatus(const ResourceType& resource, const Json& object) {

@@ -1,6 +1,6 @@
 // Per-kind rules applied to writes before they are stored: defaults,
-// validation (built-ins, pods, CRDs, custom resources), and the side effects
-// of CRDs on what the server serves.
+// validation (built-ins through their table, kind_rules.h; custom resources
+// against their CRD), and the side effects of CRDs on what the server serves.
 #pragma once
 
 #include <atomic>
@@ -55,10 +55,6 @@ class Admission {
  private:
   void CheckCustomResource(const ResourceType& resource, Json& object, WriteOptions& options,
                            const Json* old = nullptr, const std::string& subresource = "");
-  void DefaultService(Json& service);
-  void CheckBuiltin(const ResourceType& resource, Json& object, const WriteOptions& options);
-  // `old` is the stored Event of an update, null for a create.
-  void CheckEvent(const Json& event, const WriteOptions& options, const Json* old);
 
   ResourceRegistry& resources_;
   std::atomic<uint32_t> allocated_ips_{0};  // creates are admitted in parallel

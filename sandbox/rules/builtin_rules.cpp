@@ -72,4 +72,37 @@ api::FieldErrors ValidateLeaseSpec(const Json& lease) {
   return errors;
 }
 
+void DefaultNamespace(Json& name_space) {
+  name_space["spec"] = {{"finalizers", Json::array({"kubernetes"})}};
+  name_space["status"] = {{"phase", "Active"}};
+  auto& labels = name_space["metadata"]["labels"];
+  labels["kubernetes.io/metadata.name"] = name_space["metadata"].value("name", "");
+}
+
+void DefaultService(Json& service, std::atomic<uint32_t>& allocated_ips) {
+  auto& spec = service["spec"];
+  if (!spec.is_object()) spec = Json::object();
+  if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  // An ExternalName service is a DNS alias: it gets no cluster IP.
+  if (spec.value("type", "") == "ExternalName") return;
+  if (!spec.contains("clusterIP")) {
+    const uint32_t n = ++allocated_ips;
+    spec["clusterIP"] = "10.96." + std::to_string((n >> 8) & 0xFF) + "." + std::to_string(n & 0xFF);
+  }
+  spec["clusterIPs"] = Json::array({spec["clusterIP"]});
+  if (spec.contains("ports") && spec["ports"].is_array()) {
+    for (auto& port : spec["ports"]) {
+      if (port.is_object() && !port.contains("protocol")) port["protocol"] = "TCP";
+      if (port.is_object() && !port.contains("targetPort") && port.contains("port")) {
+        port["targetPort"] = port["port"];
+      }
+    }
+  }
+}
+
+void DefaultPreemptionPolicy(Json& priority_class) {
+  if (!priority_class.contains("preemptionPolicy"))
+    priority_class["preemptionPolicy"] = "PreemptLowerPriority";
+}
+
 }  // namespace gpupool::sandbox

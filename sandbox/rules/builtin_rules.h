@@ -1,8 +1,11 @@
 // Checks the real server makes while decoding and validating built-in kinds
 // that have no richer rules file of their own: MicroTime fields (Leases,
-// Events) and Lease specs.
+// Events) and Lease specs; and the defaults of Namespaces, Services and
+// PriorityClasses.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,5 +25,13 @@ void CheckMicroTimes(const std::string& kind, const Json& object,
 api::FieldErrors ValidateConfigMapSize(const Json& config_map);
 // Errors in a Lease's spec (durations and transition counts).
 api::FieldErrors ValidateLeaseSpec(const Json& lease);
+
+// A new namespace's finalizer, phase and name label.
+void DefaultNamespace(Json& name_space);
+// A service gets its type and a cluster IP as the real allocator would give
+// one (headless services keep "None"); `allocated_ips` counts those given.
+void DefaultService(Json& service, std::atomic<uint32_t>& allocated_ips);
+// A PriorityClass preempts lower priorities unless it says otherwise.
+void DefaultPreemptionPolicy(Json& priority_class);
 
 }  // namespace gpupool::sandbox

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sandbox/rules/install_resources.h"
+#include "sandbox/rules/kind_rules.h"
 #include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -69,11 +70,9 @@ ResourcePtr BuiltinResource(std::string group, std::string version, std::string 
   resource->kind = std::move(kind);
   resource->namespaced = namespaced;
   resource->short_names = std::move(short_names);
-  // The served kinds the real server puts in the category `all` (`kubectl get all`).
-  const bool in_all = resource->group.empty()
-                          ? resource->kind == "Pod" || resource->kind == "Service"
-                          : resource->kind == "Deployment";
-  if (in_all) resource->categories = {"all"};
+  // The category `all` (`kubectl get all`) holds the kinds their rules put there.
+  const KindRules* rules = RulesFor(*resource);
+  if (rules && rules->in_category_all) resource->categories = {"all"};
   resource->status_subresource = status;
   resource->selectable_fields = std::move(fields);
   return WithFieldNames(std::move(resource));
