@@ -28,16 +28,34 @@ function(gpupool_warnings target)
                                            -Wno-missing-field-initializers)
 endfunction()
 
-# gpupool_module(<name> [DEPS <targets>...])
-# Builds every .cpp below the calling folder into the static library
+# gpupool_module(<name> SOURCES <files>... [DEPS <targets>...])
+# Builds the listed sources of the calling folder into the static library
 # gpupool_<name>, with include/ as its public include path.
 function(gpupool_module name)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
-  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
-  add_library(gpupool_${name} STATIC ${sources})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  gpupool_check_source_list("${ARG_SOURCES}")
+  add_library(gpupool_${name} STATIC ${ARG_SOURCES})
   target_include_directories(gpupool_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(gpupool_${name} PUBLIC ${ARG_DEPS})
   gpupool_warnings(gpupool_${name})
+endfunction()
+
+# A module lists its sources; a .cpp in its folder that the list leaves out (or a
+# listed one that is missing) stops the configure instead of going unbuilt.
+# EXCLUDE: files of the folder built by another target.
+function(gpupool_check_source_list listed)
+  cmake_parse_arguments(ARG "" "" "EXCLUDE" ${ARGN})
+  file(GLOB present CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
+       ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  list(REMOVE_ITEM present ${ARG_EXCLUDE})
+  set(unlisted ${present})
+  list(REMOVE_ITEM unlisted ${listed})
+  set(missing ${listed})
+  list(REMOVE_ITEM missing ${present})
+  if(unlisted OR missing)
+    message(FATAL_ERROR "${CMAKE_CURRENT_SOURCE_DIR}/CMakeLists.txt: sources not listed: "
+                        "${unlisted}; listed but missing: ${missing}")
+  endif()
 endfunction()
 
 # The real control planes end-to-end tests run on: the version folders of
@@ -103,6 +121,8 @@ function(gpupool_test_suite name)
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   add_executable(${name}_tests ${sources})
   target_link_libraries(${name}_tests PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  # Tests may read a module's private headers: "<module>/<header>.h".
+  target_include_directories(${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/controller)
   target_compile_definitions(${name}_tests PRIVATE
     GPUPOOL_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     GPUPOOL_BINARY="$<TARGET_FILE:gpupool>")
@@ -134,6 +154,8 @@ function(gpupool_benchmark name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} benchmark::benchmark)
+  # Benchmarks may read a module's private headers: "<module>/<header>.h".
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/controller)
   target_compile_definitions(${name} PRIVATE GPUPOOL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   gpupool_warnings(${name})
 endfunction()

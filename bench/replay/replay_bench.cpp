@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "gpupool/replay/engine_placer.h"
 #include "gpupool/replay/engine_scheduler.h"
-#include "gpupool/replay/fragmentation.h"
 #include "gpupool/replay/traces.h"
+#include "replay/engine_placer.h"
+#include "replay/fragmentation.h"
 
 namespace gpupool::replay {
 namespace {

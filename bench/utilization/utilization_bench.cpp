@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "gpupool/utilization/prometheus_text.h"
+#include "utilization/prometheus_text.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "gpupool/kube/errors.h"
-#include "gpupool/operator/priority_classes.h"
+#include "priority_classes.h"
 
 namespace gpupool::op {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "cycle_state.h"
-#include "gpupool/operator/job_utilization.h"
+#include "job_utilization.h"
 
 namespace gpupool::op::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpupool/operator/job_utilization.h"
+#include "job_utilization.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/operator/priority_classes.h"
+#include "priority_classes.h"
 
 namespace gpupool::op::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpupool/operator/priority_classes.h"
+#include "priority_classes.h"
 
 #include <spdlog/spdlog.h>
 

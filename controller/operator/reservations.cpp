@@ -4,7 +4,7 @@
 #include <set>
 
 #include "gpupool/common/stable_hash.h"
-#include "gpupool/operator/priority_classes.h"
+#include "priority_classes.h"
 
 namespace gpupool::op::internal {
 namespace {

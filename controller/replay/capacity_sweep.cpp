@@ -1,9 +1,9 @@
-#include "gpupool/replay/capacity_sweep.h"
+#include "capacity_sweep.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "gpupool/replay/svg_chart.h"
+#include "svg_chart.h"
 
 namespace gpupool::replay {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "gpupool/replay/event_queue.h"
+#include "event_queue.h"
 
 namespace gpupool::replay {
 

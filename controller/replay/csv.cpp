@@ -1,4 +1,4 @@
-#include "gpupool/replay/csv.h"
+#include "csv.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "gpupool/replay/engine_placer.h"
+#include "engine_placer.h"
 
 #include <map>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "gpupool/replay/event_queue.h"
+#include "event_queue.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,9 +1,9 @@
-#include "gpupool/replay/frag_report.h"
+#include "frag_report.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "gpupool/replay/svg_chart.h"
+#include "svg_chart.h"
 
 namespace gpupool::replay {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpupool/replay/fragmentation.h"
+#include "fragmentation.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,10 +1,10 @@
-#include "gpupool/replay/philly_report.h"
+#include "philly_report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
-#include "gpupool/replay/svg_chart.h"
+#include "svg_chart.h"
 
 namespace gpupool::replay {
 namespace {

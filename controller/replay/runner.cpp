@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <future>
 
-#include "gpupool/replay/capacity_sweep.h"
-#include "gpupool/replay/csv.h"
-#include "gpupool/replay/engine_placer.h"
+#include "capacity_sweep.h"
+#include "csv.h"
+#include "engine_placer.h"
+#include "frag_report.h"
 #include "gpupool/replay/engine_scheduler.h"
-#include "gpupool/replay/frag_report.h"
-#include "gpupool/replay/philly_report.h"
 #include "gpupool/replay/traces.h"
+#include "philly_report.h"
 
 namespace gpupool::replay {
 namespace {

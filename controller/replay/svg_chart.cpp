@@ -1,4 +1,4 @@
-#include "gpupool/replay/svg_chart.h"
+#include "svg_chart.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "gpupool/replay/csv.h"
+#include "csv.h"
 
 namespace gpupool::replay {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpupool/utilization/prometheus_text.h"
+#include "prometheus_text.h"
 
 #include <cmath>
 #include <cstdlib>

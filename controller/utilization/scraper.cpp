@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "gpupool/utilization/prometheus_text.h"
+#include "prometheus_text.h"
 
 namespace gpupool::utilization {
 namespace {

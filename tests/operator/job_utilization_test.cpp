@@ -1,6 +1,6 @@
 // A job's utilization from DCGM readings: its pods' own series, or for a
 // fraction the series of the device it shares, whichever pod the exporter names.
-#include "gpupool/operator/job_utilization.h"
+#include "operator/job_utilization.h"
 
 #include <gtest/gtest.h>
 

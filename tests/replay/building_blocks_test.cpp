@@ -2,10 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpupool/replay/event_queue.h"
 #include "gpupool/replay/quotas.h"
 #include "gpupool/replay/stats.h"
-#include "gpupool/replay/svg_chart.h"
+#include "replay/event_queue.h"
+#include "replay/svg_chart.h"
 
 namespace gpupool::replay {
 namespace {

@@ -1,6 +1,6 @@
 // The capacity sweep's arithmetic: GPUs needed for a mean wait, the ratio between
 // policies, and the chart.
-#include "gpupool/replay/capacity_sweep.h"
+#include "replay/capacity_sweep.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "gpupool/replay/philly_report.h"
+#include "replay/philly_report.h"
 
 namespace gpupool::replay {
 namespace {

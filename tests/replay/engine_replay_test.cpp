@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "gpupool/replay/engine_placer.h"
 #include "gpupool/replay/engine_scheduler.h"
-#include "gpupool/replay/fragmentation.h"
 #include "gpupool/replay/runner.h"
+#include "replay/engine_placer.h"
+#include "replay/fragmentation.h"
 #include "test_files.h"
 
 namespace gpupool::replay {

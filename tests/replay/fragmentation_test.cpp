@@ -1,12 +1,12 @@
-#include "gpupool/replay/fragmentation.h"
+#include "replay/fragmentation.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "gpupool/replay/frag_report.h"
 #include "gpupool/replay/traces.h"
+#include "replay/frag_report.h"
 #include "test_files.h"
 
 namespace gpupool::replay {

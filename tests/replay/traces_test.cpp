@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpupool/replay/csv.h"
+#include "replay/csv.h"
 #include "test_files.h"
 
 namespace gpupool::replay {

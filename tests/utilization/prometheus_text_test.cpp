@@ -1,6 +1,6 @@
 // The exposition format reader against real exporter pages and hostile ones:
 // every malformed line is skipped and counted, the good ones still count.
-#include "gpupool/utilization/prometheus_text.h"
+#include "utilization/prometheus_text.h"
 
 #include <gtest/gtest.h>
 

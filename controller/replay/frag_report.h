@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/replay/fragmentation.h"
+#include "fragmentation.h"
 
 namespace gpupool::replay {
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fragmentation.h"
 #include "gpupool/engine/engine.h"
-#include "gpupool/replay/fragmentation.h"
 
 namespace gpupool::replay {
 
