@@ -70,7 +70,8 @@ ApiError Conflict(const std::string& resource, const std::string& name, const st
                   Details(resource, name));
 }
 
-ApiError Invalid(const std::string& kind, const std::string& name, const api::FieldErrors& errors) {
+ApiError Invalid(const std::string& kind, const std::string& name,
+                 const json::FieldErrors& errors) {
   // Every error is a cause; the message names each distinct one once, as the
   // real server's aggregate does.
   Json causes = Json::array();

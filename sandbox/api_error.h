@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
@@ -35,7 +35,7 @@ Json SuccessStatus(const Json& details = nullptr);
 ApiError NotFound(const std::string& resource, const std::string& name);
 ApiError AlreadyExists(const std::string& resource, const std::string& name);
 ApiError Conflict(const std::string& resource, const std::string& name, const std::string& why);
-ApiError Invalid(const std::string& kind, const std::string& name, const api::FieldErrors& errors);
+ApiError Invalid(const std::string& kind, const std::string& name, const json::FieldErrors& errors);
 ApiError BadRequest(const std::string& message);
 ApiError Forbidden(const std::string& resource, const std::string& name, const std::string& why);
 ApiError Expired(const std::string& message);

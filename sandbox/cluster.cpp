@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/api/json_reader.h"
+#include "gpupool/json/json_reader.h"
 #include "sandbox/api_error.h"
 #include "sandbox/http/body_limits.h"
 #include "sandbox/rules/kind_rules.h"
@@ -212,15 +212,15 @@ Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, co
   CreateInputs inputs;
   inputs.webhooks = ReadWebhookInputs(resource, ns, object);
   if (!resource.group.empty() || resource.kind != "Pod") return inputs;
-  const Json* spec = api::Member(&object, "spec");
-  const Json* class_name = api::Member(spec, "priorityClassName");
+  const Json* spec = json::Member(&object, "spec");
+  const Json* class_name = json::Member(spec, "priorityClassName");
   const std::string name =
       class_name && class_name->is_string() ? class_name->get<std::string>() : "";
   const auto chosen =
       name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
   inputs.priority_class_name = chosen ? chosen->name : "";
   if (chosen) inputs.priority_class = ParsedClass(chosen);
-  const Json* account = api::Member(spec, "serviceAccountName");
+  const Json* account = json::Member(spec, "serviceAccountName");
   inputs.service_account = account && account->is_string() && !account->get<std::string>().empty()
                                ? account->get<std::string>()
                                : "default";
@@ -244,7 +244,7 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
     metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
   }
   const std::string name = metadata.value("name", "");
-  api::FieldErrors errors = ValidateObjectName(name, "metadata.name", NameSyntaxOf(resource));
+  json::FieldErrors errors = ValidateObjectName(name, "metadata.name", NameSyntaxOf(resource));
   for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
     errors.insert(errors.end(), more.begin(), more.end());
   }

@@ -5,8 +5,8 @@ namespace gpupool::kube::bench {
 nlohmann::json MakePod(int index, int resource_version) {
   std::string job = "sweep-" + std::to_string(index / 8);
   std::string name = job + "-worker-" + std::to_string(index % 8);
-  using nlohmann::json;
-  json condition = {{"type", "Ready"},
+  using Json = nlohmann::json;
+  Json condition = {{"type", "Ready"},
                     {"status", "True"},
                     {"lastProbeTime", nullptr},
                     {"lastTransitionTime", "2026-11-20T10:00:00Z"}};
@@ -21,7 +21,7 @@ nlohmann::json MakePod(int index, int resource_version) {
         {"creationTimestamp", "2026-11-20T10:00:00Z"},
         {"labels", {{"gpupool.dev/job", job}, {"gpupool.dev/queue", "train"}, {"app", "trainer"}}},
         {"annotations", {{"gpupool.dev/device", "0"}}},
-        {"ownerReferences", json::array({{{"apiVersion", "gpupool.dev/v1alpha1"},
+        {"ownerReferences", Json::array({{{"apiVersion", "gpupool.dev/v1alpha1"},
                                           {"kind", "TrainingJob"},
                                           {"name", job},
                                           {"uid", "7a7a7a7a-1111-4222-8333-444455556666"},
@@ -33,25 +33,25 @@ nlohmann::json MakePod(int index, int resource_version) {
         {"priorityClassName", "gpupool-train"},
         {"restartPolicy", "Never"},
         {"containers",
-         json::array(
+         Json::array(
              {{{"name", "trainer"},
                {"image", "registry.example.com/ml/trainer:2.3.1"},
-               {"command", json::array({"python", "train.py", "--epochs=30"})},
-               {"env", json::array({{{"name", "WORLD_SIZE"}, {"value", "8"}},
+               {"command", Json::array({"python", "train.py", "--epochs=30"})},
+               {"env", Json::array({{{"name", "WORLD_SIZE"}, {"value", "8"}},
                                     {{"name", "RANK"}, {"value", std::to_string(index % 8)}},
                                     {{"name", "MASTER_ADDR"}, {"value", job + "-0." + job}}})},
                {"resources",
                 {{"requests", {{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}}},
                  {"limits", {{"nvidia.com/gpu", "1"}}}}}}})},
         {"tolerations",
-         json::array(
+         Json::array(
              {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
         {"nodeSelector", {{"gpupool.dev/pool", "train"}}}}},
       {"status",
        {{"phase", "Running"},
         {"podIP", "10.1.2.3"},
         {"startTime", "2026-11-20T10:00:05Z"},
-        {"conditions", json::array({condition, condition, condition})}}}};
+        {"conditions", Json::array({condition, condition, condition})}}}};
 }
 
 std::string MakeWatchStream(int count, int distinct_pods) {
@@ -66,7 +66,7 @@ std::string MakeWatchStream(int count, int distinct_pods) {
 }
 
 api::Pod DecodeApiPod(const nlohmann::json& object) {
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   return api::DecodePod(object, errors);
 }
 

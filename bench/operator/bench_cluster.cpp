@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "chart_defaults.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/errors.h"
 
@@ -59,7 +59,7 @@ ProcessUse UseOf(pid_t pid) {
 std::vector<Json> ManifestObjects(const std::string& kind) {
   std::vector<Json> objects;
   for (const Json& object :
-       api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml")))
+       json::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml")))
     if (object.value("kind", "") == kind) objects.push_back(object);
   return objects;
 }

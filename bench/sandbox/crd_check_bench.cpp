@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "sandbox/rules/crd.h"
 
 namespace gpupool::sandbox {
@@ -15,7 +15,7 @@ namespace {
 
 const ResourceType& TrainingJobs() {
   static const ResourcePtr resource = [] {
-    Json crd = api::LoadYamlFile(GPUPOOL_SOURCE_DIR "/crds/trainingjobs.gpupool.dev.yaml").at(0);
+    Json crd = json::LoadYamlFile(GPUPOOL_SOURCE_DIR "/crds/trainingjobs.gpupool.dev.yaml").at(0);
     crd["metadata"]["creationTimestamp"] = "2026-11-27T03:00:00Z";
     EstablishCrd(crd);
     return ServedResources(crd).at(0);

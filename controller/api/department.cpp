@@ -7,11 +7,12 @@
 namespace gpupool::api {
 namespace {
 
-DepartmentQuota ReadDepartmentQuota(JsonReader& item) {
+DepartmentQuota ReadDepartmentQuota(json::JsonReader& item) {
   DepartmentQuota quota;
-  quota.queue = item.String("queue", Presence::kRequired).value_or("");
+  quota.queue = item.String("queue", json::Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
-  quota.gpu = ReadNonNegativeQuantity(item, "gpu", Presence::kRequired).value_or(Quantity{});
+  quota.gpu =
+      ReadNonNegativeQuantity(item, "gpu", json::Presence::kRequired).value_or(json::Quantity{});
   quota.limit = ReadNonNegativeQuantity(item, "limit");
   if (quota.limit && quota.limit->milli < quota.gpu.milli) item.Error("limit", "must be >= gpu");
   auto weight = item.Int32("overQuotaWeight");
@@ -20,10 +21,10 @@ DepartmentQuota ReadDepartmentQuota(JsonReader& item) {
   return quota;
 }
 
-DepartmentSpec ReadDepartmentSpec(JsonReader& spec) {
+DepartmentSpec ReadDepartmentSpec(json::JsonReader& spec) {
   DepartmentSpec result;
   std::set<std::string> seen;
-  spec.ForEachItem("quotas", [&](JsonReader& item) {
+  spec.ForEachItem("quotas", [&](json::JsonReader& item) {
     DepartmentQuota quota = ReadDepartmentQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
@@ -33,16 +34,16 @@ DepartmentSpec ReadDepartmentSpec(JsonReader& spec) {
   return result;
 }
 
-DepartmentStatus ReadDepartmentStatus(JsonReader& reader) {
+DepartmentStatus ReadDepartmentStatus(json::JsonReader& reader) {
   DepartmentStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");
   status.allocated = reader.QuantityField("allocated");
   status.over_quota = reader.QuantityField("overQuota");
   status.projects = reader.StringList("projects");
-  reader.ForEachItem("queues", [&](JsonReader& item) {
+  reader.ForEachItem("queues", [&](json::JsonReader& item) {
     DepartmentQueueUsage entry;
-    entry.queue = item.String("queue", Presence::kRequired).value_or("");
+    entry.queue = item.String("queue", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);
     status.queues.push_back(std::move(entry));
   });
@@ -78,8 +79,8 @@ Json StatusToJson(const DepartmentStatus& status) {
 
 }  // namespace
 
-Department DecodeDepartment(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Department>(object, errors, "Department", Presence::kOptional,
+Department DecodeDepartment(const Json& object, json::FieldErrors& errors) {
+  return DecodeKind<Department>(object, errors, "Department", json::Presence::kOptional,
                                 ReadDepartmentSpec, ReadDepartmentStatus);
 }
 

@@ -3,14 +3,14 @@
 namespace gpupool::api {
 namespace {
 
-std::vector<OwnerReference> ReadOwnerReferences(JsonReader& meta) {
+std::vector<OwnerReference> ReadOwnerReferences(json::JsonReader& meta) {
   std::vector<OwnerReference> refs;
-  meta.ForEachItem("ownerReferences", [&](JsonReader& item) {
+  meta.ForEachItem("ownerReferences", [&](json::JsonReader& item) {
     OwnerReference ref;
-    ref.api_version = item.String("apiVersion", Presence::kRequired).value_or("");
-    ref.kind = item.String("kind", Presence::kRequired).value_or("");
-    ref.name = item.String("name", Presence::kRequired).value_or("");
-    ref.uid = item.String("uid", Presence::kRequired).value_or("");
+    ref.api_version = item.String("apiVersion", json::Presence::kRequired).value_or("");
+    ref.kind = item.String("kind", json::Presence::kRequired).value_or("");
+    ref.name = item.String("name", json::Presence::kRequired).value_or("");
+    ref.uid = item.String("uid", json::Presence::kRequired).value_or("");
     ref.controller = item.Bool("controller").value_or(false);
     refs.push_back(std::move(ref));
   });
@@ -30,11 +30,11 @@ Json OwnerReferencesToJson(const std::vector<OwnerReference>& refs) {
 
 }  // namespace
 
-ObjectMeta ReadObjectMeta(JsonReader& parent, Presence name_presence) {
+ObjectMeta ReadObjectMeta(json::JsonReader& parent, json::Presence name_presence) {
   ObjectMeta meta;
   const Json* metadata = parent.Object("metadata", name_presence);
   if (!metadata) return meta;
-  JsonReader reader(*metadata, parent, "metadata");
+  json::JsonReader reader(*metadata, parent, "metadata");
   meta.name = reader.String("name", name_presence).value_or("");
   meta.namespace_ = reader.String("namespace").value_or("");
   meta.uid = reader.String("uid").value_or("");
@@ -86,12 +86,12 @@ void WriteObjectMeta(const ObjectMeta& meta, Json& metadata) {
   }
 }
 
-std::vector<Condition> ReadConditions(JsonReader& parent) {
+std::vector<Condition> ReadConditions(json::JsonReader& parent) {
   std::vector<Condition> conditions;
-  parent.ForEachItem("conditions", [&](JsonReader& item) {
+  parent.ForEachItem("conditions", [&](json::JsonReader& item) {
     Condition condition;
-    condition.type = item.String("type", Presence::kRequired).value_or("");
-    condition.status = item.String("status", Presence::kRequired).value_or("");
+    condition.type = item.String("type", json::Presence::kRequired).value_or("");
+    condition.status = item.String("status", json::Presence::kRequired).value_or("");
     condition.reason = item.String("reason").value_or("");
     condition.message = item.String("message").value_or("");
     condition.last_transition_time = item.String("lastTransitionTime").value_or("");
@@ -125,12 +125,12 @@ const Condition* FindCondition(const std::vector<Condition>& conditions, const s
   return nullptr;
 }
 
-GpuUsage ReadGpuUsage(JsonReader& item) {
+GpuUsage ReadGpuUsage(json::JsonReader& item) {
   GpuUsage usage;
-  usage.guaranteed = item.QuantityField("guaranteed").value_or(Quantity{});
-  usage.allocated = item.QuantityField("allocated").value_or(Quantity{});
-  usage.over_quota = item.QuantityField("overQuota").value_or(Quantity{});
-  usage.pending = item.QuantityField("pending").value_or(Quantity{});
+  usage.guaranteed = item.QuantityField("guaranteed").value_or(json::Quantity{});
+  usage.allocated = item.QuantityField("allocated").value_or(json::Quantity{});
+  usage.over_quota = item.QuantityField("overQuota").value_or(json::Quantity{});
+  usage.pending = item.QuantityField("pending").value_or(json::Quantity{});
   return usage;
 }
 
@@ -156,12 +156,13 @@ void SetOrEraseObject(Json& object, const char* key, Json value) {
   }
 }
 
-void ExpectTypeMeta(JsonReader& reader, const std::string& api_version, const std::string& kind) {
-  auto got_version = reader.String("apiVersion", Presence::kRequired);
+void ExpectTypeMeta(json::JsonReader& reader, const std::string& api_version,
+                    const std::string& kind) {
+  auto got_version = reader.String("apiVersion", json::Presence::kRequired);
   if (got_version && *got_version != api_version) {
     reader.Error("apiVersion", "must be " + api_version + ", got " + *got_version);
   }
-  auto got_kind = reader.String("kind", Presence::kRequired);
+  auto got_kind = reader.String("kind", json::Presence::kRequired);
   if (got_kind && *got_kind != kind) reader.Error("kind", "must be " + kind + ", got " + *got_kind);
 }
 

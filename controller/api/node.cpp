@@ -3,19 +3,19 @@
 namespace gpupool::api {
 namespace {
 
-std::vector<Taint> ReadTaints(JsonReader& spec) {
+std::vector<Taint> ReadTaints(json::JsonReader& spec) {
   std::vector<Taint> taints;
-  spec.ForEachItem("taints", [&](JsonReader& item) {
-    taints.push_back({item.String("key", Presence::kRequired).value_or(""),
+  spec.ForEachItem("taints", [&](json::JsonReader& item) {
+    taints.push_back({item.String("key", json::Presence::kRequired).value_or(""),
                       item.String("value").value_or(""),
-                      item.String("effect", Presence::kRequired).value_or("")});
+                      item.String("effect", json::Presence::kRequired).value_or("")});
   });
   return taints;
 }
 
-bool ReadReady(JsonReader& status) {
+bool ReadReady(json::JsonReader& status) {
   bool ready = false;
-  status.ForEachItem("conditions", [&](JsonReader& item) {
+  status.ForEachItem("conditions", [&](json::JsonReader& item) {
     if (item.String("type") == "Ready") ready = item.String("status") == "True";
   });
   return ready;
@@ -23,21 +23,22 @@ bool ReadReady(JsonReader& status) {
 
 }  // namespace
 
-Node DecodeNode(const Json& object, FieldErrors& errors) {
+Node DecodeNode(const Json& object, json::FieldErrors& errors) {
   Node node;
-  JsonReader root(object, "", errors);
-  node.metadata = ReadObjectMeta(root, Presence::kRequired);
+  json::JsonReader root(object, "", errors);
+  node.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, root, "spec");
+    json::JsonReader reader(*spec, root, "spec");
     node.unschedulable = reader.Bool("unschedulable").value_or(false);
     node.taints = ReadTaints(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
+    json::JsonReader reader(*status, root, "status");
     node.allocatable = ReadResourceList(reader, "allocatable");
     if (const Json* allocatable = reader.Object("allocatable")) {
-      JsonReader resources(*allocatable, reader, "allocatable");
-      node.allocatable_pods = resources.QuantityField("pods").value_or(Quantity{}).milli / 1000;
+      json::JsonReader resources(*allocatable, reader, "allocatable");
+      node.allocatable_pods =
+          resources.QuantityField("pods").value_or(json::Quantity{}).milli / 1000;
     }
     node.ready = ReadReady(reader);
   }

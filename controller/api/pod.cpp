@@ -6,10 +6,10 @@ namespace gpupool::api {
 namespace {
 
 // Requests, falling back to limits per resource as the API server defaults them.
-ResourceAmounts ContainerRequests(JsonReader& container) {
+ResourceAmounts ContainerRequests(json::JsonReader& container) {
   const Json* resources = container.Object("resources");
   if (!resources) return {};
-  JsonReader reader(*resources, container, "resources");
+  json::JsonReader reader(*resources, container, "resources");
   ResourceAmounts requests = ReadResourceList(reader, "requests");
   ResourceAmounts limits = ReadResourceList(reader, "limits");
   if (!reader.Has("requests") || requests.gpu_milli == 0) requests.gpu_milli = limits.gpu_milli;
@@ -18,9 +18,9 @@ ResourceAmounts ContainerRequests(JsonReader& container) {
   return requests;
 }
 
-ResourceAmounts SumContainers(JsonReader& spec, std::string_view key, bool take_max) {
+ResourceAmounts SumContainers(json::JsonReader& spec, std::string_view key, bool take_max) {
   ResourceAmounts total;
-  spec.ForEachItem(key, [&](JsonReader& container) {
+  spec.ForEachItem(key, [&](json::JsonReader& container) {
     ResourceAmounts one = ContainerRequests(container);
     if (take_max) {
       total.gpu_milli = std::max(total.gpu_milli, one.gpu_milli);
@@ -35,53 +35,53 @@ ResourceAmounts SumContainers(JsonReader& spec, std::string_view key, bool take_
   return total;
 }
 
-std::vector<NodeSelectorRequirement> ReadTerm(JsonReader& term) {
+std::vector<NodeSelectorRequirement> ReadTerm(json::JsonReader& term) {
   std::vector<NodeSelectorRequirement> requirements;
-  term.ForEachItem("matchExpressions", [&](JsonReader& item) {
+  term.ForEachItem("matchExpressions", [&](json::JsonReader& item) {
     NodeSelectorRequirement requirement;
-    requirement.key = item.String("key", Presence::kRequired).value_or("");
-    requirement.op = item.String("operator", Presence::kRequired).value_or("");
+    requirement.key = item.String("key", json::Presence::kRequired).value_or("");
+    requirement.op = item.String("operator", json::Presence::kRequired).value_or("");
     requirement.values = item.StringList("values");
     requirements.push_back(std::move(requirement));
   });
   return requirements;
 }
 
-std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(JsonReader& spec) {
+std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(json::JsonReader& spec) {
   std::vector<std::vector<NodeSelectorRequirement>> terms;
   const Json* affinity = spec.Object("affinity");
   if (!affinity) return terms;
-  JsonReader affinity_reader(*affinity, spec, "affinity");
+  json::JsonReader affinity_reader(*affinity, spec, "affinity");
   const Json* node_affinity = affinity_reader.Object("nodeAffinity");
   if (!node_affinity) return terms;
-  JsonReader node_reader(*node_affinity, affinity_reader, "nodeAffinity");
+  json::JsonReader node_reader(*node_affinity, affinity_reader, "nodeAffinity");
   constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
   const Json* required = node_reader.Object(kRequired);
   if (!required) return terms;
-  JsonReader selector(*required, node_reader, kRequired);
+  json::JsonReader selector(*required, node_reader, kRequired);
   selector.ForEachItem("nodeSelectorTerms",
-                       [&](JsonReader& term) { terms.push_back(ReadTerm(term)); });
+                       [&](json::JsonReader& term) { terms.push_back(ReadTerm(term)); });
   return terms;
 }
 
-std::vector<Toleration> ReadTolerations(JsonReader& spec) {
+std::vector<Toleration> ReadTolerations(json::JsonReader& spec) {
   std::vector<Toleration> tolerations;
-  spec.ForEachItem("tolerations", [&](JsonReader& item) {
+  spec.ForEachItem("tolerations", [&](json::JsonReader& item) {
     tolerations.push_back({item.String("key").value_or(""), item.String("operator").value_or(""),
                            item.String("value").value_or(""), item.String("effect").value_or("")});
   });
   return tolerations;
 }
 
-std::vector<std::string> ReadGates(JsonReader& spec) {
+std::vector<std::string> ReadGates(json::JsonReader& spec) {
   std::vector<std::string> gates;
-  spec.ForEachItem("schedulingGates", [&](JsonReader& item) {
-    gates.push_back(item.String("name", Presence::kRequired).value_or(""));
+  spec.ForEachItem("schedulingGates", [&](json::JsonReader& item) {
+    gates.push_back(item.String("name", json::Presence::kRequired).value_or(""));
   });
   return gates;
 }
 
-void ReadPodSpec(JsonReader& spec, Pod& pod) {
+void ReadPodSpec(json::JsonReader& spec, Pod& pod) {
   pod.node_name = spec.String("nodeName").value_or("");
   pod.scheduler_name = spec.String("schedulerName").value_or("");
   pod.priority_class_name = spec.String("priorityClassName").value_or("");
@@ -112,10 +112,10 @@ std::optional<int32_t> FirstExitCode(const Json& status) {
   return std::nullopt;
 }
 
-void ReadPodStatus(JsonReader& status, const Json& raw, Pod& pod) {
+void ReadPodStatus(json::JsonReader& status, const Json& raw, Pod& pod) {
   pod.phase = status.String("phase").value_or("");
   pod.start_time = status.String("startTime");
-  status.ForEachItem("conditions", [&](JsonReader& item) {
+  status.ForEachItem("conditions", [&](json::JsonReader& item) {
     pod.conditions.push_back({item.String("type").value_or(""), item.String("status").value_or(""),
                               item.String("reason").value_or(""),
                               item.String("message").value_or("")});
@@ -125,28 +125,28 @@ void ReadPodStatus(JsonReader& status, const Json& raw, Pod& pod) {
 
 }  // namespace
 
-ResourceAmounts ReadResourceList(JsonReader& reader, std::string_view key) {
+ResourceAmounts ReadResourceList(json::JsonReader& reader, std::string_view key) {
   ResourceAmounts amounts;
   const Json* list = reader.Object(key);
   if (!list) return amounts;
-  JsonReader resources(*list, reader, key);
-  amounts.gpu_milli = resources.QuantityField(kGpuResource).value_or(Quantity{}).milli;
-  amounts.cpu_milli = resources.QuantityField("cpu").value_or(Quantity{}).milli;
-  int64_t memory_milli = resources.QuantityField("memory").value_or(Quantity{}).milli;
+  json::JsonReader resources(*list, reader, key);
+  amounts.gpu_milli = resources.QuantityField(kGpuResource).value_or(json::Quantity{}).milli;
+  amounts.cpu_milli = resources.QuantityField("cpu").value_or(json::Quantity{}).milli;
+  int64_t memory_milli = resources.QuantityField("memory").value_or(json::Quantity{}).milli;
   amounts.memory_bytes = (memory_milli + 999) / 1000;
   return amounts;
 }
 
-Pod DecodePod(const Json& object, FieldErrors& errors) {
+Pod DecodePod(const Json& object, json::FieldErrors& errors) {
   Pod pod;
-  JsonReader root(object, "", errors);
-  pod.metadata = ReadObjectMeta(root, Presence::kRequired);
+  json::JsonReader root(object, "", errors);
+  pod.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    JsonReader reader(*spec, root, "spec");
+    json::JsonReader reader(*spec, root, "spec");
     ReadPodSpec(reader, pod);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
+    json::JsonReader reader(*status, root, "status");
     ReadPodStatus(reader, *status, pod);
   }
   return pod;

@@ -7,11 +7,12 @@
 namespace gpupool::api {
 namespace {
 
-QueueQuota ReadQueueQuota(JsonReader& item) {
+QueueQuota ReadQueueQuota(json::JsonReader& item) {
   QueueQuota quota;
-  quota.queue = item.String("queue", Presence::kRequired).value_or("");
+  quota.queue = item.String("queue", json::Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
-  quota.gpu = ReadNonNegativeQuantity(item, "gpu", Presence::kRequired).value_or(Quantity{});
+  quota.gpu =
+      ReadNonNegativeQuantity(item, "gpu", json::Presence::kRequired).value_or(json::Quantity{});
   quota.limit = ReadNonNegativeQuantity(item, "limit");
   if (quota.limit && quota.limit->milli < quota.gpu.milli) {
     item.Error("limit", "must be >= gpu");
@@ -24,10 +25,10 @@ QueueQuota ReadQueueQuota(JsonReader& item) {
   return quota;
 }
 
-std::vector<QueueQuota> ReadQueueQuotas(JsonReader& spec) {
+std::vector<QueueQuota> ReadQueueQuotas(json::JsonReader& spec) {
   std::vector<QueueQuota> quotas;
   std::set<std::string> seen;
-  spec.ForEachItem("quotas", [&](JsonReader& item) {
+  spec.ForEachItem("quotas", [&](json::JsonReader& item) {
     QueueQuota quota = ReadQueueQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
@@ -37,16 +38,16 @@ std::vector<QueueQuota> ReadQueueQuotas(JsonReader& spec) {
   return quotas;
 }
 
-ProjectSpec ReadProjectSpec(JsonReader& spec) {
+ProjectSpec ReadProjectSpec(json::JsonReader& spec) {
   ProjectSpec result;
-  result.namespaces = spec.StringList("namespaces", Presence::kRequired);
+  result.namespaces = spec.StringList("namespaces", json::Presence::kRequired);
   if (spec.Has("namespaces") && result.namespaces.empty() && spec.errors().empty()) {
     spec.Error("namespaces", "must list at least one namespace");
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < result.namespaces.size(); ++i) {
     const auto& name = result.namespaces[i];
-    auto path = [&] { return Child(spec.PathOf("namespaces"), i); };
+    auto path = [&] { return json::Child(spec.PathOf("namespaces"), i); };
     if (!IsDnsLabel(name)) {
       spec.errors().push_back(
           {path(), "must be a namespace name (RFC 1123 label), got \"" + name + "\""});
@@ -64,11 +65,11 @@ ProjectSpec ReadProjectSpec(JsonReader& spec) {
   return result;
 }
 
-std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
+std::vector<ProjectQueueUsage> ReadQueueUsage(json::JsonReader& status) {
   std::vector<ProjectQueueUsage> usage;
-  status.ForEachItem("queues", [&](JsonReader& item) {
+  status.ForEachItem("queues", [&](json::JsonReader& item) {
     ProjectQueueUsage entry;
-    entry.queue = item.String("queue", Presence::kRequired).value_or("");
+    entry.queue = item.String("queue", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);
     entry.running_jobs = item.Int32("runningJobs").value_or(0);
     entry.pending_jobs = item.Int32("pendingJobs").value_or(0);
@@ -77,7 +78,7 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(JsonReader& status) {
   return usage;
 }
 
-ProjectStatus ReadProjectStatus(JsonReader& reader) {
+ProjectStatus ReadProjectStatus(json::JsonReader& reader) {
   ProjectStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");
@@ -125,8 +126,8 @@ const QueueQuota* ProjectSpec::QuotaFor(const std::string& queue) const {
   return nullptr;
 }
 
-Project DecodeProject(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Project>(object, errors, "Project", Presence::kRequired, ReadProjectSpec,
+Project DecodeProject(const Json& object, json::FieldErrors& errors) {
+  return DecodeKind<Project>(object, errors, "Project", json::Presence::kRequired, ReadProjectSpec,
                              ReadProjectStatus);
 }
 

@@ -7,29 +7,29 @@
 namespace gpupool::api {
 namespace {
 
-std::optional<IdlePolicy> ReadIdlePolicy(JsonReader& spec) {
+std::optional<IdlePolicy> ReadIdlePolicy(json::JsonReader& spec) {
   const Json* idle = spec.Object("idle");
   if (!idle) return std::nullopt;
-  JsonReader reader(*idle, spec, "idle");
+  json::JsonReader reader(*idle, spec, "idle");
   IdlePolicy policy;
-  const auto percent = ReadMinimum(reader, "utilizationBelowPercent", 1, Presence::kRequired);
+  const auto percent = ReadMinimum(reader, "utilizationBelowPercent", 1, json::Presence::kRequired);
   if (percent && *percent > 100) reader.Error("utilizationBelowPercent", "must be <= 100");
   policy.utilization_below_percent =
       static_cast<int32_t>(std::min<int64_t>(percent.value_or(0), 100));
-  policy.for_seconds = ReadMinimum(reader, "forSeconds", 1, Presence::kRequired).value_or(0);
+  policy.for_seconds = ReadMinimum(reader, "forSeconds", 1, json::Presence::kRequired).value_or(0);
   if (auto action = ReadEnum(reader, "action", {"Preempt", "Annotate"}))
     policy.action = *action == "Preempt" ? IdleAction::kPreempt : IdleAction::kAnnotate;
   return policy;
 }
 
-QueueSpec ReadQueueSpec(JsonReader& spec) {
+QueueSpec ReadQueueSpec(json::JsonReader& spec) {
   QueueSpec result;
   result.node_selector = spec.StringMap("nodeSelector");
   if (auto sharing = ReadEnum(spec, "sharing", {"Fixed", "Guaranteed"})) {
     result.sharing = *sharing == "Fixed" ? Sharing::kFixed : Sharing::kGuaranteed;
   }
   if (const Json* preemption = spec.Object("preemption")) {
-    JsonReader reader(*preemption, spec, "preemption");
+    json::JsonReader reader(*preemption, spec, "preemption");
     result.preemption.min_runtime_seconds = ReadMinimum(reader, "minRuntimeSeconds", 0).value_or(0);
     result.preemption.grace_period_seconds =
         ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
@@ -46,18 +46,18 @@ QueueSpec ReadQueueSpec(JsonReader& spec) {
   return result;
 }
 
-std::vector<QueueProjectUsage> ReadProjectUsage(JsonReader& status) {
+std::vector<QueueProjectUsage> ReadProjectUsage(json::JsonReader& status) {
   std::vector<QueueProjectUsage> usage;
-  status.ForEachItem("projects", [&](JsonReader& item) {
+  status.ForEachItem("projects", [&](json::JsonReader& item) {
     QueueProjectUsage entry;
-    entry.project = item.String("project", Presence::kRequired).value_or("");
+    entry.project = item.String("project", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);
     usage.push_back(std::move(entry));
   });
   return usage;
 }
 
-QueueStatus ReadQueueStatus(JsonReader& status) {
+QueueStatus ReadQueueStatus(json::JsonReader& status) {
   QueueStatus result;
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   result.capacity = status.QuantityField("capacity");
@@ -101,8 +101,8 @@ const char* IdleActionName(IdleAction action) {
   return action == IdleAction::kPreempt ? "Preempt" : "Annotate";
 }
 
-Queue DecodeQueue(const Json& object, FieldErrors& errors) {
-  return DecodeKind<Queue>(object, errors, "Queue", Presence::kOptional, ReadQueueSpec,
+Queue DecodeQueue(const Json& object, json::FieldErrors& errors) {
+  return DecodeKind<Queue>(object, errors, "Queue", json::Presence::kOptional, ReadQueueSpec,
                            ReadQueueStatus);
 }
 

@@ -2,9 +2,9 @@
 
 namespace gpupool::api {
 
-std::optional<std::string> ReadEnum(JsonReader& reader, std::string_view key,
+std::optional<std::string> ReadEnum(json::JsonReader& reader, std::string_view key,
                                     std::initializer_list<std::string_view> allowed,
-                                    Presence presence) {
+                                    json::Presence presence) {
   auto value = reader.String(key, presence);
   if (!value) return std::nullopt;
   for (auto option : allowed) {
@@ -19,8 +19,8 @@ std::optional<std::string> ReadEnum(JsonReader& reader, std::string_view key,
   return std::nullopt;
 }
 
-std::optional<int64_t> ReadMinimum(JsonReader& reader, std::string_view key, int64_t minimum,
-                                   Presence presence) {
+std::optional<int64_t> ReadMinimum(json::JsonReader& reader, std::string_view key, int64_t minimum,
+                                   json::Presence presence) {
   auto value = reader.Int(key, presence);
   if (value && *value < minimum) {
     reader.Error(key, "must be >= " + std::to_string(minimum));
@@ -29,8 +29,9 @@ std::optional<int64_t> ReadMinimum(JsonReader& reader, std::string_view key, int
   return value;
 }
 
-std::optional<Quantity> ReadNonNegativeQuantity(JsonReader& reader, std::string_view key,
-                                                Presence presence) {
+std::optional<json::Quantity> ReadNonNegativeQuantity(json::JsonReader& reader,
+                                                      std::string_view key,
+                                                      json::Presence presence) {
   auto value = reader.QuantityField(key, presence);
   if (value && value->milli < 0) {
     reader.Error(key, "must be >= 0");
@@ -70,7 +71,7 @@ bool IsDnsSubdomain(std::string_view text) {
   }
 }
 
-void CheckObjectName(JsonReader& root, const std::string& name) {
+void CheckObjectName(json::JsonReader& root, const std::string& name) {
   if (!name.empty() && (!IsDnsSubdomain(name) || name.size() > 63)) {
     root.errors().push_back({"metadata.name",
                              "must be a lower-case RFC 1123 subdomain (a-z, 0-9, '-', '.') of at "

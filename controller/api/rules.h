@@ -7,23 +7,24 @@
 #include <string>
 #include <string_view>
 
-#include "gpupool/api/json_reader.h"
 #include "gpupool/api/meta.h"
+#include "gpupool/json/json_reader.h"
 
 namespace gpupool::api {
 
 // A string field that must be one of `allowed`.
-std::optional<std::string> ReadEnum(JsonReader& reader, std::string_view key,
+std::optional<std::string> ReadEnum(json::JsonReader& reader, std::string_view key,
                                     std::initializer_list<std::string_view> allowed,
-                                    Presence presence = Presence::kOptional);
+                                    json::Presence presence = json::Presence::kOptional);
 
 // An integer field that must be >= `minimum`.
-std::optional<int64_t> ReadMinimum(JsonReader& reader, std::string_view key, int64_t minimum,
-                                   Presence presence = Presence::kOptional);
+std::optional<int64_t> ReadMinimum(json::JsonReader& reader, std::string_view key, int64_t minimum,
+                                   json::Presence presence = json::Presence::kOptional);
 
 // A quantity field that must be >= 0.
-std::optional<Quantity> ReadNonNegativeQuantity(JsonReader& reader, std::string_view key,
-                                                Presence presence = Presence::kOptional);
+std::optional<json::Quantity> ReadNonNegativeQuantity(
+    json::JsonReader& reader, std::string_view key,
+    json::Presence presence = json::Presence::kOptional);
 
 // RFC 1123 label: lower-case alphanumerics and '-', at most 63 characters.
 bool IsDnsLabel(std::string_view text);
@@ -34,26 +35,27 @@ bool IsDnsSubdomain(std::string_view text);
 
 // metadata.name must be a DNS subdomain of at most 63 characters: our objects'
 // names are written into pod labels.
-void CheckObjectName(JsonReader& root, const std::string& name);
+void CheckObjectName(json::JsonReader& root, const std::string& name);
 
 // Reads one of our kinds: type meta, metadata, then spec and status through the
 // kind's own readers. The object keeps `object` as raw for write-back, unless
 // told it will not write it back.
 template <typename Object, typename ReadSpec, typename ReadStatus>
-Object DecodeKind(const Json& object, FieldErrors& errors, const char* kind, Presence spec_presence,
-                  ReadSpec read_spec, ReadStatus read_status, RawJson raw = RawJson::kKeep) {
+Object DecodeKind(const Json& object, json::FieldErrors& errors, const char* kind,
+                  json::Presence spec_presence, ReadSpec read_spec, ReadStatus read_status,
+                  RawJson raw = RawJson::kKeep) {
   Object result;
   if (raw == RawJson::kKeep) result.raw = object;
-  JsonReader root(object, "", errors);
+  json::JsonReader root(object, "", errors);
   ExpectTypeMeta(root, kApiVersion, kind);
-  result.metadata = ReadObjectMeta(root, Presence::kRequired);
+  result.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   CheckObjectName(root, result.metadata.name);
   if (const Json* spec = root.Object("spec", spec_presence)) {
-    JsonReader reader(*spec, root, "spec");
+    json::JsonReader reader(*spec, root, "spec");
     result.spec = read_spec(reader);
   }
   if (const Json* status = root.Object("status")) {
-    JsonReader reader(*status, root, "status");
+    json::JsonReader reader(*status, root, "status");
     result.status = read_status(reader);
   }
   return result;

@@ -25,7 +25,7 @@ constexpr char kUncharged[] =
 // an init container or native sidecar, and of a container every one but
 // nvidia.com/gpu (which gpupool sets from gpusPerReplica), each an error at
 // its field; and dynamic resource claims, which gpupool cannot count.
-void RefuseUnchargedDevices(JsonReader& pod, const char* list, bool init) {
+void RefuseUnchargedDevices(json::JsonReader& pod, const char* list, bool init) {
   const Json* containers = pod.Array(list);
   if (!containers) return;
   for (size_t i = 0; i < containers->size(); ++i) {
@@ -33,7 +33,7 @@ void RefuseUnchargedDevices(JsonReader& pod, const char* list, bool init) {
     if (!container.is_object() || !container.contains("resources")) continue;
     const Json& resources = container["resources"];
     if (!resources.is_object()) continue;
-    const std::string path = Child(pod.PathOf(list), i) + ".resources";
+    const std::string path = json::Child(pod.PathOf(list), i) + ".resources";
     if (resources.contains("claims")) pod.errors().push_back({path + ".claims", kUncharged});
     for (const char* kind : {"limits", "requests"}) {
       if (!resources.contains(kind) || !resources[kind].is_object()) continue;
@@ -45,7 +45,7 @@ void RefuseUnchargedDevices(JsonReader& pod, const char* list, bool init) {
   }
 }
 
-void RefuseUnchargedDevices(JsonReader& pod) {
+void RefuseUnchargedDevices(json::JsonReader& pod) {
   RefuseUnchargedDevices(pod, "initContainers", true);
   RefuseUnchargedDevices(pod, "containers", false);
   if (pod.Has("resourceClaims")) pod.Error("resourceClaims", kUncharged);
@@ -54,14 +54,14 @@ void RefuseUnchargedDevices(JsonReader& pod) {
 }
 
 // Returns the template when it is an object; reports what is wrong inside it.
-const Json* ReadPodTemplate(JsonReader& spec) {
-  const Json* pod_template = spec.Object("template", Presence::kRequired);
+const Json* ReadPodTemplate(json::JsonReader& spec) {
+  const Json* pod_template = spec.Object("template", json::Presence::kRequired);
   if (!pod_template) return nullptr;
-  JsonReader reader(*pod_template, spec, "template");
+  json::JsonReader reader(*pod_template, spec, "template");
   reader.Object("metadata");
-  const Json* pod_spec = reader.Object("spec", Presence::kRequired);
+  const Json* pod_spec = reader.Object("spec", json::Presence::kRequired);
   if (!pod_spec) return pod_template;
-  JsonReader pod(*pod_spec, reader, "spec");
+  json::JsonReader pod(*pod_spec, reader, "spec");
   // gpupool places each replica; a pod bound by its template would run where
   // gpupool did not count it.
   if (pod.Has("nodeName")) {
@@ -70,24 +70,24 @@ const Json* ReadPodTemplate(JsonReader& spec) {
               "queue's nodeSelector, or the template's nodeSelector or affinity)");
   }
   RefuseUnchargedDevices(pod);
-  const Json* containers = pod.Array("containers", Presence::kRequired);
+  const Json* containers = pod.Array("containers", json::Presence::kRequired);
   if (!containers) return pod_template;
   if (containers->empty()) pod.Error("containers", "must have at least 1 item");
   for (size_t i = 0; i < containers->size(); ++i) {
     if (!(*containers)[i].is_object()) {
-      spec.errors().push_back({Child(pod.PathOf("containers"), i),
-                               "must be an object, got " + JsonTypeName((*containers)[i])});
+      spec.errors().push_back({json::Child(pod.PathOf("containers"), i),
+                               "must be an object, got " + json::JsonTypeName((*containers)[i])});
     }
   }
   return pod_template;
 }
 
-std::optional<TopologySpec> ReadTopology(JsonReader& spec) {
+std::optional<TopologySpec> ReadTopology(json::JsonReader& spec) {
   const Json* topology = spec.Object("topology");
   if (!topology) return std::nullopt;
-  JsonReader reader(*topology, spec, "topology");
+  json::JsonReader reader(*topology, spec, "topology");
   TopologySpec result;
-  result.key = reader.String("key", Presence::kRequired).value_or("");
+  result.key = reader.String("key", json::Presence::kRequired).value_or("");
   if (reader.Has("key") && result.key.empty()) reader.Error("key", "must not be empty");
   if (auto mode = ReadEnum(reader, "mode", {"Required", "Preferred"})) {
     result.mode = *mode == "Required" ? TopologyMode::kRequired : TopologyMode::kPreferred;
@@ -98,10 +98,10 @@ std::optional<TopologySpec> ReadTopology(JsonReader& spec) {
 // The longest checkpoint path accepted (the CRD's maxLength says the same).
 constexpr std::size_t kMaxCheckpointPath = 1024;
 
-std::optional<CheckpointSpec> ReadCheckpoint(JsonReader& spec) {
+std::optional<CheckpointSpec> ReadCheckpoint(json::JsonReader& spec) {
   const Json* checkpoint = spec.Object("checkpoint");
   if (!checkpoint) return std::nullopt;
-  JsonReader reader(*checkpoint, spec, "checkpoint");
+  json::JsonReader reader(*checkpoint, spec, "checkpoint");
   CheckpointSpec result;
   result.on_preemption = reader.Bool("onPreemption").value_or(false);
   const std::optional<std::string> path = reader.String("path");
@@ -116,7 +116,7 @@ std::optional<CheckpointSpec> ReadCheckpoint(JsonReader& spec) {
   return result;
 }
 
-WorkloadClass ReadWorkloadClass(JsonReader& spec) {
+WorkloadClass ReadWorkloadClass(json::JsonReader& spec) {
   auto name = ReadEnum(spec, "workloadClass", {"Train", "Build", "Inference"});
   if (name == "Build") return WorkloadClass::kBuild;
   if (name == "Inference") return WorkloadClass::kInference;
@@ -126,7 +126,7 @@ WorkloadClass ReadWorkloadClass(JsonReader& spec) {
 // The CRD's cross-field rules on replicas and gpusPerReplica. `gpus_read` is
 // false when gpusPerReplica is absent or was refused as it was read: its error
 // is reported then, and judging the stand-in 0 would add a second, wrong one.
-void CheckGang(JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
+void CheckGang(json::JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
   if (job.min_replicas && *job.min_replicas > job.replicas) {
     spec.Error("minReplicas", "must be <= replicas");
   }
@@ -143,9 +143,9 @@ void CheckGang(JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
   }
 }
 
-TrainingJobSpec ReadTrainingJobSpec(JsonReader& spec) {
+TrainingJobSpec ReadTrainingJobSpec(json::JsonReader& spec) {
   TrainingJobSpec result;
-  result.queue = spec.String("queue", Presence::kRequired).value_or("");
+  result.queue = spec.String("queue", json::Presence::kRequired).value_or("");
   if (spec.Has("queue") && result.queue.empty()) spec.Error("queue", "must not be empty");
   result.workload_class = ReadWorkloadClass(spec);
   result.priority = spec.Int32("priority").value_or(0);
@@ -157,8 +157,8 @@ TrainingJobSpec ReadTrainingJobSpec(JsonReader& spec) {
     spec.Error("minReplicas", "must be >= 1");
     result.min_replicas.reset();
   }
-  const auto gpus = spec.QuantityField("gpusPerReplica", Presence::kRequired);
-  result.gpus_per_replica = gpus.value_or(Quantity{});
+  const auto gpus = spec.QuantityField("gpusPerReplica", json::Presence::kRequired);
+  result.gpus_per_replica = gpus.value_or(json::Quantity{});
   result.topology = ReadTopology(spec);
   if (const Json* pod_template = ReadPodTemplate(spec)) result.pod_template = *pod_template;
   auto backoff = spec.Int32("backoffLimit");
@@ -210,7 +210,7 @@ Json SpecToJson(const TrainingJobSpec& spec, Json json) {
 
 // A gang's name names its headless Service and its pods' subdomain (an RFC
 // 1035 label), and with "-<replica>" each pod's hostname (at most 63 characters).
-void CheckGangName(const TrainingJob& job, FieldErrors& errors) {
+void CheckGangName(const TrainingJob& job, json::FieldErrors& errors) {
   const std::string& name = job.metadata.name;
   if (job.spec.replicas <= 1 || name.size() > 63 || !IsDnsSubdomain(name)) return;
   if (!IsDns1035Label(name)) {
@@ -247,15 +247,16 @@ const char* WorkloadClassName(WorkloadClass workload_class) {
 
 bool IsPreemptible(WorkloadClass workload_class) { return workload_class == WorkloadClass::kTrain; }
 
-TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors, RawJson raw) {
-  TrainingJob job = DecodeKind<TrainingJob>(object, errors, "TrainingJob", Presence::kRequired,
-                                            ReadTrainingJobSpec, ReadTrainingJobStatus, raw);
+TrainingJob DecodeTrainingJob(const Json& object, json::FieldErrors& errors, RawJson raw) {
+  TrainingJob job =
+      DecodeKind<TrainingJob>(object, errors, "TrainingJob", json::Presence::kRequired,
+                              ReadTrainingJobSpec, ReadTrainingJobStatus, raw);
   CheckGangName(job, errors);
   return job;
 }
 
-TrainingJobStatus DecodeTrainingJobStatus(const Json& status, FieldErrors& errors) {
-  JsonReader reader(status, "status", errors);
+TrainingJobStatus DecodeTrainingJobStatus(const Json& status, json::FieldErrors& errors) {
+  json::JsonReader reader(status, "status", errors);
   return ReadTrainingJobStatus(reader);
 }
 

@@ -11,7 +11,7 @@ constexpr std::array<JobPhase, 7> kPhases = {
     JobPhase::kQueued,    JobPhase::kAdmitted, JobPhase::kRunning,  JobPhase::kPreempted,
     JobPhase::kSucceeded, JobPhase::kFailed,   JobPhase::kSuspended};
 
-std::optional<JobPhase> ReadPhase(JsonReader& status) {
+std::optional<JobPhase> ReadPhase(json::JsonReader& status) {
   auto name =
       ReadEnum(status, "phase",
                {"Queued", "Admitted", "Running", "Preempted", "Succeeded", "Failed", "Suspended"});
@@ -22,18 +22,18 @@ std::optional<JobPhase> ReadPhase(JsonReader& status) {
   return std::nullopt;
 }
 
-std::vector<ReplicaPlacement> ReadPlacement(JsonReader& status) {
+std::vector<ReplicaPlacement> ReadPlacement(json::JsonReader& status) {
   std::vector<ReplicaPlacement> placement;
-  status.ForEachItem("placement", [&](JsonReader& item) {
+  status.ForEachItem("placement", [&](json::JsonReader& item) {
     ReplicaPlacement entry;
-    entry.replica = item.Int32("replica", Presence::kRequired).value_or(0);
-    entry.node = item.String("node", Presence::kRequired).value_or("");
+    entry.replica = item.Int32("replica", json::Presence::kRequired).value_or(0);
+    entry.node = item.String("node", json::Presence::kRequired).value_or("");
     if (const Json* devices = item.Array("devices")) {
       for (size_t d = 0; d < devices->size(); ++d) {
         if ((*devices)[d].is_number_integer()) {
           entry.devices.push_back((*devices)[d].get<int32_t>());
         } else {
-          status.errors().push_back({Child(item.PathOf("devices"), d), "must be an integer"});
+          status.errors().push_back({json::Child(item.PathOf("devices"), d), "must be an integer"});
         }
       }
     }
@@ -44,7 +44,7 @@ std::vector<ReplicaPlacement> ReadPlacement(JsonReader& status) {
 
 }  // namespace
 
-TrainingJobStatus ReadTrainingJobStatus(JsonReader& status) {
+TrainingJobStatus ReadTrainingJobStatus(json::JsonReader& status) {
   TrainingJobStatus result;
   result.phase = ReadPhase(status);
   result.project = status.String("project").value_or("");

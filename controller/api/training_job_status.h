@@ -5,6 +5,6 @@
 
 namespace gpupool::api {
 
-TrainingJobStatus ReadTrainingJobStatus(JsonReader& status);
+TrainingJobStatus ReadTrainingJobStatus(json::JsonReader& status);
 
 }  // namespace gpupool::api

@@ -7,9 +7,9 @@
 
 namespace gpupool::api {
 
-FieldErrors ValidateObject(const nlohmann::json& object) {
-  FieldErrors errors;
-  if (!object.is_object()) return {{"", "must be an object, got " + JsonTypeName(object)}};
+json::FieldErrors ValidateObject(const nlohmann::json& object) {
+  json::FieldErrors errors;
+  if (!object.is_object()) return {{"", "must be an object, got " + json::JsonTypeName(object)}};
   const auto kind = object.value("kind", std::string());
   if (kind == "Queue") {
     DecodeQueue(object, errors);

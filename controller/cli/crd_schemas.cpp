@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "embedded_crds.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 
 namespace gpupool::cli {
 namespace {
@@ -25,7 +25,7 @@ void AddServedVersions(const nlohmann::json& crd, std::vector<ServedKind>& kinds
 std::vector<ServedKind> ParseEmbeddedCrds() {
   std::vector<ServedKind> kinds;
   for (auto text : EmbeddedCrdTexts()) {
-    for (const auto& crd : api::YamlToJson(std::string(text), "embedded CRD")) {
+    for (const auto& crd : json::YamlToJson(std::string(text), "embedded CRD")) {
       AddServedVersions(crd, kinds);
     }
   }

@@ -15,7 +15,7 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr char kDescribeUsage[] =
     "Usage: gpupool describe NAME [-n NAMESPACE] [--kubeconfig FILE] [--context NAME]\n\n"
@@ -35,23 +35,23 @@ std::string StandingOf(const JobRow& row) {
                                      : ", within its project's quota");
 }
 
-void PrintPlacement(const json& status) {
+void PrintPlacement(const Json& status) {
   const auto placement = status.find("placement");
   if (placement == status.end() || !placement->is_array() || placement->empty()) return;
   std::cout << "Placement:\n";
-  for (const json& replica : *placement) {
+  for (const Json& replica : *placement) {
     if (!replica.is_object()) continue;
-    std::cout << "  replica " << replica.value("replica", json(0)).dump() << ": node "
+    std::cout << "  replica " << replica.value("replica", Json(0)).dump() << ": node "
               << replica.value("node", std::string("?")) << ", devices "
-              << replica.value("devices", json::array()).dump() << "\n";
+              << replica.value("devices", Json::array()).dump() << "\n";
   }
 }
 
-void PrintConditions(const json& status) {
+void PrintConditions(const Json& status) {
   const auto conditions = status.find("conditions");
   if (conditions == status.end() || !conditions->is_array() || conditions->empty()) return;
   std::cout << "Conditions:\n";
-  for (const json& condition : *conditions) {
+  for (const Json& condition : *conditions) {
     if (!condition.is_object()) continue;
     std::cout << "  " << condition.value("type", std::string()) << "="
               << condition.value("status", std::string()) << " "
@@ -61,7 +61,7 @@ void PrintConditions(const json& status) {
 }
 
 // When an Event last happened, as RFC 3339 text (which sorts by time).
-std::string EventTime(const json& event) {
+std::string EventTime(const Json& event) {
   for (const char* key : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
     const auto found = event.find(key);
     if (found != event.end() && found->is_string() && !found->get<std::string>().empty())
@@ -76,9 +76,9 @@ void PrintEvents(kube::Client& client, const std::string& ns, const std::string&
   options.field_selector = "involvedObject.kind=TrainingJob,involvedObject.name=" + name;
   auto events = client.ListAll(kube::resources::kCoreEvents, ns, options).items;
   std::stable_sort(events.begin(), events.end(),
-                   [](const json& a, const json& b) { return EventTime(a) < EventTime(b); });
+                   [](const Json& a, const Json& b) { return EventTime(a) < EventTime(b); });
   std::cout << "Events:" << (events.empty() ? " <none>" : "") << "\n";
-  for (const json& event : events) {
+  for (const Json& event : events) {
     std::cout << "  " << event.value("type", std::string()) << " "
               << event.value("reason", std::string()) << ": "
               << event.value("message", std::string()) << "\n";
@@ -90,7 +90,7 @@ void PrintLine(kube::Client& client, const JobRow& row) {
   if (!row.Waiting()) return;
   std::vector<JobRow> rows;
   const auto now = static_cast<op::EpochSeconds>(std::time(nullptr));
-  for (const json& job : client.ListAll(kube::resources::kTrainingJobs, row.ns).items)
+  for (const Json& job : client.ListAll(kube::resources::kTrainingJobs, row.ns).items)
     rows.push_back(ToRow(job, now));
   NumberTheLines(rows);
   const auto ahead = AheadOf(rows, row);
@@ -107,8 +107,8 @@ void PrintLine(kube::Client& client, const JobRow& row) {
 void Describe(const JobTarget& flags) {
   const auto client = ClientFor(flags.cluster);
   const std::string ns = NamespaceOf(flags.cluster, *client);
-  const json job = client->Get(kube::resources::kTrainingJobs, ns, flags.name);
-  const json& status = job.contains("status") ? job["status"] : json::object();
+  const Json job = client->Get(kube::resources::kTrainingJobs, ns, flags.name);
+  const Json& status = job.contains("status") ? job["status"] : Json::object();
   const JobRow row = ToRow(job, static_cast<op::EpochSeconds>(std::time(nullptr)));
   Line("Name:", row.name);
   Line("Namespace:", row.ns);

@@ -8,12 +8,12 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
-std::string AdmittedMessage(const json& status) {
+std::string AdmittedMessage(const Json& status) {
   const auto conditions = status.find("conditions");
   if (conditions == status.end() || !conditions->is_array()) return "";
-  for (const json& condition : *conditions) {
+  for (const Json& condition : *conditions) {
     if (condition.is_object() && TextAt(condition, "type") == "Admitted")
       return TextAt(condition, "message");
   }
@@ -48,10 +48,10 @@ std::vector<std::string> Header(bool wide, bool namespaces) {
 
 }  // namespace
 
-JobRow ToRow(const json& job, op::EpochSeconds now) {
-  const json& metadata = ObjectAt(job, "metadata");
-  const json& spec = ObjectAt(job, "spec");
-  const json& status = ObjectAt(job, "status");
+JobRow ToRow(const Json& job, op::EpochSeconds now) {
+  const Json& metadata = ObjectAt(job, "metadata");
+  const Json& spec = ObjectAt(job, "spec");
+  const Json& status = ObjectAt(job, "status");
   JobRow row;
   row.ns = TextAt(metadata, "namespace");
   row.name = TextAt(metadata, "name");
@@ -61,7 +61,7 @@ JobRow ToRow(const json& job, op::EpochSeconds now) {
   row.gpus = TextAt(status, "requestedGpu");
   row.allocated = TextAt(status, "allocatedGpu");
   row.phase = TextAt(status, "phase");
-  row.over_quota = status.value("overQuota", json(false)) == json(true);
+  row.over_quota = status.value("overQuota", Json(false)) == Json(true);
   const auto created = op::ParseTime(TextAt(metadata, "creationTimestamp"));
   row.age_seconds = created ? std::max<op::EpochSeconds>(0, now - *created) : 0;
   row.reason = AdmittedMessage(status);
@@ -120,8 +120,8 @@ void PrintJobTable(const std::vector<JobRow>& rows, bool wide, bool namespaces, 
   PrintTable(table, out);
 }
 
-json JobRowsJson(const std::vector<JobRow>& rows) {
-  json items = json::array();
+Json JobRowsJson(const std::vector<JobRow>& rows) {
+  Json items = Json::array();
   for (const auto& row : rows) {
     items.push_back({{"kind", row.kind},
                      {"namespace", row.ns},
@@ -136,7 +136,7 @@ json JobRowsJson(const std::vector<JobRow>& rows) {
                      {"ageSeconds", row.age_seconds},
                      {"reason", row.reason},
                      {"priority", row.priority},
-                     {"queuePosition", row.position > 0 ? json(row.position) : json(nullptr)}});
+                     {"queuePosition", row.position > 0 ? Json(row.position) : Json(nullptr)}});
   }
   return items;
 }

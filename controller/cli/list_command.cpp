@@ -7,8 +7,8 @@
 
 #include "cluster_command.h"
 #include "cluster_flags.h"
-#include "gpupool/api/yaml.h"
 #include "gpupool/common/command.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/operator/pod_view.h"
@@ -102,7 +102,7 @@ void PrintRows(const std::vector<JobRow>& rows, const ClusterFlags& cluster) {
   if (cluster.output == "json") {
     std::cout << JobRowsJson(rows).dump(2) << "\n";
   } else if (cluster.output == "yaml") {
-    std::cout << api::JsonToYaml(JobRowsJson(rows));
+    std::cout << json::JsonToYaml(JobRowsJson(rows));
   } else if (cluster.output == "name") {
     for (const auto& row : rows)
       std::cout << (row.kind == "TrainingJob" ? "trainingjob.gpupool.dev/" : "") << row.name

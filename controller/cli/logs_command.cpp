@@ -16,7 +16,7 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr char kLogsUsage[] =
     "Usage: gpupool logs NAME [--replica N] [-f] [-n NAMESPACE] [--kubeconfig FILE]\n"
@@ -47,8 +47,8 @@ LogsFlags ParseLogsFlags(Args args) {
   return flags;
 }
 
-int ReplicaOf(const json& pod) {
-  const auto labels = pod["metadata"].value("labels", json::object());
+int ReplicaOf(const Json& pod) {
+  const auto labels = pod["metadata"].value("labels", Json::object());
   try {
     return std::stoi(labels.value(op::kReplicaLabel, std::string("-1")));
   } catch (const std::exception&) {
@@ -56,33 +56,33 @@ int ReplicaOf(const json& pod) {
   }
 }
 
-std::vector<json> JobPods(kube::Client& client, const std::string& ns, const LogsFlags& flags) {
+std::vector<Json> JobPods(kube::Client& client, const std::string& ns, const LogsFlags& flags) {
   kube::ListOptions options;
   options.label_selector = std::string(op::kJobLabel) + "=" + flags.target.name;
-  std::vector<json> pods;
-  for (json& pod : client.ListAll(kube::resources::kPods, ns, options).items) {
+  std::vector<Json> pods;
+  for (Json& pod : client.ListAll(kube::resources::kPods, ns, options).items) {
     if (!flags.replica || ReplicaOf(pod) == *flags.replica) pods.push_back(std::move(pod));
   }
   std::sort(pods.begin(), pods.end(),
-            [](const json& a, const json& b) { return ReplicaOf(a) < ReplicaOf(b); });
+            [](const Json& a, const Json& b) { return ReplicaOf(a) < ReplicaOf(b); });
   return pods;
 }
 
-std::string LogPath(const json& pod, bool follow) {
-  const json& metadata = pod["metadata"];
+std::string LogPath(const Json& pod, bool follow) {
+  const Json& metadata = pod["metadata"];
   std::string path = "/api/v1/namespaces/" + metadata.value("namespace", std::string()) + "/pods/" +
                      metadata.value("name", std::string()) + "/log";
-  const auto containers = pod["spec"].value("containers", json::array());
+  const auto containers = pod["spec"].value("containers", Json::array());
   if (!containers.empty()) path += "?container=" + containers[0].value("name", std::string());
   if (follow) path += std::string(containers.empty() ? "?" : "&") + "follow=true";
   return path;
 }
 
-void PrintLog(kube::Client& client, const json& pod) {
+void PrintLog(kube::Client& client, const Json& pod) {
   std::cout << client.transport().Send({.path = LogPath(pod, false)}).body;
 }
 
-void FollowLog(kube::Client& client, const json& pod) {
+void FollowLog(kube::Client& client, const Json& pod) {
   const std::atomic<bool> stop{false};
   client.transport().Stream(
       {.path = LogPath(pod, true)},
@@ -105,7 +105,7 @@ void Logs(const LogsFlags& flags) {
         " (a job waiting in its queue has none: gpupool describe " + flags.target.name + ")");
   }
   if (flags.follow) return FollowLog(*client, pods.front());
-  for (const json& pod : pods) {
+  for (const Json& pod : pods) {
     if (pods.size() > 1) std::cout << "==> " << pod["metadata"].value("name", "") << " <==\n";
     PrintLog(*client, pod);
   }

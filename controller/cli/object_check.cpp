@@ -4,10 +4,10 @@
 #include <string_view>
 
 #include "crd_schemas.h"
-#include "gpupool/api/json_reader.h"
 #include "gpupool/api/meta.h"
-#include "gpupool/api/openapi_schema.h"
 #include "gpupool/api/validate.h"
+#include "gpupool/json/json_reader.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "unknown_fields.h"
 
 namespace gpupool::cli {
@@ -36,18 +36,18 @@ std::string LabelOf(const Json& object) {
   return kind + " " + (namespace_.empty() ? name : namespace_ + "/" + name);
 }
 
-ObjectCheck Invalid(const Json& object, api::FieldErrors errors) {
+ObjectCheck Invalid(const Json& object, json::FieldErrors errors) {
   return {LabelOf(object), Verdict::kInvalid, "", std::move(errors)};
 }
 
 // The CRD's OpenAPI schema, applied as the server does: defaults first, unknown
 // fields pruned (UnknownFields reports them), type and metadata left to the server.
-api::FieldErrors SchemaErrors(const Json& schema, const Json& object) {
+json::FieldErrors SchemaErrors(const Json& schema, const Json& object) {
   Json body = object;
   for (const char* server_owned : {"apiVersion", "kind", "metadata"}) body.erase(server_owned);
-  api::ApplyDefaults(schema, body);
-  api::Prune(schema, body);
-  return api::ValidateAgainstSchema(schema, body);
+  openapi::ApplyDefaults(schema, body);
+  openapi::Prune(schema, body);
+  return openapi::ValidateAgainstSchema(schema, body);
 }
 
 // `inner` is `outer` or a field or item below it.
@@ -59,16 +59,16 @@ bool IsAtOrBelow(std::string_view inner, std::string_view outer) {
 // gpupool's rules restate the schema's, in gpupool's words: a field they
 // already name keeps only their message. The schema names a duplicate list
 // entry at the item, gpupool at the key inside it.
-bool AlreadyReported(const api::FieldError& schema_error, const api::FieldErrors& rule_errors) {
-  return std::any_of(rule_errors.begin(), rule_errors.end(), [&](const api::FieldError& rule) {
+bool AlreadyReported(const json::FieldError& schema_error, const json::FieldErrors& rule_errors) {
+  return std::any_of(rule_errors.begin(), rule_errors.end(), [&](const json::FieldError& rule) {
     return IsAtOrBelow(schema_error.path, rule.path) ||
            (schema_error.path.ends_with(']') && IsAtOrBelow(rule.path, schema_error.path));
   });
 }
 
 ObjectCheck CheckServedObject(const Json& object, const ServedKind& served) {
-  api::FieldErrors errors = UnknownFields(served.schema, object);
-  const api::FieldErrors rule_errors = api::ValidateObject(object);
+  json::FieldErrors errors = UnknownFields(served.schema, object);
+  const json::FieldErrors rule_errors = api::ValidateObject(object);
   errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
   for (auto& error : SchemaErrors(served.schema, object)) {
     if (!AlreadyReported(error, rule_errors)) errors.push_back(std::move(error));
@@ -95,8 +95,8 @@ ObjectCheck CheckGpupoolObject(const Json& object) {
 }
 
 // kubectl refuses a document without apiVersion or kind before sending it.
-api::FieldErrors MissingTypeMeta(const Json& object) {
-  api::FieldErrors errors;
+json::FieldErrors MissingTypeMeta(const Json& object) {
+  json::FieldErrors errors;
   for (const char* key : {"apiVersion", "kind"}) {
     if (StringField(object, key).empty()) errors.push_back({key, "is required"});
   }
@@ -110,7 +110,7 @@ std::vector<ObjectCheck> CheckDocument(const Json& document) {
     return {{"(not an object)",
              Verdict::kInvalid,
              "",
-             {{"", "a document must be an object, got " + api::JsonTypeName(document)}}}};
+             {{"", "a document must be an object, got " + json::JsonTypeName(document)}}}};
   }
   if (auto errors = MissingTypeMeta(document); !errors.empty()) return {Invalid(document, errors)};
   const std::string api_version = StringField(document, "apiVersion");

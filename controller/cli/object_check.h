@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::cli {
 
@@ -17,7 +17,7 @@ struct ObjectCheck {
   std::string label;  // "TrainingJob susan/resnet"
   Verdict verdict = Verdict::kValid;
   std::string note;  // what was checked, or why the object was not
-  api::FieldErrors errors;
+  json::FieldErrors errors;
 };
 
 // The checks of what gpupool validates: named in every `valid` line.

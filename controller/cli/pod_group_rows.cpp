@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "gpupool/operator/pod_view.h"
 
 namespace gpupool::cli {
@@ -53,7 +53,7 @@ std::string PhaseOf(const std::vector<const PodView*>& pods) {
 std::int64_t MilliOf(const PodView& pod) {
   if (pod.request->fraction.empty()) return pod.gpu_milli;
   std::string error;
-  return api::ParseMilli(pod.request->fraction, &error).value_or(0);
+  return json::ParseMilli(pod.request->fraction, &error).value_or(0);
 }
 
 JobRow RowOf(const std::string& name, const std::vector<const PodView*>& pods,
@@ -78,8 +78,8 @@ JobRow RowOf(const std::string& name, const std::vector<const PodView*>& pods,
     const std::string& created = pod->request->created;
     if (row.queued_time.empty() || created < row.queued_time) row.queued_time = created;
   }
-  row.gpus = api::FormatDecimal(asked);
-  if (held > 0) row.allocated = api::FormatDecimal(held);
+  row.gpus = json::FormatDecimal(asked);
+  if (held > 0) row.allocated = json::FormatDecimal(held);
   const auto created = op::ParseTime(row.queued_time);
   row.age_seconds = created ? std::max<op::EpochSeconds>(0, now - *created) : 0;
   return row;

@@ -4,8 +4,8 @@
 
 #include "cluster_command.h"
 #include "cluster_flags.h"
-#include "gpupool/api/yaml.h"
 #include "gpupool/common/command.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/resource.h"
 #include "numeric_flag.h"
@@ -14,7 +14,7 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr char kProjectsUsage[] =
     "Usage: gpupool projects [NAME] [-o json|yaml] [--kubeconfig FILE] [--context NAME]\n\n"
@@ -46,7 +46,7 @@ QuotaFlags ParseQuotaFlags(Args args) {
   return flags;
 }
 
-std::vector<json> Objects(kube::Client& client, const kube::Resource& resource,
+std::vector<Json> Objects(kube::Client& client, const kube::Resource& resource,
                           const std::string& name) {
   if (name.empty()) return client.ListAll(resource, "").items;
   return {client.Get(resource, "", name)};
@@ -55,7 +55,7 @@ std::vector<json> Objects(kube::Client& client, const kube::Resource& resource,
 // Every namespace's TrainingJobs, whose utilization the rows average; none (and
 // a note) for a user who may not list them cluster-wide, as a researcher whose
 // roles are her project's namespace.
-std::vector<json> JobsForUtilization(kube::Client& client) {
+std::vector<Json> JobsForUtilization(kube::Client& client) {
   try {
     return client.ListAll(kube::resources::kTrainingJobs, "").items;
   } catch (const kube::ApiError& error) {
@@ -75,7 +75,7 @@ void Show(const QuotaFlags& flags, bool projects) {
   if (flags.cluster.output == "json") {
     std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";
   } else if (flags.cluster.output == "yaml") {
-    std::cout << api::JsonToYaml(QuotaRowsJson(rows, projects));
+    std::cout << json::JsonToYaml(QuotaRowsJson(rows, projects));
   } else if (rows.empty()) {
     std::cerr << (projects ? "No project quotas found.\n" : "No Queues found.\n");
   } else {

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <map>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "json_fields.h"
 #include "table_printer.h"
 
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
-int Int(const json& object, const char* key) {
+int Int(const Json& object, const char* key) {
   const auto found = object.find(key);
   return found != object.end() && found->is_number_integer() ? found->get<int>() : 0;
 }
@@ -29,10 +29,10 @@ struct UtilizationSum {
 
 using UtilizationMap = std::map<std::pair<std::string, std::string>, UtilizationSum>;
 
-UtilizationMap Utilization(const std::vector<json>& jobs) {
+UtilizationMap Utilization(const std::vector<Json>& jobs) {
   UtilizationMap sums;
-  for (const json& job : jobs) {
-    const json& status = ObjectAt(job, "status");
+  for (const Json& job : jobs) {
+    const Json& status = ObjectAt(job, "status");
     const auto percent = status.find("gpuUtilizationPercent");
     const int64_t milli = MilliAt(status, "allocatedGpu").value_or(0);
     if (percent == status.end() || !percent->is_number_integer() || milli == 0) continue;
@@ -47,7 +47,7 @@ UtilizationMap Utilization(const std::vector<json>& jobs) {
   return sums;
 }
 
-void ReadUsage(const json& usage, QuotaRow& row) {
+void ReadUsage(const Json& usage, QuotaRow& row) {
   row.guaranteed = TextAt(usage, "guaranteed", "0");
   row.allocated = TextAt(usage, "allocated", "0");
   row.over_quota = TextAt(usage, "overQuota", "0");
@@ -60,13 +60,13 @@ std::string Percent(const std::optional<int>& percent) {
 
 }  // namespace
 
-std::vector<QuotaRow> ProjectRows(const std::vector<json>& projects,
-                                  const std::vector<json>& jobs) {
+std::vector<QuotaRow> ProjectRows(const std::vector<Json>& projects,
+                                  const std::vector<Json>& jobs) {
   const auto utilization = Utilization(jobs);
   std::vector<QuotaRow> rows;
-  for (const json& project : projects) {
+  for (const Json& project : projects) {
     const std::string name = NameOf(project);
-    for (const json& usage : ObjectAt(project, "status").value("queues", json::array())) {
+    for (const Json& usage : ObjectAt(project, "status").value("queues", Json::array())) {
       QuotaRow row{.project = name, .queue = TextAt(usage, "queue")};
       ReadUsage(usage, row);
       row.running_jobs = Int(usage, "runningJobs");
@@ -82,11 +82,11 @@ std::vector<QuotaRow> ProjectRows(const std::vector<json>& projects,
   return rows;
 }
 
-std::vector<QuotaRow> QueueRows(const std::vector<json>& queues, const std::vector<json>& jobs) {
+std::vector<QuotaRow> QueueRows(const std::vector<Json>& queues, const std::vector<Json>& jobs) {
   const auto utilization = Utilization(jobs);
   std::vector<QuotaRow> rows;
-  for (const json& queue : queues) {
-    const json& status = ObjectAt(queue, "status");
+  for (const Json& queue : queues) {
+    const Json& status = ObjectAt(queue, "status");
     QuotaRow row{.queue = NameOf(queue),
                  .sharing = TextAt(ObjectAt(queue, "spec"), "sharing", "Guaranteed"),
                  .capacity = TextAt(status, "capacity", "0")};
@@ -126,10 +126,10 @@ void PrintQuotaTable(const std::vector<QuotaRow>& rows, bool projects, std::ostr
   PrintTable(table, out);
 }
 
-json QuotaRowsJson(const std::vector<QuotaRow>& rows, bool projects) {
-  json items = json::array();
+Json QuotaRowsJson(const std::vector<QuotaRow>& rows, bool projects) {
+  Json items = Json::array();
   for (const auto& row : rows) {
-    json item = {{"queue", row.queue},
+    Json item = {{"queue", row.queue},
                  {"guaranteed", row.guaranteed},
                  {"allocated", row.allocated},
                  {"overQuota", row.over_quota},
@@ -137,7 +137,7 @@ json QuotaRowsJson(const std::vector<QuotaRow>& rows, bool projects) {
                  {"runningJobs", row.running_jobs},
                  {"waitingJobs", row.waiting_jobs},
                  {"gpuUtilizationPercent",
-                  row.utilization_percent ? json(*row.utilization_percent) : json(nullptr)}};
+                  row.utilization_percent ? Json(*row.utilization_percent) : Json(nullptr)}};
     if (projects) {
       item["project"] = row.project;
     } else {

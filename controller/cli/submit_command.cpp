@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "cluster_command.h"
-#include "gpupool/api/field_error.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/field_error.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/kube/resource.h"
 #include "job_rows.h"
 #include "numeric_flag.h"
@@ -18,7 +18,7 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr char kSubmitUsage[] =
     "Usage: gpupool submit NAME --project P --gpus N --image IMAGE [--queue Q]\n"
@@ -40,18 +40,18 @@ SubmitTarget Resolve(kube::Client& client, const SubmitRequest& request) {
                        client.ListAll(kube::resources::kQueues, "").items);
 }
 
-void CheckJob(const json& job) {
+void CheckJob(const Json& job) {
   for (const auto& check : CheckDocument(job)) {
     if (check.verdict != Verdict::kInvalid) continue;
-    throw SubmitRefused("the TrainingJob would be refused: " + api::JoinErrors(check.errors));
+    throw SubmitRefused("the TrainingJob would be refused: " + json::JoinErrors(check.errors));
   }
 }
 
-void Print(const json& object, const std::string& output) {
+void Print(const Json& object, const std::string& output) {
   if (output == "json") {
     std::cout << object.dump(2) << "\n";
   } else {
-    std::cout << api::JsonToYaml(object);
+    std::cout << json::JsonToYaml(object);
   }
 }
 
@@ -80,13 +80,13 @@ int FollowJob(kube::Client& client, const SubmitRequest& request, const std::str
 int Submit(const SubmitRequest& request) {
   const auto client = ClientFor(request.cluster);
   const SubmitTarget target = Resolve(*client, request);
-  const json job = BuildTrainingJob(request, target.ns, target.queue);
+  const Json job = BuildTrainingJob(request, target.ns, target.queue);
   CheckJob(job);
   if (request.dry_run) {
     Print(job, request.cluster.output);
     return 0;
   }
-  const json created = client->Create(kube::resources::kTrainingJobs, target.ns, job);
+  const Json created = client->Create(kube::resources::kTrainingJobs, target.ns, job);
   if (request.cluster.output.empty()) {
     std::cout << "trainingjob.gpupool.dev/" << request.name << " created in namespace " << target.ns
               << " (project " << request.project << ", queue " << target.queue << ")" << std::endl;

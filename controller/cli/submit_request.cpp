@@ -3,13 +3,13 @@
 #include <functional>
 #include <map>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "numeric_flag.h"
 
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 std::pair<std::string, std::string> KeyValue(const std::string& flag, const std::string& text) {
   const auto equals = text.find('=');
@@ -54,7 +54,7 @@ std::string WorkloadClass(const std::string& text) {
 
 void ParseGpus(const std::string& text, SubmitRequest& request) {
   std::string error;
-  const auto milli = api::ParseMilli(text, &error);
+  const auto milli = json::ParseMilli(text, &error);
   if (!milli) throw UsageError("--gpus: \"" + text + "\" is not a GPU amount (" + error + ")");
   if (*milli <= 0) throw UsageError("--gpus: must be above 0, got " + text);
   if (*milli % 1000 != 0 && *milli > 1000)
@@ -108,21 +108,21 @@ void CheckComplete(const SubmitRequest& request) {
   if (request.cluster.all_namespaces) throw UsageError("-A: a job is submitted to one project");
 }
 
-json Container(const SubmitRequest& request) {
-  json container = {{"name", request.name}, {"image", request.image}};
+Json Container(const SubmitRequest& request) {
+  Json container = {{"name", request.name}, {"image", request.image}};
   if (!request.command.empty()) container["command"] = request.command;
   for (const auto& [key, value] : request.env)
     container["env"].push_back({{"name", key}, {"value", value}});
   for (std::size_t i = 0; i < request.volumes.size(); ++i) {
-    json mount = {{"name", "volume-" + std::to_string(i)}, {"mountPath", request.volumes[i].path}};
+    Json mount = {{"name", "volume-" + std::to_string(i)}, {"mountPath", request.volumes[i].path}};
     if (request.volumes[i].read_only) mount["readOnly"] = true;
     container["volumeMounts"].push_back(mount);
   }
   return container;
 }
 
-json PodTemplate(const SubmitRequest& request) {
-  json spec = {{"containers", json::array({Container(request)})}};
+Json PodTemplate(const SubmitRequest& request) {
+  Json spec = {{"containers", Json::array({Container(request)})}};
   for (std::size_t i = 0; i < request.volumes.size(); ++i) {
     spec["volumes"].push_back(
         {{"name", "volume-" + std::to_string(i)},
@@ -131,9 +131,9 @@ json PodTemplate(const SubmitRequest& request) {
   return {{"spec", spec}};
 }
 
-json GpuAmount(const SubmitRequest& request) {
+Json GpuAmount(const SubmitRequest& request) {
   if (request.gpu_milli % 1000 == 0) return request.gpu_milli / 1000;
-  return api::FormatDecimal(request.gpu_milli);
+  return json::FormatDecimal(request.gpu_milli);
 }
 
 }  // namespace
@@ -162,9 +162,9 @@ SubmitRequest ParseSubmitFlags(Args args) {
   return request;
 }
 
-json BuildTrainingJob(const SubmitRequest& request, const std::string& ns,
+Json BuildTrainingJob(const SubmitRequest& request, const std::string& ns,
                       const std::string& queue) {
-  json spec = {{"queue", queue},
+  Json spec = {{"queue", queue},
                {"workloadClass", request.workload_class},
                {"replicas", request.replicas},
                {"gpusPerReplica", GpuAmount(request)},

@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <optional>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "json_fields.h"
 
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
-const json* Named(const std::vector<json>& objects, const std::string& name) {
-  for (const json& object : objects)
+const Json* Named(const std::vector<Json>& objects, const std::string& name) {
+  for (const Json& object : objects)
     if (NameOf(object) == name) return &object;
   return nullptr;
 }
@@ -28,19 +28,19 @@ std::string Suggestion(const std::string& name, const std::vector<std::string>& 
   return closest.empty() ? "" : " (did you mean " + closest + "?)";
 }
 
-std::vector<std::string> StringsAt(const json& object, const char* key) {
+std::vector<std::string> StringsAt(const Json& object, const char* key) {
   std::vector<std::string> values;
   const auto found = object.find(key);
   if (found == object.end() || !found->is_array()) return values;
-  for (const json& item : *found)
+  for (const Json& item : *found)
     if (item.is_string()) values.push_back(item.get<std::string>());
   return values;
 }
 
-const json& FindProject(const std::string& name, const std::vector<json>& projects) {
-  if (const json* project = Named(projects, name)) return *project;
+const Json& FindProject(const std::string& name, const std::vector<Json>& projects) {
+  if (const Json* project = Named(projects, name)) return *project;
   std::vector<std::string> names;
-  for (const json& project : projects) names.push_back(NameOf(project));
+  for (const Json& project : projects) names.push_back(NameOf(project));
   if (names.empty())
     throw SubmitRefused("--project: no project named " + name +
                         "; the cluster has no Projects yet (an admin creates them: kubectl get "
@@ -49,7 +49,7 @@ const json& FindProject(const std::string& name, const std::vector<json>& projec
                       "; the projects are " + Joined(names));
 }
 
-std::string NamespaceIn(const SubmitRequest& request, const json& spec) {
+std::string NamespaceIn(const SubmitRequest& request, const Json& spec) {
   const auto namespaces = StringsAt(spec, "namespaces");
   if (namespaces.empty())
     throw SubmitRefused("--project: project " + request.project + " names no namespace");
@@ -60,10 +60,10 @@ std::string NamespaceIn(const SubmitRequest& request, const json& spec) {
                       "'s; its namespaces are " + Joined(namespaces));
 }
 
-const json& QuotaIn(const SubmitRequest& request, const json& spec) {
-  const json quotas = spec.value("quotas", json::array());
+const Json& QuotaIn(const SubmitRequest& request, const Json& spec) {
+  const Json quotas = spec.value("quotas", Json::array());
   std::vector<std::string> queues;
-  for (const json& quota : quotas) queues.push_back(quota.value("queue", std::string()));
+  for (const Json& quota : quotas) queues.push_back(quota.value("queue", std::string()));
   const std::string& project = request.project;
   if (queues.empty())
     throw SubmitRefused("--project: project " + project + " has no quota in any queue");
@@ -79,35 +79,35 @@ const json& QuotaIn(const SubmitRequest& request, const json& spec) {
   return spec["quotas"][static_cast<std::size_t>(at - queues.begin())];
 }
 
-void CheckFits(const SubmitRequest& request, const json& quota, const json& queue) {
+void CheckFits(const SubmitRequest& request, const Json& quota, const Json& queue) {
   const int64_t total = request.gpu_milli * request.replicas;
-  const std::string asked = "--gpus: " + api::FormatDecimal(total) + " GPUs";
+  const std::string asked = "--gpus: " + json::FormatDecimal(total) + " GPUs";
   const std::string name = quota.value("queue", std::string());
-  const json spec = queue.value("spec", json::object());
+  const Json spec = queue.value("spec", Json::object());
   const auto gpu = MilliAt(quota, "gpu");
   if (spec.value("sharing", std::string("Guaranteed")) == "Fixed" && gpu && total > *gpu)
     throw SubmitRefused(asked + " is more than project " + request.project + "'s fixed quota of " +
-                        api::FormatDecimal(*gpu) + " in queue " + name +
+                        json::FormatDecimal(*gpu) + " in queue " + name +
                         ", which it never exceeds; ask for at most that");
   if (const auto limit = MilliAt(quota, "limit"); limit && total > *limit)
     throw SubmitRefused(asked + " is more than project " + request.project + "'s limit of " +
-                        api::FormatDecimal(*limit) + " in queue " + name);
-  const auto capacity = MilliAt(queue.value("status", json::object()), "capacity");
+                        json::FormatDecimal(*limit) + " in queue " + name);
+  const auto capacity = MilliAt(queue.value("status", Json::object()), "capacity");
   if (capacity && total > *capacity)
-    throw SubmitRefused(asked + " is more than the " + api::FormatDecimal(*capacity) +
+    throw SubmitRefused(asked + " is more than the " + json::FormatDecimal(*capacity) +
                         " GPUs of queue " + name + "'s nodes");
 }
 
 }  // namespace
 
-SubmitTarget ResolveTarget(const SubmitRequest& request, const std::vector<json>& projects,
-                           const std::vector<json>& queues) {
-  const json& project = FindProject(request.project, projects);
-  const json spec = project.value("spec", json::object());
+SubmitTarget ResolveTarget(const SubmitRequest& request, const std::vector<Json>& projects,
+                           const std::vector<Json>& queues) {
+  const Json& project = FindProject(request.project, projects);
+  const Json spec = project.value("spec", Json::object());
   SubmitTarget target{NamespaceIn(request, spec), ""};
-  const json& quota = QuotaIn(request, spec);
+  const Json& quota = QuotaIn(request, spec);
   target.queue = quota.value("queue", std::string());
-  const json* queue = Named(queues, target.queue);
+  const Json* queue = Named(queues, target.queue);
   if (!queue)
     throw SubmitRefused("--queue: project " + request.project + " has a quota in queue " +
                         target.queue + ", but no Queue of that name exists (kubectl get queues)");

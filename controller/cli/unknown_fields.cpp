@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/openapi/openapi_schema.h"
 
 namespace gpupool::cli {
 namespace {
@@ -107,22 +107,22 @@ std::pair<std::string_view, std::string_view> SplitLastKey(std::string_view path
   return {path.substr(0, dot), path.substr(dot + 1)};
 }
 
-void AddUnknownMetadataFields(const Json& object, api::FieldErrors& errors) {
+void AddUnknownMetadataFields(const Json& object, json::FieldErrors& errors) {
   if (!object.contains("metadata") || !object["metadata"].is_object()) return;
   const std::vector<std::string> declared(kObjectMetaFields.begin(), kObjectMetaFields.end());
   for (const auto& [key, ignored] : object["metadata"].items()) {
     if (std::find(declared.begin(), declared.end(), key) != declared.end()) continue;
-    errors.push_back({api::Child("metadata", key), UnknownFieldMessage(key, declared)});
+    errors.push_back({json::Child("metadata", key), UnknownFieldMessage(key, declared)});
   }
 }
 
 }  // namespace
 
-api::FieldErrors UnknownFields(const Json& schema, const Json& object) {
-  api::FieldErrors errors;
+json::FieldErrors UnknownFields(const Json& schema, const Json& object) {
+  json::FieldErrors errors;
   AddUnknownMetadataFields(object, errors);
   Json pruned = object;
-  for (const auto& path : api::Prune(schema, pruned)) {
+  for (const auto& path : openapi::Prune(schema, pruned)) {
     const auto [parent, key] = SplitLastKey(path);
     errors.push_back({path, UnknownFieldMessage(key, DeclaredNames(SchemaAt(schema, parent)))});
   }

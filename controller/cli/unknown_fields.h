@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::cli {
 
 // One error per unknown field, at its path, suggesting a declared sibling
 // whose name is close ("spec.replica: unknown field, did you mean replicas?").
-api::FieldErrors UnknownFields(const nlohmann::json& schema, const nlohmann::json& object);
+json::FieldErrors UnknownFields(const nlohmann::json& schema, const nlohmann::json& object);
 
 }  // namespace gpupool::cli

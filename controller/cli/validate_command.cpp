@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/yaml.h"
 #include "gpupool/common/command.h"
+#include "gpupool/json/yaml.h"
 #include "object_check.h"
 
 namespace gpupool::cli {
@@ -87,8 +87,8 @@ void Print(const std::string& file, const ObjectCheck& check, Tally& tally) {
 void ValidateFile(const std::string& file, Tally& tally) {
   std::vector<nlohmann::json> documents;
   try {
-    documents = api::LoadYamlFile(file);
-  } catch (const api::YamlError& error) {
+    documents = json::LoadYamlFile(file);
+  } catch (const json::YamlError& error) {
     return InputError(error.what(), tally);
   }
   ++tally.files;

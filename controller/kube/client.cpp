@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "gpupool/api/json_dump.h"
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_dump.h"
+#include "gpupool/json/json_parse.h"
 #include "gpupool/kube/errors.h"
 
 namespace gpupool::kube {
@@ -38,7 +38,7 @@ std::string WriteQuery(const WriteOptions& options) {
 
 Json ParseBody(const HttpResponse& response, const std::string& context) {
   if (response.body.empty()) return Json::object();
-  Json parsed = api::ParseJson(response.body);
+  Json parsed = json::ParseJson(response.body);
   if (parsed.is_discarded())
     throw ApiError(Reason::kDecode, response.status, context + ": response is not JSON");
   return parsed;
@@ -75,14 +75,14 @@ Client::Client(std::shared_ptr<Transport> transport) : transport_(std::move(tran
 
 Json Client::Request(const std::string& method, const std::string& path, const Json* body,
                      const std::string& content_type, RepeatSafety repeat) {
-  HttpRequest request{method, path, body ? api::Dump(*body) : "", content_type, repeat};
+  HttpRequest request{method, path, body ? json::Dump(*body) : "", content_type, repeat};
   return ParseBody(transport_->Send(request), method + " " + path);
 }
 
 void Client::RequestIgnoringAnswer(const std::string& method, const std::string& path,
                                    const Json& body, const std::string& content_type,
                                    RepeatSafety repeat) {
-  transport_->Send({method, path, api::Dump(body), content_type, repeat});
+  transport_->Send({method, path, json::Dump(body), content_type, repeat});
 }
 
 Json Client::Get(const Resource& resource, const std::string& ns, const std::string& name) {

@@ -111,7 +111,7 @@ void Reflector::ListAndReplace() {
   std::vector<Json> items;
   items.reserve(page.items.size());
   for (auto& item : page.items) {
-    for (const auto& path : unread) api::EraseMember(item, path);
+    for (const auto& path : unread) json::EraseMember(item, path);
     items.push_back(std::move(item));
   }
   sink_.Replace(std::move(items), page.resource_version);

@@ -1,7 +1,7 @@
 #include <cstring>
 
-#include "gpupool/api/json_parse.h"
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_parse.h"
+#include "gpupool/json/json_without.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/watch.h"
 
@@ -31,8 +31,8 @@ std::size_t StringStop(const std::string& text, std::size_t from) {
 
 }  // namespace
 
-WatchEvent DecodeWatchEvent(std::string_view frame, const std::vector<api::MemberPath>& unread) {
-  Json parsed = unread.empty() ? api::ParseJson(frame) : api::ParseWithout(frame, unread);
+WatchEvent DecodeWatchEvent(std::string_view frame, const std::vector<json::MemberPath>& unread) {
+  Json parsed = unread.empty() ? json::ParseJson(frame) : json::ParseWithout(frame, unread);
   if (!parsed.is_object())
     throw ApiError(Reason::kDecode, 0,
                    "watch frame is not a JSON object: " + std::string(frame.substr(0, 100)));
@@ -44,16 +44,16 @@ WatchEvent DecodeWatchEvent(std::string_view frame, const std::vector<api::Membe
   return {ParseType(type->get_ref<const std::string&>()), std::move(*object)};
 }
 
-WatchDecoder::WatchDecoder(const std::vector<api::MemberPath>& unread) {
+WatchDecoder::WatchDecoder(const std::vector<json::MemberPath>& unread) {
   for (const auto& path : unread) {
-    api::MemberPath in_frame = {"object"};
+    json::MemberPath in_frame = {"object"};
     in_frame.insert(in_frame.end(), path.begin(), path.end());
     unread_.push_back(std::move(in_frame));
   }
 }
 
-std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options) {
-  std::vector<api::MemberPath> unread = options.unread_members;
+std::vector<json::MemberPath> UnreadMembers(const ListWatchOptions& options) {
+  std::vector<json::MemberPath> unread = options.unread_members;
   if (options.drop_managed_fields) unread.push_back({"metadata", "managedFields"});
   return unread;
 }

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 namespace gpupool::metrics::internal {
 
@@ -25,7 +25,7 @@ std::optional<std::int64_t> MilliField(const op::Json& object, const char* key) 
   if (field->is_number()) return std::llround(field->get<double>() * 1000);
   if (!field->is_string()) return std::nullopt;
   std::string error;
-  return api::ParseMilli(field->get<std::string>(), &error);
+  return json::ParseMilli(field->get<std::string>(), &error);
 }
 
 std::string ConditionReason(const op::Json& status, const std::string& type) {

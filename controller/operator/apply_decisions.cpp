@@ -95,7 +95,7 @@ void Admit(CycleState& state, const engine::Admission& admission, bool over_quot
                                      {replica.devices.begin(), replica.devices.end()}});
   }
   job->status.admitted_queue = spec.queue;
-  job->status.allocated_gpu = api::Quantity::FromMilli(
+  job->status.allocated_gpu = json::Quantity::FromMilli(
       spec.gpus_per_replica.milli * static_cast<std::int64_t>(admission.replicas.size()));
   job->status.over_quota = over_quota;
   std::string message = AdmittedMessage(job->status);

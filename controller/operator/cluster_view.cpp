@@ -6,8 +6,8 @@ namespace gpupool::op {
 namespace {
 
 // Spec errors only: paths under "status" are gpupool's own writing.
-api::FieldErrors SpecErrors(api::FieldErrors errors) {
-  std::erase_if(errors, [](const api::FieldError& error) {
+json::FieldErrors SpecErrors(json::FieldErrors errors) {
+  std::erase_if(errors, [](const json::FieldError& error) {
     return error.path == "status" || error.path.rfind("status.", 0) == 0;
   });
   return errors;
@@ -16,7 +16,7 @@ api::FieldErrors SpecErrors(api::FieldErrors errors) {
 template <typename T, typename DecodeFn>
 Decoded<T> DecodeWith(const nlohmann::json& object, DecodeFn decode) {
   Decoded<T> decoded;
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   decoded.object = decode(object, errors);
   decoded.errors = SpecErrors(std::move(errors));
   return decoded;
@@ -45,7 +45,7 @@ api::ResourceAmounts TemplateRequests(const nlohmann::json& pod_template) {
                               {"kind", "Pod"},
                               {"metadata", {{"name", "template"}}},
                               {"spec", pod_template["spec"]}};
-  api::FieldErrors ignored;
+  json::FieldErrors ignored;
   api::ResourceAmounts requests = api::DecodePod(pod, ignored).requests;
   requests.gpu_milli = 0;
   return requests;
@@ -57,7 +57,7 @@ JobObject DecodeJobObject(const nlohmann::json& object) {
   JobObject job;
   // The controller only patches jobs: it needs no raw JSON to write back.
   static_cast<Decoded<api::TrainingJob>&>(job) = DecodeWith<api::TrainingJob>(
-      object, [](const nlohmann::json& json, api::FieldErrors& errors) {
+      object, [](const nlohmann::json& json, json::FieldErrors& errors) {
         return api::DecodeTrainingJob(json, errors, api::RawJson::kDrop);
       });
   job.requests = TemplateRequests(job.object.spec.pod_template);
@@ -65,7 +65,7 @@ JobObject DecodeJobObject(const nlohmann::json& object) {
 }
 
 NodeObject DecodeNodeObject(const nlohmann::json& object) {
-  api::FieldErrors ignored;
+  json::FieldErrors ignored;
   api::Node node = api::DecodeNode(object, ignored);
   NodeObject view;
   view.name = node.metadata.name;

@@ -19,8 +19,8 @@ void InitStatus(CycleState& state, JobRecord& job) {
         meta.creation_timestamp.empty() ? FormatTime(state.now) : meta.creation_timestamp;
   if (!job.status.phase) job.status.phase = JobPhase::kQueued;
   const auto& spec = job.job().spec;
-  job.status.requested_gpu = api::Quantity::FromMilli(spec.gpus_per_replica.milli *
-                                                      static_cast<std::int64_t>(spec.replicas));
+  job.status.requested_gpu = json::Quantity::FromMilli(spec.gpus_per_replica.milli *
+                                                       static_cast<std::int64_t>(spec.replicas));
   job.status.observed_generation = meta.generation;
 }
 
@@ -32,7 +32,7 @@ std::pair<std::string, std::string> IgnoredBecause(const JobRecord& job) {
     return {kSuspended,
             "suspended (spec.suspend): it holds no GPUs and is out of line until resumed"};
   if (!job.source->errors.empty())
-    return {"InvalidSpec", "invalid spec: " + api::JoinErrors(job.source->errors)};
+    return {"InvalidSpec", "invalid spec: " + json::JoinErrors(job.source->errors)};
   if (job.project.empty())
     return {"NoProject", "no Project owns namespace \"" + job.ns() +
                              "\": add it to a Project's spec.namespaces"};
@@ -169,9 +169,9 @@ std::string ShapeChange(const CycleState& state, const JobRecord& job) {
   const auto placed = static_cast<std::int64_t>(job.status.placement.size());
   if (job.status.allocated_gpu &&
       job.status.allocated_gpu->milli != spec.gpus_per_replica.milli * placed)
-    return "gpusPerReplica is now " + api::FormatDecimal(spec.gpus_per_replica.milli) +
+    return "gpusPerReplica is now " + json::FormatDecimal(spec.gpus_per_replica.milli) +
            ", it was " +
-           api::FormatDecimal(job.status.allocated_gpu->milli / std::max<std::int64_t>(placed, 1));
+           json::FormatDecimal(job.status.allocated_gpu->milli / std::max<std::int64_t>(placed, 1));
   if (job.status.over_quota && spec.workload_class != api::WorkloadClass::kTrain)
     return std::string("workloadClass is now ") + api::WorkloadClassName(spec.workload_class) +
            ", which never runs over quota";

@@ -1,7 +1,7 @@
 #include "gpupool/operator/plan.h"
 
 #include "cycle_state.h"
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 
 namespace gpupool::op {
 namespace {
@@ -26,7 +26,7 @@ Plan RunCycle(const ClusterView& view, const PlanOptions& options, DecideFn deci
 
 }  // namespace
 
-Json PodCreate::Pod() const { return api::ParseJson(body); }
+Json PodCreate::Pod() const { return json::ParseJson(body); }
 
 Plan PlanCycle(const ClusterView& view, const PlanOptions& options) {
   return RunCycle(view, options, [&](const engine::Snapshot& snapshot) {

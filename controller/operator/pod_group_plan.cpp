@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "cycle_state.h"
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 #include "pod_template.h"
 #include "reservations.h"
 
@@ -67,7 +67,7 @@ std::string AdmissionRecord(const api::TrainingJobStatus& status) {
   record.admitted_queue = status.admitted_queue;
   record.over_quota = status.over_quota;
   record.placement = status.placement;
-  return api::Dump(api::TrainingJobStatusToJson(record));
+  return json::Dump(api::TrainingJobStatusToJson(record));
 }
 
 Json GroupReleasePatch(const JobRecord& job, const PodView& pod,

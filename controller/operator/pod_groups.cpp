@@ -8,7 +8,7 @@
 #include <map>
 
 #include "cycle_state.h"
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "gpupool/operator/pod_labels.h"
 
 namespace gpupool::op::internal {
@@ -108,13 +108,13 @@ std::map<std::string, Group> GatherGroups(const CycleState& state) {
   return groups;
 }
 
-void Refuse(api::FieldErrors& errors, const std::string& path, const std::string& message) {
+void Refuse(json::FieldErrors& errors, const std::string& path, const std::string& message) {
   errors.push_back({path, message});
 }
 
 // The same value on every pod of the group, or an error naming the field.
 std::string Agreed(const Group& group, std::string PodRequest::*field, const std::string& path,
-                   api::FieldErrors& errors) {
+                   json::FieldErrors& errors) {
   const std::string& first = (*group.pods.front()->request).*field;
   for (const PodView* pod : group.pods) {
     if ((*pod->request).*field == first) continue;
@@ -135,7 +135,7 @@ std::int32_t OwnerGangSize(const Group& group) {
   return static_cast<std::int32_t>(group.pods.size()) + 1;
 }
 
-std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
+std::int32_t GroupSize(const Group& group, json::FieldErrors& errors) {
   const std::string path = LabelPath(kPodGroupSizeLabel);
   const std::string text = Agreed(group, &PodRequest::group_size, path, errors);
   if (group.by_owner && text.empty()) return OwnerGangSize(group);
@@ -152,7 +152,7 @@ std::int32_t GroupSize(const Group& group, api::FieldErrors& errors) {
   return size;
 }
 
-api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
+api::WorkloadClass ClassOf(const Group& group, json::FieldErrors& errors) {
   const std::string path = LabelPath(kWorkloadClassLabel);
   const std::string text = Agreed(group, &PodRequest::workload_class, path, errors);
   if (text == "Train") return api::WorkloadClass::kTrain;
@@ -167,7 +167,7 @@ api::WorkloadClass ClassOf(const Group& group, api::FieldErrors& errors) {
 }
 
 // Milli-GPUs per pod: a fraction's annotation, or the pods' nvidia.com/gpu.
-std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors& errors) {
+std::int64_t GpusPerPod(const Group& group, std::int32_t size, json::FieldErrors& errors) {
   const std::string path = AnnotationPath(kFractionAnnotation);
   const std::string fraction = Agreed(group, &PodRequest::fraction, path, errors);
   const std::int64_t whole = group.pods.front()->gpu_milli;
@@ -185,7 +185,7 @@ std::int64_t GpusPerPod(const Group& group, std::int32_t size, api::FieldErrors&
     return whole;
   }
   std::string error;
-  const auto milli = api::ParseMilli(fraction, &error);
+  const auto milli = json::ParseMilli(fraction, &error);
   if (const std::string problem = GpuFractionProblem(fraction); !problem.empty())
     Refuse(errors, path, problem);
   else if (whole > 0)
@@ -215,7 +215,7 @@ std::string QueuedSince(const Group& group) {
 JobObject SourceOf(const Group& group) {
   JobObject source;
   api::TrainingJob& job = source.object;
-  api::FieldErrors& errors = source.errors;
+  json::FieldErrors& errors = source.errors;
   const PodView& first = *group.pods.front();
   job.metadata.name = group.name;
   job.metadata.namespace_ = group.ns;
@@ -227,7 +227,7 @@ JobObject SourceOf(const Group& group) {
   job.spec.replicas = GroupSize(group, errors);
   job.spec.workload_class = ClassOf(group, errors);
   job.spec.gpus_per_replica =
-      api::Quantity::FromMilli(GpusPerPod(group, job.spec.replicas, errors));
+      json::Quantity::FromMilli(GpusPerPod(group, job.spec.replicas, errors));
   // Where its pods may run: the engine places them only there.
   Json selector = Json::object();
   for (const auto& [key, value] : first.request->node_selector)

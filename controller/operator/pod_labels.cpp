@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 namespace gpupool::op {
 
@@ -23,7 +23,7 @@ std::string WorkloadClassProblem(const std::string& text) {
 
 std::string GpuFractionProblem(const std::string& text) {
   std::string error;
-  const auto milli = api::ParseMilli(text, &error);
+  const auto milli = json::ParseMilli(text, &error);
   if (milli && *milli > 0 && *milli < 1000) return "";
   return "must be a fraction of one GPU, above 0 and below 1 (is \"" + text + "\")";
 }

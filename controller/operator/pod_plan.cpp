@@ -5,7 +5,7 @@
 // where the node has physical room (the pods of a victim still stopping hold
 // their devices until they are gone); fractions once the reservation pod of
 // their device holds it.
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 #include "pod_template.h"
 #include "reservations.h"
 
@@ -38,7 +38,7 @@ void AddCreate(CycleState& state, const JobRecord& job, const Json& pod, bool ga
   create.job_generation = job.job().metadata.generation;
   create.ns = job.ns();
   create.name = pod["metadata"].value("name", "");
-  create.body = api::Dump(pod);
+  create.body = json::Dump(pod);
   create.gated = gated;
   create.job_restarts = job.status.restart_count;
   state.plan.pod_creates.push_back(std::move(create));

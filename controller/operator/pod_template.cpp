@@ -160,7 +160,7 @@ std::vector<std::pair<std::string, std::string>> ReleaseAnnotations(
   if (job.job().spec.IsFractional()) {
     annotations.emplace_back(kDeviceAnnotation, shared_device);
     annotations.emplace_back(kFractionAnnotation,
-                             api::FormatDecimal(job.job().spec.gpus_per_replica.milli));
+                             json::FormatDecimal(job.job().spec.gpus_per_replica.milli));
   }
   return annotations;
 }

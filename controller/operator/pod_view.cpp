@@ -5,21 +5,21 @@
 #include <charconv>
 
 #include "gpupool/api/pod.h"
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 namespace gpupool::op {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
-const json* Field(const json& object, const char* key) {
+const Json* Field(const Json& object, const char* key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
   return it == object.end() ? nullptr : &*it;
 }
 
-std::string StringField(const json& object, const char* key) {
-  const json* value = Field(object, key);
+std::string StringField(const Json& object, const char* key) {
+  const Json* value = Field(object, key);
   return value && value->is_string() ? value->get<std::string>() : std::string();
 }
 
@@ -39,65 +39,65 @@ PodPhase ParsePhase(const std::string& phase) {
 
 // One container's GPUs: its request, or its limit when it has no request (as
 // the API server defaults requests from limits).
-std::int64_t ContainerGpus(const json& container) {
-  const json* resources = Field(container, "resources");
+std::int64_t ContainerGpus(const Json& container) {
+  const Json* resources = Field(container, "resources");
   if (!resources) return 0;
   for (const char* kind : {"requests", "limits"}) {
-    const json* list = Field(*resources, kind);
-    const json* amount = list ? Field(*list, api::kGpuResource) : nullptr;
+    const Json* list = Field(*resources, kind);
+    const Json* amount = list ? Field(*list, api::kGpuResource) : nullptr;
     if (!amount) continue;
     std::string error;
     const std::string text = amount->is_string() ? amount->get<std::string>() : amount->dump();
-    return api::ParseMilli(text, &error).value_or(0);
+    return json::ParseMilli(text, &error).value_or(0);
   }
   return 0;
 }
 
 }  // namespace
 
-std::int64_t PodSpecGpuMilli(const json& spec) {
+std::int64_t PodSpecGpuMilli(const Json& spec) {
   std::int64_t sum = 0, init = 0;
-  if (const json* containers = Field(spec, "containers"); containers && containers->is_array())
-    for (const json& container : *containers) sum += ContainerGpus(container);
-  if (const json* containers = Field(spec, "initContainers"); containers && containers->is_array())
-    for (const json& container : *containers) init = std::max(init, ContainerGpus(container));
+  if (const Json* containers = Field(spec, "containers"); containers && containers->is_array())
+    for (const Json& container : *containers) sum += ContainerGpus(container);
+  if (const Json* containers = Field(spec, "initContainers"); containers && containers->is_array())
+    for (const Json& container : *containers) init = std::max(init, ContainerGpus(container));
   return std::max(sum, init);
 }
 
 namespace {
 
-void ReadMetadata(const json& metadata, PodView& pod) {
+void ReadMetadata(const Json& metadata, PodView& pod) {
   pod.ns = StringField(metadata, "namespace");
   pod.name = StringField(metadata, "name");
   pod.uid = StringField(metadata, "uid");
   pod.terminating = Field(metadata, "deletionTimestamp") != nullptr &&
                     !Field(metadata, "deletionTimestamp")->is_null();
-  if (const json* labels = Field(metadata, "labels")) {
+  if (const Json* labels = Field(metadata, "labels")) {
     pod.job = StringField(*labels, kJobLabel);
     pod.replica = ParseIndex(StringField(*labels, kReplicaLabel));
     pod.reservation_slot = ParseIndex(StringField(*labels, kReservationLabel));
   }
-  if (const json* annotations = Field(metadata, "annotations")) {
+  if (const Json* annotations = Field(metadata, "annotations")) {
     pod.gpu_device = StringField(*annotations, kDeviceAnnotation);
   }
-  if (const json* annotations = Field(metadata, "annotations"))
+  if (const Json* annotations = Field(metadata, "annotations"))
     pod.idle_flagged = Field(*annotations, kIdleSinceAnnotation) != nullptr;
-  if (const json* owners = Field(metadata, "ownerReferences"); owners && owners->is_array()) {
-    for (const json& owner : *owners) {
-      const json* controller = Field(owner, "controller");
+  if (const Json* owners = Field(metadata, "ownerReferences"); owners && owners->is_array()) {
+    for (const Json& owner : *owners) {
+      const Json* controller = Field(owner, "controller");
       if (controller && controller->is_boolean() && controller->get<bool>())
         pod.owner_uid = StringField(owner, "uid");
     }
   }
 }
 
-void ReadSpec(const json& spec, PodView& pod) {
+void ReadSpec(const Json& spec, PodView& pod) {
   pod.node = StringField(spec, "nodeName");
-  if (const json* selector = Field(spec, "nodeSelector"); selector && selector->is_object()) {
+  if (const Json* selector = Field(spec, "nodeSelector"); selector && selector->is_object()) {
     pod.pinned = StringField(*selector, kHostnameLabel);
     pod.has_node_selector = !selector->empty();
   }
-  if (const json* gates = Field(spec, "schedulingGates"); gates && gates->is_array()) {
+  if (const Json* gates = Field(spec, "schedulingGates"); gates && gates->is_array()) {
     pod.gates = static_cast<std::int32_t>(gates->size());
     for (std::size_t i = 0; i < gates->size(); ++i) {
       if (StringField((*gates)[i], "name") == kAdmissionGate)
@@ -109,14 +109,14 @@ void ReadSpec(const json& spec, PodView& pod) {
 
 // The termination message of the init container kReportContainer, once it
 // exited 0; "" before, or when it failed.
-std::string ReportedDevices(const json& status) {
-  const json* statuses = Field(status, "initContainerStatuses");
+std::string ReportedDevices(const Json& status) {
+  const Json* statuses = Field(status, "initContainerStatuses");
   if (!statuses || !statuses->is_array()) return "";
-  for (const json& container : *statuses) {
+  for (const Json& container : *statuses) {
     if (StringField(container, "name") != kReportContainer) continue;
-    const json* state = Field(container, "state");
-    const json* terminated = state ? Field(*state, "terminated") : nullptr;
-    const json* exit_code = terminated ? Field(*terminated, "exitCode") : nullptr;
+    const Json* state = Field(container, "state");
+    const Json* terminated = state ? Field(*state, "terminated") : nullptr;
+    const Json* exit_code = terminated ? Field(*terminated, "exitCode") : nullptr;
     if (!exit_code || !exit_code->is_number_integer() || exit_code->get<std::int64_t>() != 0)
       return "";
     std::string message = StringField(*terminated, "message");
@@ -127,22 +127,22 @@ std::string ReportedDevices(const json& status) {
   return "";
 }
 
-void ReadStatus(const json& status, PodView& pod) {
+void ReadStatus(const Json& status, PodView& pod) {
   pod.phase = ParsePhase(StringField(status, "phase"));
   pod.visible_devices = ReportedDevices(status);
-  if (const json* conditions = Field(status, "conditions"); conditions && conditions->is_array()) {
-    for (const json& condition : *conditions) {
+  if (const Json* conditions = Field(status, "conditions"); conditions && conditions->is_array()) {
+    for (const Json& condition : *conditions) {
       if (StringField(condition, "type") == "Ready")
         pod.ready = StringField(condition, "status") == "True";
     }
   }
 }
 
-void ReadOwner(const json& metadata, PodRequest& request) {
-  const json* owners = Field(metadata, "ownerReferences");
+void ReadOwner(const Json& metadata, PodRequest& request) {
+  const Json* owners = Field(metadata, "ownerReferences");
   if (!owners || !owners->is_array()) return;
-  for (const json& owner : *owners) {
-    const json* controller = Field(owner, "controller");
+  for (const Json& owner : *owners) {
+    const Json* controller = Field(owner, "controller");
     if (!controller || !controller->is_boolean() || !controller->get<bool>()) continue;
     request.owner_kind = StringField(owner, "kind");
     request.owner_api_version = StringField(owner, "apiVersion");
@@ -150,11 +150,11 @@ void ReadOwner(const json& metadata, PodRequest& request) {
   }
 }
 
-PodAdmission ReadAdmission(const json& object) {
-  const json* status = Field(object, "status");
-  const json* conditions = status ? Field(*status, "conditions") : nullptr;
+PodAdmission ReadAdmission(const Json& object) {
+  const Json* status = Field(object, "status");
+  const Json* conditions = status ? Field(*status, "conditions") : nullptr;
   if (!conditions || !conditions->is_array()) return {};
-  for (const json& condition : *conditions) {
+  for (const Json& condition : *conditions) {
     if (StringField(condition, "type") == kAdmittedCondition)
       return {StringField(condition, "status"), StringField(condition, "reason"),
               StringField(condition, "message")};
@@ -164,9 +164,9 @@ PodAdmission ReadAdmission(const json& object) {
 
 std::optional<api::TrainingJobStatus> ReadAdmissionRecord(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  const json record = json::parse(text, nullptr, false);
+  const Json record = Json::parse(text, nullptr, false);
   if (!record.is_object()) return std::nullopt;
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   api::TrainingJobStatus admission = api::DecodeTrainingJobStatus(record, errors);
   if (!errors.empty()) return std::nullopt;
   return admission;
@@ -174,9 +174,9 @@ std::optional<api::TrainingJobStatus> ReadAdmissionRecord(const std::string& tex
 
 // What a pod that asks gpupool to schedule it asks for: it carries the queue
 // label and is neither a TrainingJob's pod nor a reservation pod.
-std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView& pod) {
-  const json* metadata = Field(object, "metadata");
-  const json* labels = metadata ? Field(*metadata, "labels") : nullptr;
+std::shared_ptr<const PodRequest> ReadRequest(const Json& object, const PodView& pod) {
+  const Json* metadata = Field(object, "metadata");
+  const Json* labels = metadata ? Field(*metadata, "labels") : nullptr;
   if (!labels || !pod.job.empty() || pod.reservation_slot >= 0) return nullptr;
   auto request = std::make_shared<PodRequest>();
   request->queue = StringField(*labels, kQueueLabel);
@@ -184,7 +184,7 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
   request->group = StringField(*labels, kPodGroupLabel);
   request->group_size = StringField(*labels, kPodGroupSizeLabel);
   request->workload_class = StringField(*labels, kWorkloadClassLabel);
-  if (const json* annotations = Field(*metadata, "annotations");
+  if (const Json* annotations = Field(*metadata, "annotations");
       annotations && annotations->is_object()) {
     request->has_annotations = true;
     request->fraction = StringField(*annotations, kFractionAnnotation);
@@ -194,8 +194,8 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
   ReadOwner(*metadata, *request);
   request->created = StringField(*metadata, "creationTimestamp");
   request->admission = ReadAdmission(object);
-  const json* spec = Field(object, "spec");
-  const json* selector = spec ? Field(*spec, "nodeSelector") : nullptr;
+  const Json* spec = Field(object, "spec");
+  const Json* selector = spec ? Field(*spec, "nodeSelector") : nullptr;
   if (selector && selector->is_object()) {
     for (const auto& [key, value] : selector->items())
       if (value.is_string()) request->node_selector[key] = value.get<std::string>();
@@ -205,11 +205,11 @@ std::shared_ptr<const PodRequest> ReadRequest(const json& object, const PodView&
 
 }  // namespace
 
-PodView DecodePodView(const json& object) {
+PodView DecodePodView(const Json& object) {
   PodView pod;
-  if (const json* metadata = Field(object, "metadata")) ReadMetadata(*metadata, pod);
-  if (const json* spec = Field(object, "spec")) ReadSpec(*spec, pod);
-  if (const json* status = Field(object, "status")) ReadStatus(*status, pod);
+  if (const Json* metadata = Field(object, "metadata")) ReadMetadata(*metadata, pod);
+  if (const Json* spec = Field(object, "spec")) ReadSpec(*spec, pod);
+  if (const Json* status = Field(object, "status")) ReadStatus(*status, pod);
   pod.request = ReadRequest(object, pod);
   return pod;
 }

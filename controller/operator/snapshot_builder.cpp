@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "cycle_state.h"
-#include "gpupool/api/json_reader.h"
+#include "gpupool/json/json_reader.h"
 
 namespace gpupool::op::internal {
 namespace {
@@ -196,7 +196,7 @@ engine::PendingJob PendingFrom(const JobRecord& job) {
                             : engine::TopologyMode::kPreferred;
   }
   // Read in place: a waiting job's selector is read every cycle.
-  const Json* selector = api::Member(api::Member(&spec.pod_template, "spec"), "nodeSelector");
+  const Json* selector = json::Member(json::Member(&spec.pod_template, "spec"), "nodeSelector");
   if (selector && selector->is_object()) {
     for (const auto& [key, value] : selector->items())
       if (value.is_string()) out.node_selector[key] = value.get<std::string>();

@@ -8,10 +8,10 @@ namespace {
 
 // "1 GPU", "0.5 GPUs", "8 GPUs".
 std::string Gpus(std::int64_t milli) {
-  return api::FormatDecimal(milli) + (milli == 1000 ? " GPU" : " GPUs");
+  return json::FormatDecimal(milli) + (milli == 1000 ? " GPU" : " GPUs");
 }
 
-using api::Quantity;
+using json::Quantity;
 
 struct JobCounts {
   std::int32_t running = 0, pending = 0;
@@ -96,7 +96,7 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   queue.status.observed_generation = queue.metadata.generation;
   if (!source.errors.empty()) {
     return FinishStatus(state, Kind::kQueue, source.object, queue, "InvalidSpec",
-                        api::JoinErrors(source.errors));
+                        json::JoinErrors(source.errors));
   }
   const std::string& name = queue.metadata.name;
   if (const std::string overlap = QueueOverlapMessage(state, name); !overlap.empty())
@@ -120,7 +120,7 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   queue.status.allocated = Quantity::FromMilli(allocated);
   queue.status.over_quota = Quantity::FromMilli(over_quota);
   FinishStatus(state, Kind::kQueue, source.object, queue, "Valid",
-               "the queue's pool has " + api::FormatDecimal(queue.status.capacity->milli) +
+               "the queue's pool has " + json::FormatDecimal(queue.status.capacity->milli) +
                    " GPUs on ready nodes" + LaterOverlaps(state, name));
 }
 
@@ -163,7 +163,7 @@ void PlanProject(CycleState& state, const ProjectObject& source,
   status.observed_generation = project.metadata.generation;
   if (!source.errors.empty()) {
     return FinishStatus(state, Kind::kProject, source.object, project, "InvalidSpec",
-                        api::JoinErrors(source.errors));
+                        json::JoinErrors(source.errors));
   }
   std::int64_t guaranteed = 0, allocated = 0, over = 0;
   // In a department, the guarantees in force (scaled into its quota) are the truth.
@@ -203,8 +203,9 @@ std::string DepartmentMessage(const CycleState& state, const api::Department& de
     }
     if (asked <= quota.gpu.milli) continue;
     scaled += (scaled.empty() ? "" : "; ") + std::string("in queue ") + quota.queue +
-              " its projects' quotas add up to " + api::FormatDecimal(asked) + " GPUs, above its " +
-              api::FormatDecimal(quota.gpu.milli) + ": each is guaranteed that fraction of its own";
+              " its projects' quotas add up to " + json::FormatDecimal(asked) +
+              " GPUs, above its " + json::FormatDecimal(quota.gpu.milli) +
+              ": each is guaranteed that fraction of its own";
   }
   return scaled.empty() ? "quotas are in force" : scaled;
 }
@@ -216,7 +217,7 @@ void PlanDepartment(CycleState& state, const DepartmentObject& source,
   status.observed_generation = department.metadata.generation;
   if (!source.errors.empty()) {
     return FinishStatus(state, Kind::kDepartment, source.object, department, "InvalidSpec",
-                        api::JoinErrors(source.errors));
+                        json::JoinErrors(source.errors));
   }
   const std::string& name = department.metadata.name;
   std::int64_t guaranteed = 0, allocated = 0, over = 0;

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "encoding.h"
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 #include "gpupool/operator/pod_labels.h"
 #include "gpupool/operator/pod_view.h"
 
@@ -125,7 +125,7 @@ ReviewAnswer Refused(const std::string& why) { return {400, why + "\n"}; }
 }  // namespace
 
 ReviewAnswer ReviewPod(std::string_view body, const GateSettings& settings) {
-  const Json review = api::ParseJson(body);
+  const Json review = json::ParseJson(body);
   if (review.is_discarded() || !review.is_object()) return Refused("the body is not JSON");
   if (Member(review, "apiVersion") != "admission.k8s.io/v1" ||
       Member(review, "kind") != "AdmissionReview")

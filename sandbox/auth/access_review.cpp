@@ -41,7 +41,7 @@ Json Unauthenticated(const std::string& error) {
 void ValidateAccessReviewSpec(const Json& spec, bool names_subject) {
   const bool resource = IsSet(spec, "resourceAttributes");
   const bool non_resource = IsSet(spec, "nonResourceAttributes");
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   if (resource && non_resource) {
     // The real message prints the Go value of the attributes.
     const Json& attributes = spec["nonResourceAttributes"];

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 #include "sandbox/api_error.h"
 
 namespace gpupool::sandbox {
@@ -72,7 +72,7 @@ void CheckRequestBody(const std::string& body) {
 }
 
 Json ParseJsonBody(const std::string& body, const std::string& what) {
-  Json parsed = api::ParseJson(body);
+  Json parsed = json::ParseJson(body);
   if (!parsed.is_discarded()) return parsed;
   try {
     return Json::parse(body);  // refused: nlohmann's parser says where and why

@@ -1,7 +1,7 @@
 // The resource verbs of the front end: one REST path, one Cluster call.
 #include <algorithm>
 
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 #include "sandbox/auth/access_review.h"
 #include "sandbox/http/http_server.h"
 #include "sandbox/http/http_util.h"
@@ -52,13 +52,13 @@ const std::string* StoredAnswer(const Json& object, const WriteOptions& options)
 void WriteObject(httplib::Response& response, int status, const ResourceType& resource,
                  const Json& object, bool table, const std::string& include_object,
                  const std::string* serialized = nullptr) {
-  if (!table) return WriteJson(response, status, serialized ? *serialized : api::Dump(object));
+  if (!table) return WriteJson(response, status, serialized ? *serialized : json::Dump(object));
   Json body = {{"kind", "Table"},
                {"apiVersion", "meta.k8s.io/v1"},
                {"metadata", {{"resourceVersion", object["metadata"].value("resourceVersion", "")}}},
                {"columnDefinitions", TableColumns(resource)},
                {"rows", Json::array({TableRow(resource, object, include_object)})}};
-  WriteJson(response, status, api::Dump(body));
+  WriteJson(response, status, json::Dump(body));
 }
 
 // Pods and services answer a DELETE with the object, as their real storage

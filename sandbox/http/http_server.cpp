@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/tls/certificates.h"
 #include "sandbox/http/body_limits.h"
 #include "sandbox/http/connection_pool.h"
@@ -180,7 +180,7 @@ void HttpServer::Handle(const httplib::Request& request, httplib::Response& resp
   } catch (const nlohmann::json::exception& error) {
     // Mostly a field of the wrong type (a number where a string belongs).
     WriteError(response, BadRequest("the object cannot be decoded: " + ParserMessage(error)));
-  } catch (const api::YamlError& error) {
+  } catch (const json::YamlError& error) {
     WriteError(response, BadRequest("malformed YAML: " + ParserMessage(error)));
   } catch (const std::exception& error) {
     WriteError(response, InternalError(error.what()));

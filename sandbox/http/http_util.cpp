@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "sandbox/http/body_limits.h"
 #include "sandbox/http/protobuf.h"
 #include "sandbox/http/table.h"
@@ -96,7 +96,7 @@ Json DecodeBody(const httplib::Request& request, bool protobuf_served) {
     return ParseJsonBody(request.body, "the request body");
   }
   if (type == "application/yaml") {
-    auto documents = api::YamlToJson(request.body, "request body");
+    auto documents = json::YamlToJson(request.body, "request body");
     if (documents.size() != 1) throw BadRequest("the YAML body must hold exactly one document");
     return documents[0];
   }

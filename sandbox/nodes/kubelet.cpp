@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "sandbox/nodes/device_plugin.h"
 #include "sandbox/store/object_meta.h"
 
@@ -67,7 +67,7 @@ int64_t Milli(const Json& value) {
   std::string error;
   if (value.is_number()) return static_cast<int64_t>(value.get<double>() * 1000);
   if (!value.is_string()) return 0;
-  return api::ParseMilli(value.get<std::string>(), &error).value_or(0);
+  return json::ParseMilli(value.get<std::string>(), &error).value_or(0);
 }
 
 namespace {

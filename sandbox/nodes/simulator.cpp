@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "gpupool/api/json_without.h"
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/json_without.h"
+#include "gpupool/json/quantity.h"
 #include "sandbox/api_error.h"
 #include "sandbox/nodes/device_plugin.h"
 #include "sandbox/nodes/kubelet.h"
@@ -16,9 +16,9 @@ namespace {
 // A pod as far as the simulator reads it: its managedFields and the status it
 // does not look at (conditions, container statuses) are read past, not built.
 Json ParseForFacts(const std::string& json) {
-  static const std::vector<api::MemberPath> kUnread = {
+  static const std::vector<json::MemberPath> kUnread = {
       {"metadata", "managedFields"}, {"status", "conditions"}, {"status", "containerStatuses"}};
-  Json pod = api::ParseWithout(json, kUnread);
+  Json pod = json::ParseWithout(json, kUnread);
   if (pod.is_discarded()) throw std::runtime_error("stored pod is not JSON");
   return pod;
 }

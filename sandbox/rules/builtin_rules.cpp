@@ -42,7 +42,7 @@ void CheckMicroTimes(const std::string& kind, const Json& object,
   }
 }
 
-api::FieldErrors ValidateConfigMapSize(const Json& config_map) {
+json::FieldErrors ValidateConfigMapSize(const Json& config_map) {
   constexpr size_t kMaxBytes = 1024 * 1024;
   size_t total = 0;
   for (const char* field : {"data", "binaryData"}) {
@@ -56,8 +56,8 @@ api::FieldErrors ValidateConfigMapSize(const Json& config_map) {
   return {{"", "Too long: must have at most " + std::to_string(kMaxBytes) + " bytes"}};
 }
 
-api::FieldErrors ValidateLeaseSpec(const Json& lease) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateLeaseSpec(const Json& lease) {
+  json::FieldErrors errors;
   const Json spec = lease.value("spec", Json::object());
   if (!spec.is_object()) return errors;
   const auto check = [&](const char* field, int64_t minimum, const char* rule) {

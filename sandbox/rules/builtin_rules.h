@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
@@ -22,9 +22,9 @@ bool IsMicroTime(const std::string& text);
 void CheckMicroTimes(const std::string& kind, const Json& object,
                      std::initializer_list<const char*> paths);
 // The 1 MiB limit on a ConfigMap's data and binaryData together.
-api::FieldErrors ValidateConfigMapSize(const Json& config_map);
+json::FieldErrors ValidateConfigMapSize(const Json& config_map);
 // Errors in a Lease's spec (durations and transition counts).
-api::FieldErrors ValidateLeaseSpec(const Json& lease);
+json::FieldErrors ValidateLeaseSpec(const Json& lease);
 
 // A new namespace's finalizer, phase and name label.
 void DefaultNamespace(Json& name_space);

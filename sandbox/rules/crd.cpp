@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "gpupool/api/json_reader.h"
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/json/json_reader.h"
+#include "gpupool/openapi/cel.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "sandbox/api_error.h"
-#include "sandbox/rules/cel.h"
 #include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -36,19 +36,19 @@ Json TakeTypeAndMetadata(Json& object) {
 // that its schema may constrain and all that its rules may read.
 Json NamesOf(const Json& kept) {
   Json names = Json::object();
-  const Json* metadata = api::Member(&kept, "metadata");
+  const Json* metadata = json::Member(&kept, "metadata");
   for (const char* field : {"name", "generateName"}) {
-    if (const Json* value = api::Member(metadata, field)) names[field] = *value;
+    if (const Json* value = json::Member(metadata, field)) names[field] = *value;
   }
   return names;
 }
 
 // metadata.name and metadata.generateName against the schema's limits on them.
-void CheckMetadataNames(const api::SchemaNode& schema, const Json& names,
-                        api::FieldErrors& errors) {
-  const api::SchemaNode* metadata = schema.Property("metadata");
+void CheckMetadataNames(const openapi::SchemaNode& schema, const Json& names,
+                        json::FieldErrors& errors) {
+  const openapi::SchemaNode* metadata = schema.Property("metadata");
   if (!metadata) return;
-  for (auto& error : api::ValidateAgainstSchema(*metadata, names)) {
+  for (auto& error : openapi::ValidateAgainstSchema(*metadata, names)) {
     errors.push_back({"metadata." + error.path, error.message});
   }
 }
@@ -66,18 +66,18 @@ const Json& SchemaOf(const Json& version) {
 }
 
 // A custom resource's compiled schema (ServedResources); none checks nothing.
-const api::SchemaNode& SchemaOf(const ResourceType& resource) {
-  static const api::SchemaNode kNone;
+const openapi::SchemaNode& SchemaOf(const ResourceType& resource) {
+  static const openapi::SchemaNode kNone;
   return resource.schema ? *resource.schema : kNone;
 }
 
 // Compiled rules are cached by their text: each is compiled once per process.
-const cel::Program& CompiledRule(const std::string& rule) {
+const openapi::cel::Program& CompiledRule(const std::string& rule) {
   static std::mutex mutex;
-  static std::map<std::string, cel::Program> cache;
+  static std::map<std::string, openapi::cel::Program> cache;
   std::lock_guard lock(mutex);
   auto it = cache.find(rule);
-  if (it == cache.end()) it = cache.emplace(rule, cel::Program::Compile(rule)).first;
+  if (it == cache.end()) it = cache.emplace(rule, openapi::cel::Program::Compile(rule)).first;
   return it->second;
 }
 
@@ -124,7 +124,8 @@ std::string Factor(double factor) {
 }
 
 // Why the server would refuse the rule's cost, or "" when it would not.
-std::string CostRefusal(const cel::Program& program, const Json& node, Cardinality cardinality) {
+std::string CostRefusal(const openapi::cel::Program& program, const Json& node,
+                        Cardinality cardinality) {
   const std::uint64_t once = program.EstimatedCost(node);
   const std::string advice =
       " (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where "
@@ -135,16 +136,16 @@ std::string CostRefusal(const cel::Program& program, const Json& node, Cardinali
            advice;
   }
   const double total = static_cast<double>(once) * static_cast<double>(*cardinality);
-  if (total <= static_cast<double>(cel::Program::kRuleCostLimit)) return "";
+  if (total <= static_cast<double>(openapi::cel::Program::kRuleCostLimit)) return "";
   return "Forbidden: estimated rule cost exceeds budget by factor of " +
-         Factor(total / static_cast<double>(cel::Program::kRuleCostLimit)) + "x" + advice;
+         Factor(total / static_cast<double>(openapi::cel::Program::kRuleCostLimit)) + "x" + advice;
 }
 
 // Compiles every rule of `schema` and estimates its cost, as the server does
 // when a CRD is written: a rule it cannot compile, or would find too costly
 // (alone or with the CRD's other rules), is an error naming the rule.
-api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) {
-  api::FieldErrors errors;
+json::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) {
+  json::FieldErrors errors;
   double crd_cost = 0;
   WalkSchema(schema, path, Cardinality(1),
              [&](const Json& node, const std::string& node_path, Cardinality cardinality) {
@@ -152,9 +153,9 @@ api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) 
                for (size_t i = 0; i < node["x-kubernetes-validations"].size(); ++i) {
                  const Json& rule = node["x-kubernetes-validations"][i];
                  const std::string rule_path =
-                     api::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
+                     json::Child(node_path + ".x-kubernetes-validations", i) + ".rule";
                  try {
-                   const cel::Program& program = CompiledRule(rule.value("rule", ""));
+                   const openapi::cel::Program& program = CompiledRule(rule.value("rule", ""));
                    const std::string refusal = CostRefusal(program, node, cardinality);
                    if (!refusal.empty()) errors.push_back({rule_path, refusal});
                    if (cardinality)
@@ -164,10 +165,10 @@ api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) 
                  }
                }
              });
-  if (crd_cost > static_cast<double>(cel::Program::kCrdCostLimit)) {
+  if (crd_cost > static_cast<double>(openapi::cel::Program::kCrdCostLimit)) {
     errors.push_back(
         {path, "Forbidden: total CRD cost exceeds budget by factor of " +
-                   Factor(crd_cost / static_cast<double>(cel::Program::kCrdCostLimit)) +
+                   Factor(crd_cost / static_cast<double>(openapi::cel::Program::kCrdCostLimit)) +
                    "x (try reducing the cost of the rules)"});
   }
   return errors;
@@ -178,8 +179,8 @@ api::FieldErrors CheckRulesCompile(const Json& schema, const std::string& path) 
 // A member equal to its counterpart in `old` (an update's stored object) is
 // skipped with everything below it: no rule here reads oldSelf, and the server
 // ratchets the errors of the others on unchanged values.
-void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::SchemaPath& path,
-                   api::FieldErrors& errors, const Json* old) {
+void EvaluateRules(const openapi::SchemaNode& schema, const Json& value,
+                   const openapi::SchemaPath& path, json::FieldErrors& errors, const Json* old) {
   if (!schema.is_schema || value.is_null()) return;
   if (old && *old == value) return;
   for (const auto& rule : schema.rules) {
@@ -198,15 +199,16 @@ void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::
   }
   if (value.is_object() && schema.has_properties) {
     for (const auto& [name, child] : schema.properties) {
-      const Json* member = api::Member(&value, name);
+      const Json* member = json::Member(&value, name);
       if (!member) continue;
-      EvaluateRules(child, *member, api::SchemaPath(path, name), errors, api::Member(old, name));
+      EvaluateRules(child, *member, openapi::SchemaPath(path, name), errors,
+                    json::Member(old, name));
     }
   }
   if (value.is_array() && schema.items) {
-    const api::ListCorrelation correlation(schema, old);
+    const openapi::ListCorrelation correlation(schema, old);
     for (size_t i = 0; i < value.size(); ++i) {
-      EvaluateRules(*schema.items, value[i], api::SchemaPath(path, i), errors,
+      EvaluateRules(*schema.items, value[i], openapi::SchemaPath(path, i), errors,
                     correlation.Find(value[i]));
     }
   }
@@ -215,7 +217,7 @@ void EvaluateRules(const api::SchemaNode& schema, const Json& value, const api::
 // Schema errors after which the server evaluates no rule (a rule may rely on
 // what they check): a wrong type, a missing required field, a value outside
 // its enum, a string or list over its size limit.
-bool BlocksRules(const api::FieldError& error) {
+bool BlocksRules(const json::FieldError& error) {
   static const std::string_view kPrefixes[] = {
       "Required value",   "Unsupported value", "must be of type",  "must be an integer or a string",
       "must not be null", "must be at most",   "must have at most"};
@@ -227,11 +229,11 @@ bool BlocksRules(const api::FieldError& error) {
 // The rules, unless a schema error blocks them; then the one error the server
 // adds in their place (where the schema has rules at all). Rules at the root
 // read the object's name and generateName (`kept` holds its metadata).
-void CheckRules(const api::SchemaNode& schema, Json& object, const Json& kept, const Json* old,
-                api::FieldErrors& errors) {
+void CheckRules(const openapi::SchemaNode& schema, Json& object, const Json& kept, const Json* old,
+                json::FieldErrors& errors) {
   if (std::none_of(errors.begin(), errors.end(), BlocksRules)) {
     if (object.is_object()) object["metadata"] = NamesOf(kept);
-    EvaluateRules(schema, object, api::SchemaPath(""), errors, old);
+    EvaluateRules(schema, object, openapi::SchemaPath(""), errors, old);
     if (object.is_object()) object.erase("metadata");
   } else if (schema.HasRules()) {
     errors.push_back(
@@ -241,8 +243,8 @@ void CheckRules(const api::SchemaNode& schema, Json& object, const Json& kept, c
   }
 }
 
-api::FieldErrors ValidateNames(const Json& crd) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateNames(const Json& crd) {
+  json::FieldErrors errors;
   const Json& spec = crd.value("spec", Json::object());
   const Json& names = spec.value("names", Json::object());
   const std::string group = spec.value("group", "");
@@ -270,7 +272,7 @@ void CheckCrdDecodes(const Json& crd) {
   if (!versions.is_array()) return;
   for (const auto& version : versions) {
     const std::string error =
-        api::KeywordDecodeError(SchemaOf(version), "spec.versions.schema.openAPIV3Schema");
+        openapi::KeywordDecodeError(SchemaOf(version), "spec.versions.schema.openAPIV3Schema");
     if (error.empty()) continue;
     throw BadRequest(
         "CustomResourceDefinition in version \"v1\" cannot be handled as a "
@@ -279,13 +281,13 @@ void CheckCrdDecodes(const Json& crd) {
   }
 }
 
-api::FieldErrors ValidateCrd(const Json& crd) {
-  api::FieldErrors errors = ValidateNames(crd);
+json::FieldErrors ValidateCrd(const Json& crd) {
+  json::FieldErrors errors = ValidateNames(crd);
   const Json& versions = crd.value("spec", Json::object()).value("versions", Json::array());
   if (versions.empty()) errors.push_back({"spec.versions", "Required value"});
   int storage = 0;
   for (size_t i = 0; i < versions.size(); ++i) {
-    const std::string path = api::Child("spec.versions", i);
+    const std::string path = json::Child("spec.versions", i);
     if (versions[i].value("name", "").empty()) errors.push_back({path + ".name", "Required value"});
     if (versions[i].value("storage", false)) ++storage;
     const Json& schema = SchemaOf(versions[i]);
@@ -295,8 +297,8 @@ api::FieldErrors ValidateCrd(const Json& crd) {
       continue;
     }
     // CheckStructural's paths start at openAPIV3Schema.
-    for (auto& error : api::CheckStructural(schema))
-      errors.push_back({api::Child(path + ".schema", error.path), error.message});
+    for (auto& error : openapi::CheckStructural(schema))
+      errors.push_back({json::Child(path + ".schema", error.path), error.message});
     auto rule_errors = CheckRulesCompile(schema, schema_path);
     errors.insert(errors.end(), rule_errors.begin(), rule_errors.end());
   }
@@ -365,7 +367,7 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
     if (!crd_version.empty() && crd_version.find_first_not_of("0123456789") == std::string::npos)
       resource->served_since = std::stoull(crd_version);
     resource->schema =
-        std::make_shared<const api::SchemaNode>(api::CompileSchema(SchemaOf(version)));
+        std::make_shared<const openapi::SchemaNode>(openapi::CompileSchema(SchemaOf(version)));
     served.push_back(WithFieldNames(std::move(resource)));
   }
   return served;
@@ -374,12 +376,12 @@ std::vector<ResourcePtr> ServedResources(const Json& crd) {
 CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& object,
                                         const Json* old) {
   CustomResourceCheck check;
-  const api::SchemaNode& schema = SchemaOf(resource);
+  const openapi::SchemaNode& schema = SchemaOf(resource);
   Json kept = TakeTypeAndMetadata(object);
-  api::ApplyDefaults(schema, object);
-  check.pruned = api::Prune(schema, object);
-  check.errors = old ? api::ValidateUpdateAgainstSchema(schema, object, *old)
-                     : api::ValidateAgainstSchema(schema, object);
+  openapi::ApplyDefaults(schema, object);
+  check.pruned = openapi::Prune(schema, object);
+  check.errors = old ? openapi::ValidateUpdateAgainstSchema(schema, object, *old)
+                     : openapi::ValidateAgainstSchema(schema, object);
   CheckMetadataNames(schema, NamesOf(kept), check.errors);
   CheckRules(schema, object, kept, old, check.errors);
   object.update(kept);
@@ -388,17 +390,17 @@ CustomResourceCheck CheckCustomResource(const ResourceType& resource, Json& obje
 
 CustomResourceCheck CheckCustomResourceStatus(const ResourceType& resource, Json& object,
                                               const Json& old) {
-  const api::SchemaNode& schema = SchemaOf(resource);
-  const api::SchemaNode* status_schema = schema.Property("status");
+  const openapi::SchemaNode& schema = SchemaOf(resource);
+  const openapi::SchemaNode* status_schema = schema.Property("status");
   if (!status_schema || !object.is_object()) return CheckCustomResource(resource, object, &old);
   CustomResourceCheck check;
   if (auto status = object.find("status"); status != object.end()) {
-    api::ApplyDefaults(*status_schema, *status);
-    check.pruned = api::Prune(*status_schema, *status, "status");
-    const Json* old_status = api::Member(&old, "status");
+    openapi::ApplyDefaults(*status_schema, *status);
+    check.pruned = openapi::Prune(*status_schema, *status, "status");
+    const Json* old_status = json::Member(&old, "status");
     check.errors = old_status
-                       ? api::ValidateUpdateAgainstSchema(*status_schema, *status, *old_status)
-                       : api::ValidateAgainstSchema(*status_schema, *status);
+                       ? openapi::ValidateUpdateAgainstSchema(*status_schema, *status, *old_status)
+                       : openapi::ValidateAgainstSchema(*status_schema, *status);
     for (auto& error : check.errors) error.path = StatusPath(error.path);
   }
   Json kept = TakeTypeAndMetadata(object);

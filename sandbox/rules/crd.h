@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 #include "sandbox/rules/resource_type.h"
 
 namespace gpupool::sandbox {
@@ -18,14 +18,14 @@ using Json = nlohmann::json;
 // the real server's decoder, before any validation.
 void CheckCrdDecodes(const Json& crd);
 // Errors in a CRD (names, versions, structural schemas, unsupported CEL).
-api::FieldErrors ValidateCrd(const Json& crd);
+json::FieldErrors ValidateCrd(const Json& crd);
 // Fills status.acceptedNames, conditions and storedVersions.
 void EstablishCrd(Json& crd);
 // One ResourceType per served version.
 std::vector<ResourcePtr> ServedResources(const Json& crd);
 
 struct CustomResourceCheck {
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   std::vector<std::string> pruned;  // paths of unknown fields removed
 };
 // Defaults, prunes and validates `object` (metadata is left alone). On an

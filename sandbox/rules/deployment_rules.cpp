@@ -83,7 +83,7 @@ void DefaultStrategy(Json& spec) {
   if (!Has(rolling, "maxSurge")) rolling["maxSurge"] = "25%";
 }
 
-void CheckNotNegative(const Json& spec, const char* field, api::FieldErrors& errors) {
+void CheckNotNegative(const Json& spec, const char* field, json::FieldErrors& errors) {
   if (spec.contains(field) && spec[field].get<int64_t>() < 0) {
     errors.push_back({std::string("spec.") + field, "Invalid value: " + spec[field].dump() +
                                                         ": must be greater than or equal to 0"});
@@ -103,8 +103,8 @@ bool IsValidIntOrPercent(const Json& value) {
 
 bool IsZeroAmount(const Json& value) { return value == 0 || value == "0%"; }
 
-api::FieldErrors ValidateStrategy(const Json& strategy) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateStrategy(const Json& strategy) {
+  json::FieldErrors errors;
   const std::string type = strategy.value("type", "");
   if (type != "Recreate" && type != "RollingUpdate") {
     errors.push_back({"spec.strategy.type", "Unsupported value: \"" + type +
@@ -135,11 +135,11 @@ api::FieldErrors ValidateStrategy(const Json& strategy) {
 
 // Each matchExpressions term: a key, a known operator, and values exactly
 // when the operator takes them.
-api::FieldErrors ValidateExpressions(const Json& selector) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateExpressions(const Json& selector) {
+  json::FieldErrors errors;
   const Json& expressions = selector.value("matchExpressions", Json::array());
   for (size_t i = 0; i < expressions.size(); ++i) {
-    const std::string path = api::Child("spec.selector.matchExpressions", i);
+    const std::string path = json::Child("spec.selector.matchExpressions", i);
     const Json& term = expressions[i];
     const Json& key = Member(term, "key");
     const Json& op = Member(term, "operator");
@@ -162,7 +162,7 @@ api::FieldErrors ValidateExpressions(const Json& selector) {
   return errors;
 }
 
-api::FieldErrors ValidateSelector(const Json& spec) {
+json::FieldErrors ValidateSelector(const Json& spec) {
   if (!spec.contains("selector")) return {{"spec.selector", "Required value"}};
   const Json& selector = spec["selector"];
   if (auto errors = ValidateExpressions(selector); !errors.empty()) return errors;
@@ -176,9 +176,9 @@ api::FieldErrors ValidateSelector(const Json& spec) {
            "Invalid value: " + labels.dump() + ": `selector` does not match template `labels`"}};
 }
 
-api::FieldErrors ValidateTemplate(const Json& spec) {
+json::FieldErrors ValidateTemplate(const Json& spec) {
   const Json& pod_spec = Member(Member(spec, "template"), "spec");
-  api::FieldErrors errors = ValidateContainers(pod_spec, "spec.template.spec");
+  json::FieldErrors errors = ValidateContainers(pod_spec, "spec.template.spec");
   const std::string restart = pod_spec.value("restartPolicy", "Always");
   if (restart != "Always") {
     errors.push_back({"spec.template.spec.restartPolicy",
@@ -222,9 +222,9 @@ void DefaultDeployment(Json& deployment) {
   }
 }
 
-api::FieldErrors ValidateDeployment(const Json& deployment, const Json* old) {
+json::FieldErrors ValidateDeployment(const Json& deployment, const Json* old) {
   const Json& spec = deployment["spec"];
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   for (const char* field : {"replicas", "minReadySeconds", "revisionHistoryLimit"}) {
     CheckNotNegative(spec, field, errors);
   }

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
@@ -19,6 +19,6 @@ void CheckDeploymentTypes(const Json& deployment);
 void DefaultDeployment(Json& deployment);
 // Errors in a (defaulted) Deployment; `old` is the stored one on an update,
 // whose selector may not change.
-api::FieldErrors ValidateDeployment(const Json& deployment, const Json* old);
+json::FieldErrors ValidateDeployment(const Json& deployment, const Json* old);
 
 }  // namespace gpupool::sandbox

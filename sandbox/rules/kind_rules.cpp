@@ -22,7 +22,7 @@ std::string NameInMetadata(const Json& object) { return object["metadata"].value
 
 // 422 Invalid naming the object by its kind, when there are errors.
 void ThrowIfInvalid(const AdmissionContext& context, const Json& object,
-                    const api::FieldErrors& errors) {
+                    const json::FieldErrors& errors) {
   if (!errors.empty())
     throw Invalid(QualifiedKind(context.resource), NameInMetadata(object), errors);
 }

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -120,18 +120,18 @@ void Drop(const Json& raw_shape, Json& value, const std::string& path,
   const Json& shape = Resolve(raw_shape);
   if (shape.is_array() && value.is_array()) {
     for (size_t i = 0; i < value.size(); ++i)
-      Drop(shape[0], value[i], api::Child(path, i), dropped);
+      Drop(shape[0], value[i], json::Child(path, i), dropped);
     return;
   }
   if (!shape.is_object() || !value.is_object()) return;
   for (auto it = value.begin(); it != value.end();) {
     const std::string key = it.key();
     if (!shape.contains(key)) {
-      dropped.push_back(api::Child(path, key));
+      dropped.push_back(json::Child(path, key));
       it = value.erase(it);
       continue;
     }
-    Drop(shape[key], it.value(), api::Child(path, key), dropped);
+    Drop(shape[key], it.value(), json::Child(path, key), dropped);
     ++it;
   }
 }

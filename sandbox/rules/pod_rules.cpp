@@ -11,13 +11,13 @@ namespace {
 const Json kEmptyObject = Json::object();
 const Json kEmptyArray = Json::array();
 
-api::FieldErrors ValidateGateNames(const Json& spec) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateGateNames(const Json& spec) {
+  json::FieldErrors errors;
   const Json& gates = MemberOr(spec, "schedulingGates", kEmptyArray);
   std::set<std::string> names;
   for (size_t i = 0; i < gates.size(); ++i) {
     const std::string name = gates[i].is_object() ? gates[i].value("name", "") : "";
-    const std::string path = api::Child("spec.schedulingGates", i) + ".name";
+    const std::string path = json::Child("spec.schedulingGates", i) + ".name";
     if (name.empty()) errors.push_back({path, "Required value"});
     if (!names.insert(name).second) errors.push_back({path, "Duplicate value: \"" + name + "\""});
   }
@@ -58,8 +58,8 @@ bool AffinityOnlyNarrows(const Json& old_spec, const Json& spec) {
   return true;
 }
 
-api::FieldErrors ValidateGatedChanges(const Json& old_spec, const Json& spec) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateGatedChanges(const Json& old_spec, const Json& spec) {
+  json::FieldErrors errors;
   const Json& old_selector = MemberOr(old_spec, "nodeSelector", kEmptyObject);
   const Json& selector = MemberOr(spec, "nodeSelector", kEmptyObject);
   for (const auto& [key, value] : old_selector.items()) {
@@ -140,8 +140,8 @@ void DefaultPodSpec(Json& spec) {
   }
 }
 
-api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path) {
+  json::FieldErrors errors;
   const Json& containers = MemberOr(spec, "containers", kEmptyArray);
   if (!containers.is_array() || containers.empty()) {
     errors.push_back({spec_path + ".containers", "Required value"});
@@ -149,7 +149,7 @@ api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_pa
   }
   std::set<std::string> names;
   for (size_t i = 0; i < containers.size(); ++i) {
-    const std::string path = api::Child(spec_path + ".containers", i);
+    const std::string path = json::Child(spec_path + ".containers", i);
     const Json& container = containers[i];
     const std::string name = container.is_object() ? container.value("name", "") : "";
     if (name.empty()) errors.push_back({path + ".name", "Required value"});
@@ -163,12 +163,12 @@ api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_pa
   return errors;
 }
 
-api::FieldErrors PreparePodCreate(Json& pod) {
+json::FieldErrors PreparePodCreate(Json& pod) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) {
     return {{"spec", "Required value"}};
   }
   auto& spec = pod["spec"];
-  api::FieldErrors errors = ValidateContainers(spec, "spec");
+  json::FieldErrors errors = ValidateContainers(spec, "spec");
   auto gate_errors = ValidateGateNames(spec);
   errors.insert(errors.end(), gate_errors.begin(), gate_errors.end());
   for (const char* field : {"hostname", "subdomain"}) {
@@ -188,10 +188,10 @@ api::FieldErrors PreparePodCreate(Json& pod) {
   return errors;
 }
 
-api::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod) {
+json::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod) {
   const Json& old_spec = MemberOr(old, "spec", kEmptyObject);
   const Json& spec = MemberOr(pod, "spec", kEmptyObject);
-  api::FieldErrors errors = ValidateGateNames(spec);
+  json::FieldErrors errors = ValidateGateNames(spec);
   const auto old_gates = GateNames(old_spec);
   for (const auto& gate : GateNames(spec)) {
     if (!old_gates.count(gate)) {

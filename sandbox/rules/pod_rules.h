@@ -6,23 +6,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
 using Json = nlohmann::json;
 
 // Fills defaults and the initial status; returns validation errors.
-api::FieldErrors PreparePodCreate(Json& pod);
+json::FieldErrors PreparePodCreate(Json& pod);
 // Errors in a pod spec's containers (each needs a unique name and an image);
 // `spec_path` names the spec ("spec", "spec.template.spec").
-api::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path);
+json::FieldErrors ValidateContainers(const Json& spec, const std::string& spec_path);
 // The defaults of a pod spec, a pod's or a template's: scheduler, restart and
 // DNS policies, grace period, and each container's termination message and
 // pull policies.
 void DefaultPodSpec(Json& spec);
 // Errors when `pod` changes `old` in a way the server forbids.
-api::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod);
+json::FieldErrors ValidatePodUpdate(const Json& old, const Json& pod);
 // Keeps the PodScheduled=False/SchedulingGated condition in step with the gates.
 void SyncSchedulingGatedCondition(Json& pod);
 

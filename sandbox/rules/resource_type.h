@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/schema_node.h"
+#include "gpupool/openapi/schema_node.h"
 
 namespace gpupool::sandbox {
 
@@ -45,7 +45,7 @@ struct ResourceType {
   std::string crd_name;
   // The version's openAPIV3Schema, compiled once (ServedResources): what the
   // custom-resource checks and managedFields' list shapes read.
-  std::shared_ptr<const api::SchemaNode> schema;
+  std::shared_ptr<const openapi::SchemaNode> schema;
   // Custom resources only: the resourceVersion of the CRD write that (re)made
   // them served. A real server's watch cache for them starts there, so a watch
   // from an older version is 410 Expired, however long the history.

@@ -38,8 +38,8 @@ void PrepareSecret(Json& secret) {
   if (secret.value("type", "").empty()) secret["type"] = "Opaque";
 }
 
-api::FieldErrors ValidateSecret(const Json& secret, const Json* old) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateSecret(const Json& secret, const Json* old) {
+  json::FieldErrors errors;
   const Json data = secret.value("data", Json::object());
   const std::string type = secret.value("type", "");
   for (const char* key : RequiredKeys(type))

@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
 // Decoding and defaults; throws ApiError (400) for data that is not base64.
 void PrepareSecret(nlohmann::json& secret);
 // `old` is the stored Secret on an update, else null.
-api::FieldErrors ValidateSecret(const nlohmann::json& secret, const nlohmann::json* old);
+json::FieldErrors ValidateSecret(const nlohmann::json& secret, const nlohmann::json* old);
 
 }  // namespace gpupool::sandbox

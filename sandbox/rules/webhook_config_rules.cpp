@@ -24,14 +24,14 @@ std::string UnsupportedValue(const Json& value, const Strings& supported) {
 
 // A string member outside `supported`, when set.
 void CheckEnum(const Json& owner, const char* field, const std::string& path,
-               const Strings& supported, api::FieldErrors& errors) {
+               const Strings& supported, json::FieldErrors& errors) {
   if (!owner.contains(field) || owner[field].is_null()) return;
   const Json& value = owner[field];
   if (value.is_string() &&
       std::find(supported.begin(), supported.end(), value.get<std::string>()) != supported.end()) {
     return;
   }
-  errors.push_back({api::Child(path, field), UnsupportedValue(value, supported)});
+  errors.push_back({json::Child(path, field), UnsupportedValue(value, supported)});
 }
 
 Strings StringList(const Json& owner, const char* field) {
@@ -47,7 +47,7 @@ bool HasWildcard(const Strings& values) {
 }
 
 // utilvalidation.IsFullyQualifiedName: a DNS subdomain of three segments at least.
-void CheckWebhookName(const std::string& name, const std::string& path, api::FieldErrors& errors) {
+void CheckWebhookName(const std::string& name, const std::string& path, json::FieldErrors& errors) {
   if (name.empty()) {
     errors.push_back({path, "Required value"});
     return;
@@ -63,27 +63,27 @@ void CheckWebhookName(const std::string& name, const std::string& path, api::Fie
   }
 }
 
-void CheckRuleLists(const Json& rule, const std::string& path, api::FieldErrors& errors) {
+void CheckRuleLists(const Json& rule, const std::string& path, json::FieldErrors& errors) {
   const std::pair<const char*, const char*> kLists[] = {{"apiGroups", "API groups"},
                                                         {"apiVersions", "API versions"}};
   for (const auto& [field, words] : kLists) {
     const Strings values = StringList(rule, field);
-    if (values.empty()) errors.push_back({api::Child(path, field), "Required value"});
+    if (values.empty()) errors.push_back({json::Child(path, field), "Required value"});
     if (values.size() > 1 && HasWildcard(values)) {
       errors.push_back(
-          {api::Child(path, field), std::string("Invalid value: ") + Json(values).dump() +
-                                        ": if '*' is present, must not specify other " + words});
+          {json::Child(path, field), std::string("Invalid value: ") + Json(values).dump() +
+                                         ": if '*' is present, must not specify other " + words});
     }
   }
   if (StringList(rule, "resources").empty()) {
-    errors.push_back({api::Child(path, "resources"), "Required value"});
+    errors.push_back({json::Child(path, "resources"), "Required value"});
   }
   CheckEnum(rule, "scope", path, {"*", "Cluster", "Namespaced"}, errors);
 }
 
-void CheckRule(const Json& rule, const std::string& path, api::FieldErrors& errors) {
+void CheckRule(const Json& rule, const std::string& path, json::FieldErrors& errors) {
   const Strings operations = StringList(rule, "operations");
-  const std::string operations_path = api::Child(path, "operations");
+  const std::string operations_path = json::Child(path, "operations");
   if (operations.empty()) errors.push_back({operations_path, "Required value"});
   if (operations.size() > 1 && HasWildcard(operations)) {
     errors.push_back({operations_path, "Invalid value: " + Json(operations).dump() +
@@ -94,7 +94,7 @@ void CheckRule(const Json& rule, const std::string& path, api::FieldErrors& erro
   for (size_t i = 0; i < operations.size(); ++i) {
     if (std::find(supported.begin(), supported.end(), operations[i]) == supported.end()) {
       errors.push_back(
-          {api::Child(operations_path, i), UnsupportedValue(operations[i], supported)});
+          {json::Child(operations_path, i), UnsupportedValue(operations[i], supported)});
     }
   }
   CheckRuleLists(rule, path, errors);
@@ -130,7 +130,7 @@ UrlParts SplitUrl(std::string url) {
   return parts;
 }
 
-void CheckWebhookUrl(const std::string& url, const std::string& path, api::FieldErrors& errors) {
+void CheckWebhookUrl(const std::string& url, const std::string& path, json::FieldErrors& errors) {
   const std::string form = "; desired format: https://host[/path]";
   const UrlParts parts = SplitUrl(url);
   if (parts.scheme != "https") {
@@ -154,8 +154,8 @@ void CheckWebhookUrl(const std::string& url, const std::string& path, api::Field
   }
 }
 
-void CheckClientConfig(const Json& webhook, const std::string& path, api::FieldErrors& errors) {
-  const std::string config_path = api::Child(path, "clientConfig");
+void CheckClientConfig(const Json& webhook, const std::string& path, json::FieldErrors& errors) {
+  const std::string config_path = json::Child(path, "clientConfig");
   const Json config = webhook.value("clientConfig", Json::object());
   const bool has_url = config.is_object() && config.contains("url") && !config["url"].is_null();
   const bool has_service =
@@ -164,43 +164,43 @@ void CheckClientConfig(const Json& webhook, const std::string& path, api::FieldE
     errors.push_back({config_path, "Required value: exactly one of url or service is required"});
   } else if (has_url) {
     CheckWebhookUrl(config["url"].is_string() ? config["url"].get<std::string>() : "",
-                    api::Child(config_path, "url"), errors);
+                    json::Child(config_path, "url"), errors);
   } else {
-    const std::string service_path = api::Child(config_path, "service");
+    const std::string service_path = json::Child(config_path, "service");
     const Json& service = config["service"];
     if (service.value("name", "").empty()) {
       errors.push_back(
-          {api::Child(service_path, "name"), "Required value: service name is required"});
+          {json::Child(service_path, "name"), "Required value: service name is required"});
     }
     if (service.value("namespace", "").empty()) {
-      errors.push_back(
-          {api::Child(service_path, "namespace"), "Required value: service namespace is required"});
+      errors.push_back({json::Child(service_path, "namespace"),
+                        "Required value: service namespace is required"});
     }
   }
 }
 
-void CheckTimeout(const Json& webhook, const std::string& path, api::FieldErrors& errors) {
+void CheckTimeout(const Json& webhook, const std::string& path, json::FieldErrors& errors) {
   if (!webhook.contains("timeoutSeconds") || webhook["timeoutSeconds"].is_null()) return;
   const Json& timeout = webhook["timeoutSeconds"];
   if (timeout.is_number_integer() && timeout.get<int64_t>() >= 1 && timeout.get<int64_t>() <= 30) {
     return;
   }
-  errors.push_back({api::Child(path, "timeoutSeconds"),
+  errors.push_back({json::Child(path, "timeoutSeconds"),
                     "Invalid value: " + timeout.dump() +
                         ": the timeout value must be between 1 and 30 seconds"});
 }
 
 // validateMutatingWebhook, in the order the real server checks.
-void CheckWebhook(const Json& webhook, const std::string& path, api::FieldErrors& errors) {
-  CheckWebhookName(webhook.value("name", ""), api::Child(path, "name"), errors);
+void CheckWebhook(const Json& webhook, const std::string& path, json::FieldErrors& errors) {
+  CheckWebhookName(webhook.value("name", ""), json::Child(path, "name"), errors);
   const Json rules = webhook.value("rules", Json::array());
   for (size_t i = 0; i < rules.size(); ++i) {
-    CheckRule(rules[i], api::Child(api::Child(path, "rules"), i), errors);
+    CheckRule(rules[i], json::Child(json::Child(path, "rules"), i), errors);
   }
   CheckEnum(webhook, "failurePolicy", path, {"Fail", "Ignore"}, errors);
   CheckEnum(webhook, "matchPolicy", path, {"Equivalent", "Exact"}, errors);
   if (!webhook.contains("sideEffects") || webhook["sideEffects"].is_null()) {
-    errors.push_back({api::Child(path, "sideEffects"),
+    errors.push_back({json::Child(path, "sideEffects"),
                       "Required value: must specify one of None, NoneOnDryRun"});
   }
   CheckEnum(webhook, "sideEffects", path, {"None", "NoneOnDryRun"}, errors);
@@ -209,7 +209,7 @@ void CheckWebhook(const Json& webhook, const std::string& path, api::FieldErrors
   CheckClientConfig(webhook, path, errors);
 }
 
-void CheckReviewVersions(const Json& webhook, const std::string& path, api::FieldErrors& errors) {
+void CheckReviewVersions(const Json& webhook, const std::string& path, json::FieldErrors& errors) {
   const Strings versions = StringList(webhook, "admissionReviewVersions");
   if (versions.empty()) {
     errors.push_back({path, "Required value: must specify one of v1, v1beta1"});
@@ -219,7 +219,7 @@ void CheckReviewVersions(const Json& webhook, const std::string& path, api::Fiel
   for (size_t i = 0; i < versions.size(); ++i) {
     if (!seen.insert(versions[i]).second) {
       errors.push_back(
-          {api::Child(path, i), "Invalid value: " + Quoted(versions[i]) + ": duplicate version"});
+          {json::Child(path, i), "Invalid value: " + Quoted(versions[i]) + ": duplicate version"});
     }
   }
   if (!seen.count("v1") && !seen.count("v1beta1")) {
@@ -261,17 +261,17 @@ void DefaultMutatingWebhookConfiguration(Json& configuration) {
   }
 }
 
-api::FieldErrors ValidateMutatingWebhookConfiguration(const Json& configuration) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateMutatingWebhookConfiguration(const Json& configuration) {
+  json::FieldErrors errors;
   const Json webhooks = configuration.value("webhooks", Json::array());
   std::set<std::string> names;
   for (size_t i = 0; i < webhooks.size(); ++i) {
-    const std::string path = api::Child("webhooks", i);
+    const std::string path = json::Child("webhooks", i);
     CheckWebhook(webhooks[i], path, errors);
-    CheckReviewVersions(webhooks[i], api::Child(path, "admissionReviewVersions"), errors);
+    CheckReviewVersions(webhooks[i], json::Child(path, "admissionReviewVersions"), errors);
     const std::string name = webhooks[i].value("name", "");
     if (!name.empty() && !names.insert(name).second) {
-      errors.push_back({api::Child(path, "name"), "Duplicate value: " + Quoted(name)});
+      errors.push_back({json::Child(path, "name"), "Duplicate value: " + Quoted(name)});
     }
   }
   return errors;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::sandbox {
 
@@ -16,6 +16,6 @@ using Json = nlohmann::json;
 void DefaultMutatingWebhookConfiguration(Json& configuration);
 // The errors of `configuration.webhooks`, paths as the real server names
 // them ("webhooks[0].sideEffects").
-api::FieldErrors ValidateMutatingWebhookConfiguration(const Json& configuration);
+json::FieldErrors ValidateMutatingWebhookConfiguration(const Json& configuration);
 
 }  // namespace gpupool::sandbox

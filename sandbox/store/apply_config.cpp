@@ -1,6 +1,6 @@
 // The body of an apply request and the checks a real server makes on it
 // before applying.
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "sandbox/api_error.h"
 #include "sandbox/http/body_limits.h"
 #include "sandbox/store/apply.h"
@@ -33,9 +33,9 @@ Json DecodeYaml(const std::string& body) {
     if (!parsed.is_discarded()) return parsed;
   }
   try {
-    const auto documents = api::YamlToJson(body, "apply patch");
+    const auto documents = json::YamlToJson(body, "apply patch");
     return documents.empty() ? Json::object() : documents.front();
-  } catch (const api::YamlError& error) {
+  } catch (const json::YamlError& error) {
     throw BadRequest(std::string("error decoding YAML: ") + error.what());
   }
 }

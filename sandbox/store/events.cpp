@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -40,7 +40,7 @@ std::string Text(const Json& event, const char* field) {
   return event.contains(field) && event[field].is_string() ? event[field].get<std::string>() : "";
 }
 
-void CheckLength(const Json& event, const char* field, size_t limit, api::FieldErrors& errors) {
+void CheckLength(const Json& event, const char* field, size_t limit, json::FieldErrors& errors) {
   if (Text(event, field).size() > limit) {
     errors.push_back(
         {field, "Invalid value: \"\": can have at most " + std::to_string(limit) + " characters"});
@@ -48,8 +48,8 @@ void CheckLength(const Json& event, const char* field, size_t limit, api::FieldE
 }
 
 // The checks every Event passes, whichever API wrote it.
-api::FieldErrors LegacyChecks(const Json& event, bool events_api) {
-  api::FieldErrors errors;
+json::FieldErrors LegacyChecks(const Json& event, bool events_api) {
+  json::FieldErrors errors;
   const std::string ns = event["metadata"].value("namespace", "");
   const Json involved = event.value("involvedObject", Json::object());
   const std::string involved_ns = involved.is_object() ? involved.value("namespace", "") : "";
@@ -78,7 +78,7 @@ api::FieldErrors LegacyChecks(const Json& event, bool events_api) {
 // metadata, not what it says: each field below that it changes is "field is
 // immutable", in the real server's order and under its core names (it checks
 // `reason` twice, and calls reportingComponent reportingController).
-void AddImmutableFieldErrors(const Json& event, const Json& old, api::FieldErrors& errors) {
+void AddImmutableFieldErrors(const Json& event, const Json& old, json::FieldErrors& errors) {
   static const std::pair<const char*, const char*> kImmutable[] = {
       {"involvedObject", "involvedObject"},
       {"reason", "reason"},
@@ -127,7 +127,7 @@ Json EventFromCore(Json event) {
 
 std::string PresentStored(const ResourceType& resource, const std::string& stored_json) {
   if (!IsEventsApiEvent(resource)) return stored_json;
-  return api::Dump(EventFromCore(Json::parse(stored_json)));
+  return json::Dump(EventFromCore(Json::parse(stored_json)));
 }
 
 Json PresentObject(const ResourceType& resource, Json stored) {
@@ -140,8 +140,8 @@ std::vector<std::pair<std::string, std::string>> EventFieldAliases() {
   return aliases;
 }
 
-api::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old) {
-  api::FieldErrors errors = LegacyChecks(event, events_api);
+json::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old) {
+  json::FieldErrors errors = LegacyChecks(event, events_api);
   if (!events_api) return errors;
   if (old) {
     AddImmutableFieldErrors(event, *old, errors);

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 #include "sandbox/rules/resource_type.h"
 
 namespace gpupool::sandbox {
@@ -31,6 +31,6 @@ std::vector<std::pair<std::string, std::string>> EventFieldAliases();
 // Validation of a core-form Event written through the core API or, when
 // `events_api`, through events.k8s.io: stricter on create, and on an update
 // (`old` the stored Event; null for a create) refusing what it may not change.
-api::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old);
+json::FieldErrors ValidateEvent(const Json& event, bool events_api, const Json* old);
 
 }  // namespace gpupool::sandbox

@@ -1,6 +1,6 @@
 #include "sandbox/store/field_set.h"
 
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -62,8 +62,8 @@ std::string PrintStep(const std::string& step) {
 }  // namespace
 
 std::string FieldStep(const std::string& name) { return "f:" + name; }
-std::string KeyStep(const Json& key_fields) { return "k:" + api::Dump(key_fields); }
-std::string ValueStep(const Json& value) { return "v:" + api::Dump(value); }
+std::string KeyStep(const Json& key_fields) { return "k:" + json::Dump(key_fields); }
+std::string ValueStep(const Json& value) { return "v:" + json::Dump(value); }
 
 const FieldSet* FieldSet::Find(const std::string& step) const {
   const auto found = children_.find(step);

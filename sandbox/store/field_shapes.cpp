@@ -11,7 +11,7 @@ namespace {
 
 bool IsScalar(const Json& value) { return !value.is_object() && !value.is_array(); }
 
-ListShape SchemaListShape(const api::SchemaNode* schema) {
+ListShape SchemaListShape(const openapi::SchemaNode* schema) {
   if (!schema) return {};
   if (schema->list_type == "set") return {ListShape::Kind::kSet, {}};
   if (schema->list_type != "map" || !schema->list_map_keys_given) return {};

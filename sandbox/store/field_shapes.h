@@ -43,7 +43,7 @@ class FieldShapes {
  private:
   ListShape Declared(const Json& sample) const;
 
-  const api::SchemaNode* schema_ = nullptr;  // custom resources: this node's schema, if known
+  const openapi::SchemaNode* schema_ = nullptr;  // custom resources: this node's schema, if known
   bool custom_ = false;
   bool root_ = false;
   bool always_present_ = false;

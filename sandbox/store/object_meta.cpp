@@ -5,7 +5,7 @@
 #include <ctime>
 #include <random>
 
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 #include "sandbox/store/events.h"
 #include "sandbox/store/names.h"
 
@@ -99,13 +99,13 @@ std::string NowString() { return FormatTime(std::chrono::system_clock::now()); }
 
 namespace {
 
-api::FieldErrors TooLong(const std::string& value, const std::string& path) {
+json::FieldErrors TooLong(const std::string& value, const std::string& path) {
   return {{path, "Invalid value: \"" + value + "\": must be no more than 63 characters"}};
 }
 
 }  // namespace
 
-api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path) {
+json::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path) {
   if (IsDns1123Label(value)) return {};
   if (value.size() > 63) return TooLong(value, path);
   return {{path, "Invalid value: \"" + value +
@@ -113,8 +113,8 @@ api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& p
                      "characters or '-', and must start and end with an alphanumeric character"}};
 }
 
-api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
-                                    NameSyntax syntax) {
+json::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
+                                     NameSyntax syntax) {
   if (name.empty()) return {{path, "Required value: name or generateName is required"}};
   if (syntax == NameSyntax::kLabel) return ValidateDnsLabel(name, path);
   if (syntax == NameSyntax::kDns1035Label && !IsDns1035Label(name)) {
@@ -131,8 +131,8 @@ api::FieldErrors ValidateObjectName(const std::string& name, const std::string& 
                      "alphanumeric character"}};
 }
 
-api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
-  api::FieldErrors errors;
+json::FieldErrors ValidateMetadataMaps(const Json& metadata) {
+  json::FieldErrors errors;
   constexpr size_t kMaxAnnotationBytes = 256 * 1024;
   size_t annotation_bytes = 0;
   if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
@@ -167,13 +167,13 @@ api::FieldErrors ValidateMetadataMaps(const Json& metadata) {
   return errors;
 }
 
-api::FieldErrors ValidateOwnerReferences(const Json& metadata) {
+json::FieldErrors ValidateOwnerReferences(const Json& metadata) {
   if (!metadata.contains("ownerReferences")) return {};
   const Json& references = metadata["ownerReferences"];
   // The real server reports these on the list's path, without an index.
   const std::string path = "metadata.ownerReferences";
   if (!references.is_array()) return {{path, "Invalid value: must be a list"}};
-  api::FieldErrors errors;
+  json::FieldErrors errors;
   std::vector<std::string> controllers;
   for (const auto& reference : references) {
     if (!reference.is_object()) {
@@ -205,7 +205,7 @@ api::FieldErrors ValidateOwnerReferences(const Json& metadata) {
   return errors;
 }
 
-api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata) {
+json::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata) {
   if (!old_metadata.contains("deletionTimestamp")) return {};
   const Json old_finalizers = old_metadata.value("finalizers", Json::array());
   std::string added;
@@ -217,10 +217,10 @@ api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& 
   if (added.empty()) return {};
   // The real server checks object metadata twice on an update (its generic
   // store and each kind's strategy), so this cause comes twice.
-  const api::FieldError error{"metadata.finalizers",
-                              "Forbidden: no new finalizers can be added if the object is being "
-                              "deleted, found new finalizers []string{" +
-                                  added + "}"};
+  const json::FieldError error{"metadata.finalizers",
+                               "Forbidden: no new finalizers can be added if the object is being "
+                               "deleted, found new finalizers []string{" +
+                                   added + "}"};
   return {error, error};
 }
 
@@ -306,7 +306,7 @@ ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t 
       stored->finalizes_dependents = stored->finalizes_dependents ||
                                      finalizer == "foregroundDeletion" || finalizer == "orphan";
   }
-  stored->json = api::Dump(object);
+  stored->json = json::Dump(object);
   return stored;
 }
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 #include "sandbox/rules/resource_type.h"
 #include "sandbox/store/store.h"
 
@@ -28,18 +28,18 @@ std::string FormatMicroTime(std::chrono::system_clock::time_point time);
 // The syntax a kind's names follow: most kinds' are DNS-1123 subdomains,
 // namespaces' DNS-1123 labels, services' DNS-1035 labels.
 enum class NameSyntax { kSubdomain, kLabel, kDns1035Label };
-api::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
-                                    NameSyntax syntax = NameSyntax::kSubdomain);
+json::FieldErrors ValidateObjectName(const std::string& name, const std::string& path,
+                                     NameSyntax syntax = NameSyntax::kSubdomain);
 // Errors of a DNS-1123 label field (a pod's hostname or subdomain), as the
 // server words them.
-api::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path);
+json::FieldErrors ValidateDnsLabel(const std::string& value, const std::string& path);
 // Errors in labels / annotations keys and values.
-api::FieldErrors ValidateMetadataMaps(const Json& metadata);
+json::FieldErrors ValidateMetadataMaps(const Json& metadata);
 // Errors in ownerReferences: apiVersion, kind, name and uid are required and
 // at most one reference may be the controller.
-api::FieldErrors ValidateOwnerReferences(const Json& metadata);
+json::FieldErrors ValidateOwnerReferences(const Json& metadata);
 // Errors when an update adds finalizers to an object that is being deleted.
-api::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
+json::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
 
 // The string a selectable field path has in `object` ("" when absent).
 std::string FieldValue(const Json& object, const std::string& path);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <optional>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -77,7 +77,7 @@ std::optional<std::string> CanonicalQuantity(const Json& value) {
     return std::nullopt;
   }
   std::string error;
-  const auto milli = api::ParseMilli(text, &error);
+  const auto milli = json::ParseMilli(text, &error);
   if (!milli) return std::nullopt;
   const bool whole = *milli % 1000 == 0;
   // Binary quantities below 1Ki or with fractions are shown in decimal form.

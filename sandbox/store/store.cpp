@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 
 namespace gpupool::sandbox {
 
 Json StoredObject::Parsed() const {
-  Json object = api::ParseJson(json);
+  Json object = json::ParseJson(json);
   if (object.is_discarded()) throw std::logic_error("a stored object is not JSON: " + name);
   return object;
 }

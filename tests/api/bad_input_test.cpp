@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "bad_inputs.h"
-#include "gpupool/api/openapi_schema.h"
 #include "gpupool/api/validate.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "test_objects.h"
 
 namespace gpupool::api {
 namespace {
+
+using Json = nlohmann::json;
 
 using testing::AlsoRejectedBy;
 using testing::BadInput;
@@ -32,7 +34,7 @@ TEST(BadInputs, AtLeastThirtyCases) { EXPECT_GE(BadInputs().size(), 30u); }
 
 TEST(BadInputs, BaseObjectsAreValid) {
   for (auto base : {ValidTrainingJob, ValidProject, ValidQueue, ValidDepartment}) {
-    EXPECT_EQ(JoinErrors(ValidateObject(base())), "");
+    EXPECT_EQ(json::JoinErrors(ValidateObject(base())), "");
   }
 }
 
@@ -46,7 +48,7 @@ TEST_P(BadInputTest, OurValidatorNamesTheField) {
     }
   }
   EXPECT_TRUE(found) << "expected \"" << GetParam().path << ": ..." << GetParam().message
-                     << "...\", got: " << JoinErrors(errors);
+                     << "...\", got: " << json::JoinErrors(errors);
 }
 
 Json CrdSchemaFor(const std::string& kind) {
@@ -54,19 +56,19 @@ Json CrdSchemaFor(const std::string& kind) {
                            : kind == "Project"    ? "crds/projects.gpupool.dev.yaml"
                            : kind == "Department" ? "crds/departments.gpupool.dev.yaml"
                                                   : "crds/trainingjobs.gpupool.dev.yaml";
-  auto documents = LoadYamlFile(testing::SourcePath(file));
+  auto documents = json::LoadYamlFile(testing::SourcePath(file));
   return documents.at(0)["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
 }
 
 TEST_P(BadInputTest, CrdSchemaAgreesWhereItCan) {
   Json object = Object();
   Json schema = CrdSchemaFor(object.value("kind", ""));
-  ApplyDefaults(schema, object);
-  auto errors = ValidateAgainstSchema(schema, object);
+  openapi::ApplyDefaults(schema, object);
+  auto errors = openapi::ValidateAgainstSchema(schema, object);
   if (GetParam().also != AlsoRejectedBy::kSchema) {
     // Only CEL or the server reject these; the schema alone must let them pass,
     // otherwise the case belongs to the other group.
-    EXPECT_EQ(JoinErrors(errors), "");
+    EXPECT_EQ(json::JoinErrors(errors), "");
     return;
   }
   // The schema may name the enclosing list item (duplicates are reported there).
@@ -78,7 +80,7 @@ TEST_P(BadInputTest, CrdSchemaAgreesWhereItCan) {
                          expected[error.path.size()] == '.' || expected[error.path.size()] == '[');
     found = found || (!error.path.empty() && prefix);
   }
-  EXPECT_TRUE(found) << "schema errors: " << JoinErrors(errors);
+  EXPECT_TRUE(found) << "schema errors: " << json::JoinErrors(errors);
 }
 
 // A refused amount is reported once: the cross-field rules do not judge the
@@ -89,7 +91,7 @@ TEST(BadInputs, AnUnreadableGpuAmountGetsExactlyOneError) {
     job["spec"]["replicas"] = 1;
     job["spec"]["gpusPerReplica"] = amount;
     auto errors = ValidateObject(job);
-    ASSERT_EQ(errors.size(), 1u) << amount << ": " << JoinErrors(errors);
+    ASSERT_EQ(errors.size(), 1u) << amount << ": " << json::JoinErrors(errors);
     EXPECT_EQ(errors[0].path, "spec.gpusPerReplica");
   }
 }
@@ -113,11 +115,11 @@ void CollectCelRulePaths(const Json& schema, const std::string& path,
   for (const auto& rule : schema.value("x-kubernetes-validations", Json::array())) {
     std::string field = rule.value("fieldPath", "");
     // fieldPath is relative to the node: ".minReplicas".
-    paths.push_back(field.empty() ? path : Child(path, field.substr(1)));
+    paths.push_back(field.empty() ? path : json::Child(path, field.substr(1)));
   }
   const Json properties = schema.value("properties", Json::object());
   for (const auto& [name, child] : properties.items()) {
-    CollectCelRulePaths(child, Child(path, name), paths);
+    CollectCelRulePaths(child, json::Child(path, name), paths);
   }
   if (schema.contains("items")) CollectCelRulePaths(schema["items"], path + "[]", paths);
 }

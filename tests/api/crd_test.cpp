@@ -4,13 +4,15 @@
 
 #include <map>
 
-#include "gpupool/api/openapi_schema.h"
 #include "gpupool/api/validate.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "test_objects.h"
 
 namespace gpupool::api {
 namespace {
+
+using Json = nlohmann::json;
 
 using testing::SourcePath;
 using testing::YamlFilesIn;
@@ -18,7 +20,7 @@ using testing::YamlFilesIn;
 std::map<std::string, Json> LoadCrdsByKind() {
   std::map<std::string, Json> crds;
   for (const auto& file : YamlFilesIn("crds")) {
-    for (auto& document : LoadYamlFile(file)) {
+    for (auto& document : json::LoadYamlFile(file)) {
       crds[document["spec"]["names"]["kind"].get<std::string>()] = document;
     }
   }
@@ -45,7 +47,8 @@ TEST(Crds, AreStructuralWithOneStorageVersionAndStatus) {
     EXPECT_TRUE(versions[0]["served"].get<bool>());
     EXPECT_TRUE(versions[0]["storage"].get<bool>());
     EXPECT_TRUE(versions[0]["subresources"]["status"].is_object());
-    EXPECT_EQ(JoinErrors(CheckStructural(versions[0]["schema"]["openAPIV3Schema"])), "");
+    EXPECT_EQ(json::JoinErrors(openapi::CheckStructural(versions[0]["schema"]["openAPIV3Schema"])),
+              "");
     EXPECT_FALSE(versions[0]["additionalPrinterColumns"].empty());
     EXPECT_EQ(crd["spec"]["names"]["categories"], Json::array({"gpupool"}));
     EXPECT_FALSE(crd["spec"]["names"]["shortNames"].empty());
@@ -60,7 +63,7 @@ TEST(Crds, StructuralCheckRejectsNodesWithoutType) {
       "list": {"type": "array"},
       "bad": {"type": "object", "$ref": "#/x", "properties": {}, "additionalProperties": {"type": "string"}},
       "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}})");
-  auto errors = CheckStructural(schema);
+  auto errors = openapi::CheckStructural(schema);
   auto has = [&](const std::string& path) {
     for (const auto& error : errors) {
       if (error.path == path) return true;
@@ -81,10 +84,10 @@ TEST(Crds, StructuralCheckLimitsMetadataToNameAndGenerateName) {
   auto schema = Json::parse(R"({"type": "object", "properties": {"metadata": {"type": "object",
       "properties": {"name": {"type": "string", "maxLength": 63},
                      "generateName": {"type": "string", "maxLength": 58}}}}})");
-  EXPECT_EQ(JoinErrors(CheckStructural(schema)), "");
+  EXPECT_EQ(json::JoinErrors(openapi::CheckStructural(schema)), "");
   schema["properties"]["metadata"]["properties"]["namespace"] = {{"type", "string"}};
   schema["properties"]["metadata"]["properties"]["name"]["type"] = "integer";
-  EXPECT_EQ(JoinErrors(CheckStructural(schema)),
+  EXPECT_EQ(json::JoinErrors(openapi::CheckStructural(schema)),
             "openAPIV3Schema.properties.metadata.properties[name].type: must be string; "
             "openAPIV3Schema.properties.metadata.properties[namespace]: Forbidden: must not be "
             "specified: only name and generateName may be");
@@ -101,7 +104,7 @@ TEST(Crds, StructuralCheckRejectsKeywordValuesOfTheWrongType) {
                "x-kubernetes-list-type": "bag", "x-kubernetes-list-map-keys": ["a", 1]},
       "spec": {"type": "object", "required": "name", "properties": ["x"]},
       "choice": {"type": "string", "enum": "a"}}})");
-  EXPECT_EQ(JoinErrors(CheckStructural(schema)),
+  EXPECT_EQ(json::JoinErrors(openapi::CheckStructural(schema)),
             "openAPIV3Schema.properties.choice.enum: must be a list; "
             "openAPIV3Schema.properties.keys.x-kubernetes-list-map-keys: must be a list of "
             "strings; "
@@ -115,7 +118,7 @@ TEST(Crds, StructuralCheckRejectsKeywordValuesOfTheWrongType) {
   auto readable = Json::parse(R"({"type": "object", "properties": {
       "name": {"type": "string", "pattern": "([a-z"},
       "keys": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "bag"}}})");
-  EXPECT_EQ(JoinErrors(CheckStructural(readable)),
+  EXPECT_EQ(json::JoinErrors(openapi::CheckStructural(readable)),
             "openAPIV3Schema.properties.keys.x-kubernetes-list-type: Unsupported value: \"bag\": "
             "supported values: \"atomic\", \"map\", \"set\"; "
             "openAPIV3Schema.properties.name.pattern: must be a valid regular expression");
@@ -127,16 +130,17 @@ TEST(Examples, EveryObjectIsValidAgainstItsCrdAndOurRules) {
   ASSERT_FALSE(files.empty());
   int checked = 0;
   for (const auto& file : files) {
-    for (auto object : LoadYamlFile(file)) {
+    for (auto object : json::LoadYamlFile(file)) {
       const std::string kind = object.value("kind", "");
       if (!crds.count(kind)) continue;
       SCOPED_TRACE(file + ": " + kind + " " + object["metadata"].value("name", ""));
       const Json& schema = crds[kind]["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
-      EXPECT_EQ(JoinErrors(ValidateObject(object)), "");
+      EXPECT_EQ(json::JoinErrors(ValidateObject(object)), "");
       Json defaulted = object;
-      ApplyDefaults(schema, defaulted);
-      EXPECT_EQ(JoinErrors(ValidateAgainstSchema(schema, defaulted)), "");
-      EXPECT_TRUE(Prune(schema, defaulted).empty()) << "example has fields the CRD does not know";
+      openapi::ApplyDefaults(schema, defaulted);
+      EXPECT_EQ(json::JoinErrors(openapi::ValidateAgainstSchema(schema, defaulted)), "");
+      EXPECT_TRUE(openapi::Prune(schema, defaulted).empty())
+          << "example has fields the CRD does not know";
       ++checked;
     }
   }
@@ -147,7 +151,7 @@ TEST(Examples, EveryStoryHasItsFile) {
   for (const char* name : {"queues", "story1-susan-joe-jemma", "story1-joe-submits",
                            "story2-bob-patty", "story2-patty-submits", "story3-build-notebook",
                            "story4-distributed", "story5-half-gpu", "story6-priorities"}) {
-    EXPECT_FALSE(LoadYamlFile(SourcePath(std::string("examples/") + name + ".yaml")).empty())
+    EXPECT_FALSE(json::LoadYamlFile(SourcePath(std::string("examples/") + name + ".yaml")).empty())
         << name;
   }
 }

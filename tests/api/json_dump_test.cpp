@@ -1,11 +1,11 @@
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <random>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -96,4 +96,4 @@ TEST(Dump, RandomDocumentsMatch) {
 }
 
 }  // namespace
-}  // namespace gpupool::api
+}  // namespace gpupool::json

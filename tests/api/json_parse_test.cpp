@@ -1,13 +1,13 @@
 // ParseJson against nlohmann's own parser: the same value, or the same refusal,
 // for edge cases, hostile text and random damage to a real API object.
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -202,4 +202,4 @@ TEST(ParseJsonTest, ParseWithoutLeavesOutTheSameMembersEitherWay) {
 }
 
 }  // namespace
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -1,8 +1,8 @@
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_without.h"
 
 #include <gtest/gtest.h>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -60,4 +60,4 @@ TEST(ParseWithout, MalformedTextIsDiscarded) {
 }
 
 }  // namespace
-}  // namespace gpupool::api
+}  // namespace gpupool::json

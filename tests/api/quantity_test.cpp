@@ -1,12 +1,12 @@
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "gpupool/api/json_reader.h"
+#include "gpupool/json/json_reader.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 struct ParseCase {
@@ -76,4 +76,4 @@ TEST(QuantityJson, KeepsTheWrittenFormUnlessComputed) {
 }
 
 }  // namespace
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -6,21 +6,21 @@
 #include "gpupool/api/project.h"
 #include "gpupool/api/queue.h"
 #include "gpupool/api/training_job.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "test_objects.h"
 
 namespace gpupool::api {
 namespace {
 
 Json Encode(const Json& object) {
-  FieldErrors errors;
+  json::FieldErrors errors;
   const std::string kind = object.value("kind", "");
   Json out;
   if (kind == "Queue") out = ToJson(DecodeQueue(object, errors));
   if (kind == "Project") out = ToJson(DecodeProject(object, errors));
   if (kind == "TrainingJob") out = ToJson(DecodeTrainingJob(object, errors));
   if (kind == "Department") out = ToJson(DecodeDepartment(object, errors));
-  EXPECT_EQ(JoinErrors(errors), "");
+  EXPECT_EQ(json::JoinErrors(errors), "");
   return out;
 }
 
@@ -46,7 +46,7 @@ void ExpectContains(const Json& whole, const Json& subset, const std::string& pa
 TEST(RoundTrip, EveryExampleKeepsAllItsFields) {
   int round_tripped = 0;
   for (const auto& file : testing::YamlFilesIn("examples")) {
-    for (const auto& object : LoadYamlFile(file)) {
+    for (const auto& object : json::LoadYamlFile(file)) {
       const std::string kind = object.value("kind", "");
       if (kind != "Queue" && kind != "Project" && kind != "TrainingJob" && kind != "Department") {
         continue;
@@ -83,7 +83,7 @@ TEST(RoundTrip, UnknownFieldsSurvive) {
 }
 
 TEST(RoundTrip, TypedFieldsAreRead) {
-  FieldErrors errors;
+  json::FieldErrors errors;
   Json object = testing::ValidTrainingJob();
   object["spec"]["minReplicas"] = 1;
   object["spec"]["workloadClass"] = "Build";
@@ -91,7 +91,7 @@ TEST(RoundTrip, TypedFieldsAreRead) {
       "placement": [{"replica": 0, "node": "n1", "devices": [0, 1]}],
       "conditions": [{"type": "Admitted", "status": "True", "reason": "Placed"}]})");
   TrainingJob job = DecodeTrainingJob(object, errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(job.spec.replicas, 2);
   EXPECT_EQ(job.spec.EffectiveMinReplicas(), 1);
   EXPECT_EQ(job.spec.gpus_per_replica.milli, 1000);
@@ -102,30 +102,30 @@ TEST(RoundTrip, TypedFieldsAreRead) {
   EXPECT_EQ(FindCondition(job.status.conditions, "Admitted")->reason, "Placed");
 
   Project project = DecodeProject(testing::ValidProject(), errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(project.spec.QuotaFor("build")->gpu.milli, 500);
   EXPECT_EQ(project.spec.QuotaFor("build")->limit->milli, 1000);
   EXPECT_EQ(project.spec.QuotaFor("train")->over_quota_weight, 1);
   EXPECT_EQ(project.spec.QuotaFor("missing"), nullptr);
 
   Queue queue = DecodeQueue(testing::ValidQueue(), errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(queue.spec.sharing, Sharing::kGuaranteed);
   EXPECT_EQ(queue.spec.preemption.min_runtime_seconds, 60);
   EXPECT_EQ(queue.spec.node_selector.at("pool"), "train");
 }
 
 TEST(RoundTrip, QueueReclaimSettingsSurviveEncoding) {
-  FieldErrors errors;
+  json::FieldErrors errors;
   Json in = testing::ValidQueue();
   in["spec"]["preemption"]["reclaimWaitSeconds"] = 300;
   in["spec"]["preemption"]["reclaimMaxRuntimeSeconds"] = 7200;
   in["spec"]["preemption"]["immediateGuaranteePercent"] = 25;
   Queue queue = DecodeQueue(in, errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(queue.spec.preemption.reclaim_max_runtime_seconds, 7200);
   Queue again = DecodeQueue(ToJson(queue), errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(again.spec.preemption.reclaim_wait_seconds, 300);
   EXPECT_EQ(again.spec.preemption.reclaim_max_runtime_seconds, 7200);
   EXPECT_EQ(again.spec.preemption.immediate_guarantee_percent, 25);
@@ -134,14 +134,15 @@ TEST(RoundTrip, QueueReclaimSettingsSurviveEncoding) {
 }
 
 TEST(RoundTrip, ComputedStatusIsWrittenInDecimalGpus) {
-  FieldErrors errors;
+  json::FieldErrors errors;
   Project project = DecodeProject(testing::ValidProject(), errors);
-  project.status.allocated = Quantity::FromMilli(2500);
-  project.status.queues.push_back({"train",
-                                   {Quantity::FromMilli(2000), Quantity::FromMilli(2500),
-                                    Quantity::FromMilli(500), Quantity::FromMilli(0)},
-                                   3,
-                                   1});
+  project.status.allocated = json::Quantity::FromMilli(2500);
+  project.status.queues.push_back(
+      {"train",
+       {json::Quantity::FromMilli(2000), json::Quantity::FromMilli(2500),
+        json::Quantity::FromMilli(500), json::Quantity::FromMilli(0)},
+       3,
+       1});
   Json out = ToJson(project);
   EXPECT_EQ(out["status"]["allocated"], "2.5");
   EXPECT_EQ(out["status"]["queues"][0]["overQuota"], "0.5");

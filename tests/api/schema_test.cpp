@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/openapi/openapi_schema.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 const Json kSchema = Json::parse(R"({
@@ -24,7 +24,7 @@ const Json kSchema = Json::parse(R"({
       "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}}})");
 
 std::string Errors(const Json& spec) {
-  return JoinErrors(ValidateAgainstSchema(kSchema, Json{{"spec", spec}}));
+  return json::JoinErrors(ValidateAgainstSchema(kSchema, Json{{"spec", spec}}));
 }
 
 TEST(Schema, AcceptsAValidObject) {
@@ -95,7 +95,7 @@ TEST(Schema, PrunesUnknownFieldsButKeepsPreservedOnes) {
 }
 
 std::string UpdateErrors(const Json& spec, const Json& old_spec) {
-  return JoinErrors(
+  return json::JoinErrors(
       ValidateUpdateAgainstSchema(kSchema, Json{{"spec", spec}}, Json{{"spec", old_spec}}));
 }
 
@@ -141,4 +141,4 @@ TEST(Schema, AnUpdateRatchetsTheItemsOfAMapListByTheirKeys) {
 }
 
 }  // namespace
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

@@ -1,13 +1,13 @@
 #include <gtest/gtest.h>
 
 #include "gpupool/api/pod.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 
 namespace gpupool::api {
 namespace {
 
 TEST(Yaml, PlainScalarsAreTypedAndQuotedOnesStayStrings) {
-  auto docs = YamlToJson(
+  auto docs = json::YamlToJson(
       "a: 2\nb: \"2\"\nc: 0.5\nd: '0.5'\ne: true\nf: ~\ng: 500m\nh: [1, x]\n---\n---\nk: v\n",
       "test");
   ASSERT_EQ(docs.size(), 2u);
@@ -24,12 +24,12 @@ TEST(Yaml, PlainScalarsAreTypedAndQuotedOnesStayStrings) {
 
 TEST(Yaml, SyntaxErrorsNameTheSourceAndLine) {
   try {
-    YamlToJson("a: 1\nb: [1, 2\n", "jobs.yaml");
+    json::YamlToJson("a: 1\nb: [1, 2\n", "jobs.yaml");
     FAIL() << "expected a YamlError";
-  } catch (const YamlError& error) {
+  } catch (const json::YamlError& error) {
     EXPECT_EQ(std::string(error.what()).rfind("jobs.yaml:", 0), 0u) << error.what();
   }
-  EXPECT_THROW(LoadYamlFile("/nonexistent/file.yaml"), YamlError);
+  EXPECT_THROW(json::LoadYamlFile("/nonexistent/file.yaml"), json::YamlError);
 }
 
 TEST(Yaml, JsonToYamlReadsBackAsTheSameValue) {
@@ -37,8 +37,8 @@ TEST(Yaml, JsonToYamlReadsBackAsTheSameValue) {
     "kind": "TrainingJob", "gpus": "0.5", "replicas": 2, "ratio": 1.5, "on": true,
     "flag": "true", "nothing": null, "empty": "", "tilde": "~", "colon": "a: b",
     "lines": "one\ntwo", "list": ["1", 1, {"k": "v"}], "none": {}, "noList": []})");
-  const std::string yaml = JsonToYaml(value);
-  const auto docs = YamlToJson(yaml, "printed");
+  const std::string yaml = json::JsonToYaml(value);
+  const auto docs = json::YamlToJson(yaml, "printed");
   ASSERT_EQ(docs.size(), 1u) << yaml;
   EXPECT_EQ(docs[0], value) << yaml;
   EXPECT_NE(yaml.find("gpus: \"0.5\""), std::string::npos) << yaml;
@@ -60,9 +60,9 @@ TEST(PodView, SumsRequestsAndReadsGatesAndAffinity) {
       "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "4"}}}]},
     "status": {"phase": "Failed", "containerStatuses": [
         {"state": {"terminated": {"exitCode": 3}}}]}})");
-  FieldErrors errors;
+  json::FieldErrors errors;
   Pod pod = DecodePod(pod_json, errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_EQ(pod.requests, (ResourceAmounts{2000, 4000, 1610612736}));
   EXPECT_EQ(pod.scheduling_gates, std::vector<std::string>{"gpupool.dev/admission"});
   ASSERT_EQ(pod.required_affinity.size(), 1u);
@@ -75,7 +75,7 @@ TEST(PodView, SumsRequestsAndReadsGatesAndAffinity) {
 TEST(PodView, BadResourceQuantityNamesTheContainerField) {
   auto pod_json = Json::parse(R"({"metadata": {"name": "p"}, "spec": {"containers": [
       {"name": "a", "resources": {"requests": {"nvidia.com/gpu": "lots"}}}]}})");
-  FieldErrors errors;
+  json::FieldErrors errors;
   DecodePod(pod_json, errors);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].path, "spec.containers[0].resources.requests.nvidia.com/gpu");
@@ -85,7 +85,7 @@ TEST(PodView, WrongTypeInsideAffinityNamesTheNestedField) {
   auto pod_json = Json::parse(R"({"metadata": {"name": "p"}, "spec": {"containers": [],
       "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchExpressions": [{"key": 7, "operator": "In"}]}]}}}}})");
-  FieldErrors errors;
+  json::FieldErrors errors;
   DecodePod(pod_json, errors);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].ToString(),
@@ -98,9 +98,9 @@ TEST(NodeView, ReadsAllocatableTaintsAndReadiness) {
     "spec": {"unschedulable": true, "taints": [{"key": "gpu", "effect": "NoSchedule"}]},
     "status": {"allocatable": {"nvidia.com/gpu": "8", "cpu": "64", "memory": "256Gi", "pods": "110"},
                "conditions": [{"type": "Ready", "status": "True"}]}})");
-  FieldErrors errors;
+  json::FieldErrors errors;
   Node node = DecodeNode(node_json, errors);
-  ASSERT_EQ(JoinErrors(errors), "");
+  ASSERT_EQ(json::JoinErrors(errors), "");
   EXPECT_TRUE(node.unschedulable);
   EXPECT_TRUE(node.ready);
   EXPECT_EQ(node.allocatable.gpu_milli, 8000);

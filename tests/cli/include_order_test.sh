@@ -13,14 +13,14 @@ python3 "$check" "$root" >"$work/clean.txt" || { cat "$work/clean.txt"; exit 1; 
 grep -q "^check-includes: 0 include(s)" "$work/clean.txt"
 
 cp -r "$root/controller" "$root/include" "$root/sandbox" "$root/tests" "$root/bench" "$work/"
-echo '#include "gpupool/operator/plan.h"' >>"$work/include/gpupool/api/quantity.h"
+echo '#include "gpupool/operator/plan.h"' >>"$work/include/gpupool/api/queue.h"
 echo '#include "sandbox/cluster.h"' >>"$work/controller/operator/plan.cpp"
 echo '#pragma once' >"$work/include/gpupool/api/only_api_uses.h"
-echo '#include "gpupool/api/only_api_uses.h"' >>"$work/controller/api/quantity.cpp"
+echo '#include "gpupool/api/only_api_uses.h"' >>"$work/controller/api/queue.cpp"
 if python3 "$check" "$work" >"$work/reversed.txt"; then
   echo "a reversed include passed:"; cat "$work/reversed.txt"; exit 1
 fi
-grep -q "include/gpupool/api/quantity.h:[0-9]*: api includes operator, which comes after it" \
+grep -q "include/gpupool/api/queue.h:[0-9]*: api includes operator, which comes after it" \
   "$work/reversed.txt" || { cat "$work/reversed.txt"; exit 1; }
 grep -q "controller/operator/plan.cpp:[0-9]*: operator includes a private sandbox/ header" \
   "$work/reversed.txt" || { cat "$work/reversed.txt"; exit 1; }

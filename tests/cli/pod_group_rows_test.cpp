@@ -9,12 +9,12 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr op::EpochSeconds kAt = 1'800'000'000;
 
 // A pod of Susan's asking for `gpus` GPUs of queue train, gated until released.
-json AskingPodObject(const std::string& name, int gpus) {
+Json AskingPodObject(const std::string& name, int gpus) {
   return {{"metadata",
            {{"name", name},
             {"namespace", "susan"},
@@ -29,11 +29,11 @@ json AskingPodObject(const std::string& name, int gpus) {
 }
 
 // The pod as the controller released it over quota, Running on node-0.
-json Released(json pod, bool over_quota) {
+Json Released(Json pod, bool over_quota) {
   pod["spec"].erase("schedulingGates");
   pod["spec"]["nodeName"] = "node-0";
   pod["metadata"]["labels"][op::kReplicaLabel] = "0";
-  pod["metadata"]["annotations"][op::kAdmissionAnnotation] = json{
+  pod["metadata"]["annotations"][op::kAdmissionAnnotation] = Json{
       {"admittedTime", op::FormatTime(kAt - 60)},
       {"overQuota", over_quota},
       {"placement",
@@ -42,7 +42,7 @@ json Released(json pod, bool over_quota) {
   return pod;
 }
 
-json OfJob(json pod, const std::string& job) {
+Json OfJob(Json pod, const std::string& job) {
   pod["metadata"]["ownerReferences"] = {{{"apiVersion", "batch/v1"},
                                          {"kind", "Job"},
                                          {"name", job},
@@ -58,15 +58,15 @@ const JobRow* Named(const std::vector<JobRow>& rows, const std::string& name) {
 }
 
 TEST(PodGroupRows, OneRowPerWorkloadWithItsPhaseGpusAndStanding) {
-  json waiting = AskingPodObject("lost", 1);
+  Json waiting = AskingPodObject("lost", 1);
   waiting["status"]["conditions"] = {{{"type", op::kAdmittedCondition},
                                       {"status", "False"},
                                       {"reason", "UnknownQueue"},
                                       {"message", "queue nope does not exist"}}};
-  const json pods = {Released(AskingPodObject("notebook", 1), true),
+  const Json pods = {Released(AskingPodObject("notebook", 1), true),
                      OfJob(Released(AskingPodObject("sweep-a", 2), false), "sweep"),
                      OfJob(AskingPodObject("sweep-b", 2), "sweep"), waiting,
-                     json{{"metadata", {{"name", "plain"}, {"namespace", "susan"}}}}};
+                     Json{{"metadata", {{"name", "plain"}, {"namespace", "susan"}}}}};
   const auto rows = PodGroupRows(pods, {{"susan", "susan"}}, kAt);
   ASSERT_EQ(rows.size(), 3u) << "the unlabelled pod is not gpupool's";
   const JobRow* notebook = Named(rows, "pod/notebook");
@@ -90,11 +90,11 @@ TEST(PodGroupRows, OneRowPerWorkloadWithItsPhaseGpusAndStanding) {
 }
 
 TEST(PodGroupRows, FinishedWorkloadsAndOddPodsAreShownOrSkippedWithoutFailing) {
-  json done = OfJob(Released(AskingPodObject("done-0", 1), false), "done");
+  Json done = OfJob(Released(AskingPodObject("done-0", 1), false), "done");
   done["status"]["phase"] = "Succeeded";
-  json failed = OfJob(Released(AskingPodObject("bad-0", 1), false), "bad");
+  Json failed = OfJob(Released(AskingPodObject("bad-0", 1), false), "bad");
   failed["status"]["phase"] = "Failed";
-  const json pods = {done, failed, json::array(), json("text"), json{{"metadata", 7}}};
+  const Json pods = {done, failed, Json::array(), Json("text"), Json{{"metadata", 7}}};
   const auto rows = PodGroupRows(pods, {}, kAt);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(Named(rows, "job/done")->phase, "Succeeded");

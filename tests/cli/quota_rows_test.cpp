@@ -9,10 +9,10 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
-json Job(const std::string& project, const std::string& gpus, std::optional<int> percent) {
-  json job = {
+Json Job(const std::string& project, const std::string& gpus, std::optional<int> percent) {
+  Json job = {
       {"spec", {{"queue", "train"}}},
       {"status", {{"project", project}, {"admittedQueue", "train"}, {"allocatedGpu", gpus}}}};
   if (percent) job["status"]["gpuUtilizationPercent"] = *percent;
@@ -20,11 +20,11 @@ json Job(const std::string& project, const std::string& gpus, std::optional<int>
 }
 
 TEST(QuotaRows, ProjectsShowTheirQueuesAndTheUtilizationOfWhatTheyHold) {
-  const std::vector<json> projects = {json::parse(R"({"metadata": {"name": "susan"},
+  const std::vector<Json> projects = {Json::parse(R"({"metadata": {"name": "susan"},
       "status": {"queues": [{"queue": "train", "guaranteed": "2", "allocated": "4",
         "overQuota": "2", "pending": "1", "runningJobs": 3, "pendingJobs": 1}]}})"),
-                                      json::parse(R"({"metadata": {"name": "joe"}})")};
-  const std::vector<json> jobs = {Job("susan", "3", 80), Job("susan", "1", 0),
+                                      Json::parse(R"({"metadata": {"name": "joe"}})")};
+  const std::vector<Json> jobs = {Job("susan", "3", 80), Job("susan", "1", 0),
                                   Job("susan", "2", std::nullopt), Job("joe", "1", 50)};
   const auto rows = ProjectRows(projects, jobs);
   ASSERT_EQ(rows.size(), 1u);
@@ -42,10 +42,10 @@ TEST(QuotaRows, ProjectsShowTheirQueuesAndTheUtilizationOfWhatTheyHold) {
 }
 
 TEST(QuotaRows, QueuesShowCapacityAndAllTheirJobs) {
-  const std::vector<json> queues = {json::parse(R"({"metadata": {"name": "train"},
+  const std::vector<Json> queues = {Json::parse(R"({"metadata": {"name": "train"},
       "spec": {"sharing": "Guaranteed"}, "status": {"capacity": "8", "allocated": "5",
         "runningJobs": 4, "pendingJobs": 2}})"),
-                                    json::parse(R"({"metadata": {"name": "build"}})")};
+                                    Json::parse(R"({"metadata": {"name": "build"}})")};
   const auto rows = QueueRows(queues, {Job("susan", "3", 80), Job("joe", "1", 40)});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].queue, "build");

@@ -14,24 +14,24 @@
 namespace gpupool::cli {
 namespace {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 SubmitRequest Parse(std::vector<std::string> args) {
   return ParseSubmitFlags(Args(args.data(), args.size()));
 }
 
-std::vector<json> Projects() {
+std::vector<Json> Projects() {
   return {
-      json::parse(R"({"metadata": {"name": "susan"}, "spec": {"namespaces": ["susan", "susan-2"],
+      Json::parse(R"({"metadata": {"name": "susan"}, "spec": {"namespaces": ["susan", "susan-2"],
             "quotas": [{"queue": "train", "gpu": 2, "limit": 6}, {"queue": "build", "gpu": "0.5"}]}})"),
-      json::parse(R"({"metadata": {"name": "joe"}, "spec": {"namespaces": ["joe"],
+      Json::parse(R"({"metadata": {"name": "joe"}, "spec": {"namespaces": ["joe"],
             "quotas": [{"queue": "train", "gpu": 2}]}})")};
 }
 
-std::vector<json> Queues() {
-  return {json::parse(R"({"metadata": {"name": "train"}, "spec": {"sharing": "Guaranteed"},
+std::vector<Json> Queues() {
+  return {Json::parse(R"({"metadata": {"name": "train"}, "spec": {"sharing": "Guaranteed"},
             "status": {"capacity": "8"}})"),
-          json::parse(R"({"metadata": {"name": "build"}, "spec": {"sharing": "Fixed"}})")};
+          Json::parse(R"({"metadata": {"name": "build"}, "spec": {"sharing": "Fixed"}})")};
 }
 
 std::string Refusal(const std::vector<std::string>& args) {
@@ -52,15 +52,15 @@ TEST(Submit, TheFlagsMakeAValidTrainingJob) {
   const SubmitTarget target = ResolveTarget(request, Projects(), Queues());
   EXPECT_EQ(target.ns, "joe");
   EXPECT_EQ(target.queue, "train");
-  const json job = BuildTrainingJob(request, target.ns, target.queue);
+  const Json job = BuildTrainingJob(request, target.ns, target.queue);
   EXPECT_EQ(job["spec"]["replicas"], 4);
   EXPECT_EQ(job["spec"]["gpusPerReplica"], 2);
   EXPECT_EQ(job["spec"]["priority"], 5);
   EXPECT_EQ(job["spec"]["workloadClass"], "Train");
-  EXPECT_EQ(job["spec"]["topology"], json::parse(R"({"key": "rack", "mode": "Required"})"));
-  const json& pod = job["spec"]["template"]["spec"];
-  EXPECT_EQ(pod["containers"][0]["command"], json::parse(R"(["python", "train.py"])"));
-  EXPECT_EQ(pod["containers"][0]["env"][0], json::parse(R"({"name": "LR", "value": "0.1"})"));
+  EXPECT_EQ(job["spec"]["topology"], Json::parse(R"({"key": "rack", "mode": "Required"})"));
+  const Json& pod = job["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["containers"][0]["command"], Json::parse(R"(["python", "train.py"])"));
+  EXPECT_EQ(pod["containers"][0]["env"][0], Json::parse(R"({"name": "LR", "value": "0.1"})"));
   EXPECT_EQ(pod["containers"][0]["volumeMounts"][0]["readOnly"], true);
   EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"], "data");
   for (const auto& check : CheckDocument(job))
@@ -70,7 +70,7 @@ TEST(Submit, TheFlagsMakeAValidTrainingJob) {
 TEST(Submit, AFractionIsWrittenAsAString) {
   const auto request =
       Parse({"nb", "--project", "susan", "--queue", "build", "--gpus", "0.5", "--image", "x"});
-  const json job = BuildTrainingJob(request, "susan", "build");
+  const Json job = BuildTrainingJob(request, "susan", "build");
   EXPECT_EQ(job["spec"]["gpusPerReplica"], "0.5");
   for (const auto& check : CheckDocument(job)) EXPECT_EQ(check.verdict, Verdict::kValid);
 }
@@ -144,7 +144,7 @@ TEST(Submit, WhatCouldNeverRunIsRefusedWithASuggestion) {
 }
 
 TEST(Submit, AQuotaInAQueueThatDoesNotExistIsNamed) {
-  std::vector<json> queues = {Queues()[1]};
+  std::vector<Json> queues = {Queues()[1]};
   try {
     ResolveTarget(Parse({"a", "--project", "joe", "--gpus", "1", "--image", "x"}), Projects(),
                   queues);
@@ -160,7 +160,7 @@ TEST(Submit, ClosestNameIsAtMostTwoEditsAway) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
 }
 
-json WaitingJob(const std::string& name, int priority, const std::string& queued) {
+Json WaitingJob(const std::string& name, int priority, const std::string& queued) {
   return {{"metadata", {{"name", name}, {"namespace", "susan"}}},
           {"spec", {{"queue", "train"}, {"priority", priority}}},
           {"status", {{"phase", "Queued"}, {"project", "susan"}, {"queuedTime", queued}}}};
@@ -168,11 +168,11 @@ json WaitingJob(const std::string& name, int priority, const std::string& queued
 
 TEST(JobLines, WaitingJobsAreNumberedByPriorityThenArrival) {
   std::vector<JobRow> rows;
-  for (const json& job : {WaitingJob("late", 0, "2026-01-01T00:00:09Z"),
+  for (const Json& job : {WaitingJob("late", 0, "2026-01-01T00:00:09Z"),
                           WaitingJob("early", 0, "2026-01-01T00:00:01Z"),
                           WaitingJob("urgent", 9, "2026-01-01T00:00:10Z")})
     rows.push_back(ToRow(job, 0));
-  json running = WaitingJob("running", 99, "2026-01-01T00:00:00Z");
+  Json running = WaitingJob("running", 99, "2026-01-01T00:00:00Z");
   running["status"]["phase"] = "Running";
   rows.push_back(ToRow(running, 0));
   NumberTheLines(rows);

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 #include "gpupool/kube/errors.h"
 #include "test_util.h"
 
@@ -54,7 +54,7 @@ TEST_F(ClientTest, CreateGetUpdateAndConflict) {
 // An object the caller encoded itself is posted as it is; the server's
 // refusals come back typed, as a Create's do.
 TEST_F(ClientTest, CreateEncodedPostsTheTextAndReportsRefusals) {
-  const std::string body = api::Dump(Pod("p2", "web"));
+  const std::string body = json::Dump(Pod("p2", "web"));
   client_.CreateEncoded(resources::kPods, "team-a", body);
   const auto request = server_.Requests().back();
   EXPECT_EQ(request.method, "POST");

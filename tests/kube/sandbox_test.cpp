@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/event_recorder.h"
 #include "gpupool/kube/informer.h"
@@ -146,7 +146,7 @@ void InstallCrds(Client& client) {
   const Resource crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions", false};
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(GPUPOOL_SOURCE_DIR) + "/crds")) {
-    for (const Json& crd : api::LoadYamlFile(entry.path().string())) {
+    for (const Json& crd : json::LoadYamlFile(entry.path().string())) {
       try {
         client.Create(crds, "", crd);
       } catch (const ApiError& e) {
@@ -163,7 +163,7 @@ TEST(Sandbox, CustomResourceOperations) {
   Client client = SandboxClient(sandbox);
   InstallCrds(client);
   for (const Json& queue :
-       api::LoadYamlFile(std::string(GPUPOOL_SOURCE_DIR) + "/examples/queues.yaml"))
+       json::LoadYamlFile(std::string(GPUPOOL_SOURCE_DIR) + "/examples/queues.yaml"))
     client.Create(resources::kQueues, "", queue);
   ListPage queues = client.List(resources::kQueues, "");
   ASSERT_FALSE(queues.items.empty());

@@ -57,8 +57,8 @@ TEST(WatchDecoder, CanLeaveManagedFieldsOut) {
       R"({"type":"MODIFIED","object":{"metadata":{"name":"a","managedFields":[{"manager":"m"}]},)"
       R"("data":{"managedFields":"kept"}}})";
   for (bool drop : {false, true}) {
-    WatchDecoder decoder(drop ? std::vector<api::MemberPath>{{"metadata", "managedFields"}}
-                              : std::vector<api::MemberPath>{});
+    WatchDecoder decoder(drop ? std::vector<json::MemberPath>{{"metadata", "managedFields"}}
+                              : std::vector<json::MemberPath>{});
     std::vector<WatchEvent> events;
     decoder.Feed(frame, [&](WatchEvent&& event) { events.push_back(std::move(event)); });
     ASSERT_EQ(events.size(), 1u);
@@ -75,8 +75,8 @@ TEST(WatchDecoder, RejectsMalformedFrames) {
     for (const char* bad : {"garbage\n", R"({"type":"ADDED"})", R"({"type":"NOPE","object":{}})",
                             R"({"type":"ADDED","object":[]})", R"({"type":1,"object":{}})",
                             R"({"type":"ADDED","object":{"a":tru}})"}) {
-      WatchDecoder decoder(drop ? std::vector<api::MemberPath>{{"metadata", "managedFields"}}
-                                : std::vector<api::MemberPath>{});
+      WatchDecoder decoder(drop ? std::vector<json::MemberPath>{{"metadata", "managedFields"}}
+                                : std::vector<json::MemberPath>{});
       try {
         decoder.Feed(bad, noop);
         ADD_FAILURE() << "accepted " << bad;

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "cluster_harness.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "loopback_port.h"
 
 namespace gpupool::op::testing {
@@ -25,7 +25,7 @@ constexpr char kNamespace[] = "gpupool-system";
 // ports; the webhook's on `webhook_port`, its certificate for 127.0.0.1.
 std::vector<std::string> DeploymentArgs(int webhook_port) {
   for (const Json& object :
-       api::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml"))) {
+       json::LoadYamlFile(sandbox::testing::SourcePath("manifests/gpupool.yaml"))) {
     if (object.value("kind", "") != "Deployment") continue;
     std::vector<std::string> args =
         object["spec"]["template"]["spec"]["containers"][0]["args"].get<std::vector<std::string>>();

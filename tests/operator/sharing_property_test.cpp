@@ -16,7 +16,7 @@
 #include <random>
 #include <set>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "gpupool/operator/plan.h"
 #include "sandbox/nodes/device_plugin.h"
 #include "sandbox/nodes/kubelet.h"
@@ -107,7 +107,7 @@ class SharingWorld {
       const std::string device = annotations[kDeviceAnnotation];
       std::string error;
       shares[device] +=
-          api::ParseMilli(annotations.value(kFractionAnnotation, ""), &error).value_or(0);
+          json::ParseMilli(annotations.value(kFractionAnnotation, ""), &error).value_or(0);
       if (!reserved.count(device)) return key + " runs on device " + device + ", not reserved";
       if (whole.count(reserved[device])) return "device " + device + " is whole and shared";
     }

@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 #include "gpupool/operator/plan.h"
 #include "view_builder.h"
 
@@ -98,7 +98,7 @@ Held DevicesOf(const Json& pod) {
       for (const char* kind : {"requests", "limits"}) {
         const Json amounts = resources.value(kind, Json::object());
         for (const auto& [name, amount] : amounts.items())
-          most[name] = std::max(most[name], *api::ParseMilli(amount.get<std::string>(), nullptr));
+          most[name] = std::max(most[name], *json::ParseMilli(amount.get<std::string>(), nullptr));
       }
       for (const auto& [name, milli] : most) {
         if (name == "nvidia.com/gpu")

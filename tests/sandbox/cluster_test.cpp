@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 #include "sandbox/api_error.h"
 #include "sandbox/sandbox.h"
 #include "sandbox_process.h"
@@ -193,7 +193,7 @@ TEST_F(ClusterTest, FinalizersHoldDeletion) {
 
 TEST_F(ClusterTest, CustomResourcesGetStatusSemanticsAndGeneration) {
   for (const char* file : {"crds/queues.gpupool.dev.yaml"}) {
-    for (auto& crd : api::LoadYamlFile(testing::SourcePath(file))) {
+    for (auto& crd : json::LoadYamlFile(testing::SourcePath(file))) {
       Create("apiextensions.k8s.io", "v1", "customresourcedefinitions", "", crd);
     }
   }

@@ -27,8 +27,8 @@ ResourceType Gateways() {
           "properties": {"name": {"type": "string"}, "port": {"type": "integer", "maximum": 1024}},
           "x-kubernetes-validations": [{"rule": "self.port != 80", "message": "no plain HTTP"}]}},
       "hosts": {"type": "array", "items": {"type": "string", "maxLength": 5}}}}}}}})");
-  resource.schema = std::make_shared<const api::SchemaNode>(
-      api::CompileSchema(resource.crd_version["schema"]["openAPIV3Schema"]));
+  resource.schema = std::make_shared<const openapi::SchemaNode>(
+      openapi::CompileSchema(resource.crd_version["schema"]["openAPIV3Schema"]));
   return resource;
 }
 
@@ -43,7 +43,7 @@ std::string Update(const Json& object) {
   Json checked = object;
   const Json stored = Stored();
   const auto check = CheckCustomResource(Gateways(), checked, &stored);
-  return api::JoinErrors(check.errors);
+  return json::JoinErrors(check.errors);
 }
 
 TEST(CrdCheck, UnchangedItemsOfAMapListAreRatchetedWhereverTheyMove) {
@@ -71,7 +71,7 @@ TEST(CrdCheck, OtherListsAreCheckedWholeWhenTheyChange) {
   grown["spec"]["hosts"] = {"example", "b"};
   EXPECT_THAT(Update(grown), StartsWith("spec.hosts[0]: must be at most 5 characters long;"));
   Json creating = Stored();
-  EXPECT_NE(api::JoinErrors(CheckCustomResource(Gateways(), creating, nullptr).errors), "")
+  EXPECT_NE(json::JoinErrors(CheckCustomResource(Gateways(), creating, nullptr).errors), "")
       << "a create has nothing to ratchet";
 }
 

@@ -32,7 +32,7 @@ Json Defaulted(Json deployment) {
   return deployment;
 }
 
-std::vector<std::string> Fields(const api::FieldErrors& errors) {
+std::vector<std::string> Fields(const json::FieldErrors& errors) {
   std::vector<std::string> fields;
   for (const auto& error : errors) fields.push_back(error.path);
   return fields;

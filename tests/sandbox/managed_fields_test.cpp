@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "apply_util.h"
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 
 namespace gpupool::sandbox::testing {
 namespace {
@@ -147,7 +147,7 @@ TEST_F(ManagedFieldsTest, LeasesAndNodesAreApplied) {
 class CustomResourceApplyTest : public ManagedFieldsTest {
  protected:
   void SetUp() override {
-    for (const auto& crd : api::LoadYamlFile(SourcePath("crds/projects.gpupool.dev.yaml"))) {
+    for (const auto& crd : json::LoadYamlFile(SourcePath("crds/projects.gpupool.dev.yaml"))) {
       ASSERT_EQ(
           Send(*client_, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
               .status,
@@ -196,7 +196,7 @@ TEST_F(CustomResourceApplyTest, SpecAndStatusAreAppliedSeparately) {
 }
 
 TEST_F(CustomResourceApplyTest, ConflictsNameTheClientSideApplier) {
-  Json project = api::YamlToJson(kProjectYaml, "project")[0];
+  Json project = json::YamlToJson(kProjectYaml, "project")[0];
   project.erase("status");
   ASSERT_EQ(
       Send(*client_, "POST", projects_ + "?fieldManager=kubectl-client-side-apply", project).status,

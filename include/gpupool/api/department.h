@@ -14,9 +14,9 @@ namespace gpupool::api {
 
 struct DepartmentQuota {
   std::string queue;
-  Quantity gpu;                   // the department's quota: its projects' guarantees fit in it
-  std::optional<Quantity> limit;  // cap on what its projects borrow together
-  int32_t over_quota_weight = 1;  // share of idle capacity across departments
+  json::Quantity gpu;  // the department's quota: its projects' guarantees fit in it
+  std::optional<json::Quantity> limit;  // cap on what its projects borrow together
+  int32_t over_quota_weight = 1;        // share of idle capacity across departments
 };
 
 struct DepartmentQueueUsage {
@@ -26,7 +26,7 @@ struct DepartmentQueueUsage {
 
 struct DepartmentStatus {
   int64_t observed_generation = 0;
-  std::optional<Quantity> guaranteed, allocated, over_quota;
+  std::optional<json::Quantity> guaranteed, allocated, over_quota;
   std::vector<std::string> projects;  // the projects naming it, by name
   std::vector<DepartmentQueueUsage> queues;
   std::vector<Condition> conditions;
@@ -43,7 +43,7 @@ struct Department {
   Json raw;
 };
 
-Department DecodeDepartment(const Json& object, FieldErrors& errors);
+Department DecodeDepartment(const Json& object, json::FieldErrors& errors);
 Json ToJson(const Department& department);
 
 }  // namespace gpupool::api

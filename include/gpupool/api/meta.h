@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/api/json_reader.h"
+#include "gpupool/json/json_reader.h"
 
 namespace gpupool::api {
+
+using Json = nlohmann::json;
 
 inline constexpr char kGroup[] = "gpupool.dev";
 inline constexpr char kVersion[] = "v1alpha1";
@@ -44,7 +46,7 @@ struct ObjectMeta {
   std::vector<std::string> finalizers;
 };
 
-ObjectMeta ReadObjectMeta(JsonReader& parent, Presence name_presence);
+ObjectMeta ReadObjectMeta(json::JsonReader& parent, json::Presence name_presence);
 // Writes the typed fields over `metadata` (which keeps the fields we do not model).
 void WriteObjectMeta(const ObjectMeta& meta, Json& metadata);
 
@@ -60,17 +62,17 @@ struct Condition {
   bool operator==(const Condition&) const = default;
 };
 
-std::vector<Condition> ReadConditions(JsonReader& parent);
+std::vector<Condition> ReadConditions(json::JsonReader& parent);
 Json ConditionsToJson(const std::vector<Condition>& conditions);
 const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
 
 // The GPU amounts a status reports for one project in one queue.
 struct GpuUsage {
-  Quantity guaranteed, allocated, over_quota, pending;
+  json::Quantity guaranteed, allocated, over_quota, pending;
 };
 
 // Reads the amounts of a status list item (absent amounts are 0).
-GpuUsage ReadGpuUsage(JsonReader& item);
+GpuUsage ReadGpuUsage(json::JsonReader& item);
 // Writes them into `item` as guaranteed, allocated, overQuota and pending.
 void WriteGpuUsage(const GpuUsage& usage, Json& item);
 
@@ -92,6 +94,7 @@ Json Overlay(const Json& raw, const Json& typed, std::initializer_list<const cha
 void SetOrEraseObject(Json& object, const char* key, Json value);
 
 // Checks that the object's apiVersion and kind are the expected ones.
-void ExpectTypeMeta(JsonReader& reader, const std::string& api_version, const std::string& kind);
+void ExpectTypeMeta(json::JsonReader& reader, const std::string& api_version,
+                    const std::string& kind);
 
 }  // namespace gpupool::api

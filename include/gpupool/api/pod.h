@@ -67,10 +67,10 @@ struct Node {
   bool ready = false;
 };
 
-Pod DecodePod(const Json& object, FieldErrors& errors);
-Node DecodeNode(const Json& object, FieldErrors& errors);
+Pod DecodePod(const Json& object, json::FieldErrors& errors);
+Node DecodeNode(const Json& object, json::FieldErrors& errors);
 
 // Reads a container-style resource list ({"cpu": "500m", "nvidia.com/gpu": 1}).
-ResourceAmounts ReadResourceList(JsonReader& reader, std::string_view key);
+ResourceAmounts ReadResourceList(json::JsonReader& reader, std::string_view key);
 
 }  // namespace gpupool::api

@@ -12,10 +12,10 @@ namespace gpupool::api {
 
 struct QueueQuota {
   std::string queue;
-  Quantity gpu;                   // fixed or guaranteed amount, by the queue's sharing
-  std::optional<Quantity> limit;  // cap on total use in a Guaranteed queue
-  int32_t over_quota_weight = 1;  // share of idle capacity
-  std::optional<Quantity> cpu, memory;
+  json::Quantity gpu;                   // fixed or guaranteed amount, by the queue's sharing
+  std::optional<json::Quantity> limit;  // cap on total use in a Guaranteed queue
+  int32_t over_quota_weight = 1;        // share of idle capacity
+  std::optional<json::Quantity> cpu, memory;
 };
 
 struct ProjectQueueUsage {
@@ -27,7 +27,7 @@ struct ProjectQueueUsage {
 
 struct ProjectStatus {
   int64_t observed_generation = 0;
-  std::optional<Quantity> guaranteed, allocated, over_quota;
+  std::optional<json::Quantity> guaranteed, allocated, over_quota;
   std::vector<ProjectQueueUsage> queues;
   std::vector<Condition> conditions;
 };
@@ -48,7 +48,7 @@ struct Project {
   Json raw;
 };
 
-Project DecodeProject(const Json& object, FieldErrors& errors);
+Project DecodeProject(const Json& object, json::FieldErrors& errors);
 Json ToJson(const Project& project);
 
 }  // namespace gpupool::api

@@ -49,7 +49,7 @@ struct QueueProjectUsage {
 
 struct QueueStatus {
   int64_t observed_generation = 0;
-  std::optional<Quantity> capacity, guaranteed, allocated, over_quota;
+  std::optional<json::Quantity> capacity, guaranteed, allocated, over_quota;
   int32_t running_jobs = 0;
   int32_t pending_jobs = 0;
   std::vector<QueueProjectUsage> projects;
@@ -67,7 +67,7 @@ const char* SharingName(Sharing sharing);
 const char* IdleActionName(IdleAction action);
 
 // Reads a Queue; type errors and CRD-rule violations go to `errors`.
-Queue DecodeQueue(const Json& object, FieldErrors& errors);
+Queue DecodeQueue(const Json& object, json::FieldErrors& errors);
 Json ToJson(const Queue& queue);
 
 }  // namespace gpupool::api

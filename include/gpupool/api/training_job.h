@@ -35,7 +35,7 @@ struct TrainingJobSpec {
   int32_t priority = 0;
   int32_t replicas = 1;
   std::optional<int32_t> min_replicas;  // absent: all replicas
-  Quantity gpus_per_replica;
+  json::Quantity gpus_per_replica;
   std::optional<TopologySpec> topology;
   Json pod_template;  // a PodTemplateSpec, copied into every replica's pod
   int32_t backoff_limit = 3;
@@ -69,9 +69,9 @@ struct TrainingJobStatus {
   std::optional<std::string> queued_time, admitted_time, start_time, completion_time;
   int32_t preemption_count = 0;
   int32_t restart_count = 0;
-  std::optional<Quantity> allocated_gpu;
+  std::optional<json::Quantity> allocated_gpu;
   // GPUs the job asks for (replicas x gpusPerReplica), in every phase.
-  std::optional<Quantity> requested_gpu;
+  std::optional<json::Quantity> requested_gpu;
   // The queue it was admitted into, while it holds devices.
   std::string admitted_queue;
   bool over_quota = false;
@@ -97,13 +97,13 @@ bool IsPreemptible(WorkloadClass workload_class);
 
 // kDrop: `raw` stays null, for a reader that only patches (not a copy of the
 // whole object per decode).
-TrainingJob DecodeTrainingJob(const Json& object, FieldErrors& errors,
+TrainingJob DecodeTrainingJob(const Json& object, json::FieldErrors& errors,
                               RawJson raw = RawJson::kKeep);
 Json ToJson(const TrainingJob& job);
 // The status alone, as the status subresource holds it.
 Json TrainingJobStatusToJson(const TrainingJobStatus& status);
 // A status as TrainingJobStatusToJson writes it; what cannot be read is left out
 // and named in `errors`.
-TrainingJobStatus DecodeTrainingJobStatus(const Json& status, FieldErrors& errors);
+TrainingJobStatus DecodeTrainingJobStatus(const Json& status, json::FieldErrors& errors);
 
 }  // namespace gpupool::api

@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
 namespace gpupool::api {
 
 // Errors of a Queue, Project, TrainingJob or Department object; an object of another kind
 // is reported at `kind`.
-FieldErrors ValidateObject(const nlohmann::json& object);
+json::FieldErrors ValidateObject(const nlohmann::json& object);
 
 }  // namespace gpupool::api

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_without.h"
 #include "gpupool/kube/client.h"
 
 namespace gpupool::kube {
@@ -32,7 +32,7 @@ class WatchDecoder {
 
   // `unread`: members of the events' objects (paths from the object down,
   // e.g. {"metadata", "managedFields"}) that are read past, not built.
-  explicit WatchDecoder(const std::vector<api::MemberPath>& unread = {});
+  explicit WatchDecoder(const std::vector<json::MemberPath>& unread = {});
 
   // Decodes every frame completed by `bytes`. Throws ApiError(kDecode) on a
   // frame that is not a watch event.
@@ -43,7 +43,7 @@ class WatchDecoder {
  private:
   void Emit(std::size_t begin, std::size_t end, const Callback& on_event);
 
-  std::vector<api::MemberPath> unread_;  // from the frame down: "object" first
+  std::vector<json::MemberPath> unread_;  // from the frame down: "object" first
   std::string buffer_;
   std::size_t scanned_ = 0;      // Bytes of buffer_ already scanned.
   std::size_t frame_start_ = 0;  // Where the current frame began.
@@ -55,7 +55,7 @@ class WatchDecoder {
 // Decodes one event frame ({"type": ..., "object": {...}}), without the
 // members at `unread` (paths from the frame down, "object" first).
 WatchEvent DecodeWatchEvent(std::string_view frame,
-                            const std::vector<api::MemberPath>& unread = {});
+                            const std::vector<json::MemberPath>& unread = {});
 
 // Receives what a reflector observes. Called from the reflector's thread.
 class ListWatchSink {
@@ -80,11 +80,11 @@ struct ListWatchOptions {
   bool drop_managed_fields = false;
   // More members no sink reads (paths from the object down, e.g.
   // {"status", "containerStatuses"}; "*" for any name): dropped the same way.
-  std::vector<api::MemberPath> unread_members;
+  std::vector<json::MemberPath> unread_members;
 };
 
 // The paths a list and watch with `options` leave unread, from the object down.
-std::vector<api::MemberPath> UnreadMembers(const ListWatchOptions& options);
+std::vector<json::MemberPath> UnreadMembers(const ListWatchOptions& options);
 
 struct ReflectorStats {
   uint64_t lists = 0;

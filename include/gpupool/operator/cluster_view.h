@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "gpupool/api/department.h"
-#include "gpupool/api/field_error.h"
 #include "gpupool/api/pod.h"
 #include "gpupool/api/project.h"
 #include "gpupool/api/queue.h"
 #include "gpupool/api/training_job.h"
+#include "gpupool/json/field_error.h"
 #include "gpupool/kube/resource.h"
 #include "gpupool/operator/pod_view.h"
 #include "gpupool/operator/time.h"
@@ -27,7 +27,7 @@ namespace gpupool::op {
 template <typename T>
 struct Decoded {
   T object;
-  api::FieldErrors errors;
+  json::FieldErrors errors;
 };
 using QueueObject = Decoded<api::Queue>;
 using ProjectObject = Decoded<api::Project>;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace gpupool::sandbox::cel {
+namespace gpupool::openapi::cel {
 
 using Json = nlohmann::json;
 
@@ -46,4 +46,4 @@ class Program {
   std::shared_ptr<const Node> root_;
 };
 
-}  // namespace gpupool::sandbox::cel
+}  // namespace gpupool::openapi::cel

@@ -2,10 +2,10 @@
 // into its typed field.
 #include <string>
 
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "keyword_shapes.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 // Go's name for the Go type a keyword decodes into.
@@ -112,4 +112,4 @@ std::string KeywordDecodeError(const Json& schema, const std::string& go_path) {
   return "";
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

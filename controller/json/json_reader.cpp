@@ -1,9 +1,9 @@
-#include "gpupool/api/json_reader.h"
+#include "gpupool/json/json_reader.h"
 
 #include <cstdlib>
 #include <limits>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 const Json* Member(const Json* object, std::string_view key) {
   if (!object || !object->is_object()) return nullptr;
@@ -208,4 +208,4 @@ const Json* JsonReader::Array(std::string_view key, Presence presence) {
   return field;
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

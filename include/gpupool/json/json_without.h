@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 // Member names from the top-level object down, e.g. {"metadata",
 // "managedFields"}; "*" stands for any name. A path never passes through an
@@ -23,4 +23,4 @@ nlohmann::json ParseWithout(std::string_view text, const std::vector<MemberPath>
 // The same members dropped from a value already parsed (a list's items, say).
 void EraseMember(nlohmann::json& value, const MemberPath& path);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

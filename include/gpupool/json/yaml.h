@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 class YamlError : public std::runtime_error {
  public:
@@ -27,4 +27,4 @@ std::vector<nlohmann::json> LoadYamlFile(const std::string& path);
 // "true") is quoted.
 std::string JsonToYaml(const nlohmann::json& value);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

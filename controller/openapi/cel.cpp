@@ -1,4 +1,4 @@
-#include "sandbox/rules/cel.h"
+#include "gpupool/openapi/cel.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
-namespace gpupool::sandbox::cel {
+namespace gpupool::openapi::cel {
 
 // A quantity's value: the CEL library compares and tests them exactly; a long
 // double holds every quantity a rule meets here (integers to 2^64, decimals to
@@ -497,4 +497,4 @@ bool Program::Evaluate(const Json& self) const {
   return *b;
 }
 
-}  // namespace gpupool::sandbox::cel
+}  // namespace gpupool::openapi::cel

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 struct FieldError {
   std::string path;     // e.g. "spec.quotas[1].gpu"; empty for the whole object
@@ -25,4 +25,4 @@ std::string JoinErrors(const FieldErrors& errors);
 std::string Child(std::string_view parent, std::string_view field);
 std::string Child(std::string_view parent, size_t index);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

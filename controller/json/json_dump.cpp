@@ -1,10 +1,10 @@
-#include "gpupool/api/json_dump.h"
+#include "gpupool/json/json_dump.h"
 
 #include <array>
 #include <charconv>
 #include <cmath>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -141,4 +141,4 @@ std::string Dump(const Json& value) {
   return out;
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

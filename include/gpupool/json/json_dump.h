@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 // `value.dump()`, byte for byte; throws what it throws (invalid UTF-8).
 std::string Dump(const nlohmann::json& value);
 // Appends `Dump(value)` to `out`.
 void DumpTo(const nlohmann::json& value, std::string& out);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -1,10 +1,10 @@
-#include "sandbox/rules/cel.h"
+#include "gpupool/openapi/cel.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-namespace gpupool::sandbox::cel {
+namespace gpupool::openapi::cel {
 namespace {
 
 using Json = nlohmann::json;
@@ -133,4 +133,4 @@ TEST(CelTest, EvaluationErrorsAreReported) {
 }
 
 }  // namespace
-}  // namespace gpupool::sandbox::cel
+}  // namespace gpupool::openapi::cel

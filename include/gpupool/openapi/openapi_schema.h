@@ -1,7 +1,7 @@
 // OpenAPI v3 structural schemas as used by CustomResourceDefinitions:
 // checking that a schema is structural, and validating, defaulting and
-// pruning objects against one. CEL rules (x-kubernetes-validations) are not
-// evaluated here.
+// pruning objects against one. CEL rules (x-kubernetes-validations) are
+// evaluated by cel.h, which the caller runs on the nodes that carry them.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,17 +9,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpupool/api/field_error.h"
-#include "gpupool/api/schema_node.h"
+#include "gpupool/json/field_error.h"
+#include "gpupool/openapi/schema_node.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 
 using Json = nlohmann::json;
 
 // Errors that make `schema` non-structural (a node without `type`, forbidden
 // keys such as `$ref` or `additionalProperties` beside `properties`, types in
 // value validations, ...), with paths inside the schema.
-FieldErrors CheckStructural(const Json& schema);
+json::FieldErrors CheckStructural(const Json& schema);
 
 // The first keyword whose value the API server's decoder cannot read into its
 // typed field, in the decoder's words: "json: cannot unmarshal string into Go
@@ -32,10 +32,10 @@ std::string KeywordDecodeError(const Json& schema, const std::string& go_path);
 // (exclusive too), minLength/maxLength, minItems/maxItems, pattern, format
 // (date-time, int32, int64), nullable, anyOf/allOf/oneOf/not as value checks,
 // additionalProperties for maps. `path` prefixes every error path.
-FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
-                                  const std::string& path = "");
-FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
-                                  const std::string& path = "");
+json::FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
+                                        const std::string& path = "");
+json::FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                        const std::string& path = "");
 
 // As ValidateAgainstSchema for an update of `old` to `value`, with the API
 // server's validation ratcheting (on by default since Kubernetes 1.30): a member
@@ -44,9 +44,10 @@ FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
 // its keys, so an update is refused only for what it changes. Other lists are
 // not correlated, and an unchanged member's allOf/anyOf/oneOf/not are skipped
 // with the rest (the server checks those without ratcheting).
-FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old);
-FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
-                                        const Json& old);
+json::FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value,
+                                              const Json& old);
+json::FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                              const Json& old);
 
 // The items of an update's old list that its new items correlate with, for
 // ratcheting: in an x-kubernetes-list-type map list, the one old item with the
@@ -73,4 +74,4 @@ void ApplyDefaults(const SchemaNode& schema, Json& value);
 std::vector<std::string> Prune(const Json& schema, Json& value, const std::string& path = "");
 std::vector<std::string> Prune(const SchemaNode& schema, Json& value, const std::string& path = "");
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

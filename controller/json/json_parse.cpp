@@ -1,4 +1,4 @@
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 
 #include <simdjson.h>
 
@@ -7,7 +7,7 @@
 
 #include "member_paths.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -111,4 +111,4 @@ Json ParseJson(std::string_view text) {
   return Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

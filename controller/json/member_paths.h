@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_without.h"
 
-namespace gpupool::api::internal {
+namespace gpupool::json::internal {
 
 // Stands in `above` for an array item, which has no name: no path passes it.
 inline constexpr std::string_view kNoName{"\0[]", 3};
@@ -27,4 +27,4 @@ inline bool OnSkippedPath(const std::vector<MemberPath>& skipped,
   return false;
 }
 
-}  // namespace gpupool::api::internal
+}  // namespace gpupool::json::internal

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 // Parses a quantity into milli-units. Returns std::nullopt and sets *error when
 // the text is not a quantity, overflows, or is finer than one milli-unit.
@@ -31,4 +31,4 @@ struct Quantity {
   bool operator==(const Quantity& other) const { return milli == other.milli; }
 };
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -1,12 +1,12 @@
-#include "gpupool/api/schema_node.h"
+#include "gpupool/openapi/schema_node.h"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 #include "keyword_shapes.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 const Json* Find(const Json& schema, const char* key) {
@@ -152,11 +152,11 @@ std::string SchemaPath::str() const {
     case Kind::kRoot:
       return std::string(text_);
     case Kind::kField:
-      return Child(parent_->str(), text_);
+      return json::Child(parent_->str(), text_);
     case Kind::kIndex:
-      return Child(parent_->str(), index_);
+      return json::Child(parent_->str(), index_);
   }
   return {};
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

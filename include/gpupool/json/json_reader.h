@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/api/field_error.h"
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/field_error.h"
+#include "gpupool/json/quantity.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 using Json = nlohmann::json;
 
@@ -87,4 +87,4 @@ std::string JsonTypeName(const Json& value);
 // object or lacks it.
 const Json* Member(const Json* object, std::string_view key);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -5,11 +5,11 @@
 #include <string_view>
 #include <utility>
 
-#include "gpupool/api/json_reader.h"
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/json/json_reader.h"
+#include "gpupool/openapi/openapi_schema.h"
 #include "keyword_shapes.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 constexpr std::array<std::string_view, 8> kForbiddenKeys = {
@@ -65,19 +65,20 @@ bool ValidPattern(const std::string& pattern) {
 }
 
 // Errors in the values of the node's own keywords; none: the node can be read.
-bool CheckKeywordValues(const Json& schema, const std::string& path, FieldErrors& errors) {
+bool CheckKeywordValues(const Json& schema, const std::string& path, json::FieldErrors& errors) {
   const std::size_t before = errors.size();
   for (const auto& [key, shape] : kKeywordShapes) {
     const auto found = schema.find(key);
     if (found == schema.end()) continue;
-    if (const char* error = ShapeError(shape, *found)) errors.push_back({Child(path, key), error});
+    if (const char* error = ShapeError(shape, *found))
+      errors.push_back({json::Child(path, key), error});
   }
   if (errors.size() > before) return false;
   if (schema.contains("pattern") && !ValidPattern(schema["pattern"].get<std::string>()))
-    errors.push_back({Child(path, "pattern"), "must be a valid regular expression"});
+    errors.push_back({json::Child(path, "pattern"), "must be a valid regular expression"});
   const std::string list_type = schema.value("x-kubernetes-list-type", "atomic");
   if (list_type != "atomic" && list_type != "set" && list_type != "map") {
-    errors.push_back({Child(path, "x-kubernetes-list-type"),
+    errors.push_back({json::Child(path, "x-kubernetes-list-type"),
                       "Unsupported value: \"" + list_type +
                           "\": supported values: \"atomic\", \"map\", \"set\""});
   }
@@ -89,22 +90,22 @@ bool IsIntOrStringPair(const Json& branches) {
   return branches[0] == Json{{"type", "integer"}} && branches[1] == Json{{"type", "string"}};
 }
 
-void CheckNode(const Json& schema, const std::string& path, bool root, FieldErrors& errors);
+void CheckNode(const Json& schema, const std::string& path, bool root, json::FieldErrors& errors);
 
 void CheckValueValidation(const Json& schema, const std::string& path, bool int_or_string,
-                          FieldErrors& errors) {
+                          json::FieldErrors& errors) {
   for (const char* key : {"allOf", "anyOf", "oneOf"}) {
     if (!schema.contains(key)) continue;
     const Json& branches = schema[key];
     if (int_or_string && std::string_view(key) == "anyOf" && IsIntOrStringPair(branches)) continue;
     if (!branches.is_array()) {
-      errors.push_back({Child(path, key), "must be an array of schemas"});
+      errors.push_back({json::Child(path, key), "must be an array of schemas"});
       continue;
     }
     for (size_t i = 0; i < branches.size(); ++i) {
       for (auto forbidden : kNotInValueValidation) {
         if (branches[i].is_object() && branches[i].contains(forbidden)) {
-          errors.push_back({Child(Child(Child(path, key), i), forbidden),
+          errors.push_back({json::Child(json::Child(json::Child(path, key), i), forbidden),
                             "must not be set inside a value validation"});
         }
       }
@@ -112,53 +113,55 @@ void CheckValueValidation(const Json& schema, const std::string& path, bool int_
   }
 }
 
-void CheckChildren(const Json& schema, const std::string& path, FieldErrors& errors) {
+void CheckChildren(const Json& schema, const std::string& path, json::FieldErrors& errors) {
   if (schema.contains("properties")) {
     if (schema.contains("additionalProperties")) {
       errors.push_back(
-          {Child(path, "additionalProperties"), "must not be set together with properties"});
+          {json::Child(path, "additionalProperties"), "must not be set together with properties"});
     }
     for (const auto& [name, child] : schema["properties"].items()) {
-      CheckNode(child, Child(Child(path, "properties"), name), false, errors);
+      CheckNode(child, json::Child(json::Child(path, "properties"), name), false, errors);
     }
   }
   if (schema.contains("additionalProperties") && schema["additionalProperties"].is_object()) {
-    CheckNode(schema["additionalProperties"], Child(path, "additionalProperties"), false, errors);
+    CheckNode(schema["additionalProperties"], json::Child(path, "additionalProperties"), false,
+              errors);
   }
   if (schema.contains("items")) {
     if (!schema["items"].is_object()) {
-      errors.push_back({Child(path, "items"), "must be a single schema"});
+      errors.push_back({json::Child(path, "items"), "must be a single schema"});
     } else {
-      CheckNode(schema["items"], Child(path, "items"), false, errors);
+      CheckNode(schema["items"], json::Child(path, "items"), false, errors);
     }
   } else if (schema.value("type", "") == "array") {
-    errors.push_back({Child(path, "items"), "must be set for type array"});
+    errors.push_back({json::Child(path, "items"), "must be set for type array"});
   }
 }
 
-void CheckNode(const Json& schema, const std::string& path, bool root, FieldErrors& errors) {
+void CheckNode(const Json& schema, const std::string& path, bool root, json::FieldErrors& errors) {
   if (!schema.is_object()) {
     errors.push_back({path, "must be a schema object"});
     return;
   }
   for (auto key : kForbiddenKeys) {
-    if (schema.contains(key)) errors.push_back({Child(path, key), "must not be set"});
+    if (schema.contains(key)) errors.push_back({json::Child(path, key), "must not be set"});
   }
   if (!CheckKeywordValues(schema, path, errors)) return;
   const bool int_or_string = FlagSet(schema, "x-kubernetes-int-or-string");
   const bool preserve = FlagSet(schema, "x-kubernetes-preserve-unknown-fields");
   const std::string type = schema.value("type", "");
   if (int_or_string && !type.empty()) {
-    errors.push_back({Child(path, "type"), "must be empty with x-kubernetes-int-or-string"});
+    errors.push_back({json::Child(path, "type"), "must be empty with x-kubernetes-int-or-string"});
   }
   if (type.empty() && !int_or_string && !preserve) {
-    errors.push_back({Child(path, "type"), "must not be empty for specified fields"});
+    errors.push_back({json::Child(path, "type"), "must not be empty for specified fields"});
   }
   if (root && schema.contains("default")) {
-    errors.push_back({Child(path, "default"), "must not be set at the root"});
+    errors.push_back({json::Child(path, "default"), "must not be set at the root"});
   }
   if (FlagSet(schema, "uniqueItems")) {
-    errors.push_back({Child(path, "uniqueItems"), "must not be true: use x-kubernetes-list-type"});
+    errors.push_back(
+        {json::Child(path, "uniqueItems"), "must not be true: use x-kubernetes-list-type"});
   }
   CheckValueValidation(schema, path, int_or_string, errors);
   CheckChildren(schema, path, errors);
@@ -166,17 +169,17 @@ void CheckNode(const Json& schema, const std::string& path, bool root, FieldErro
 
 // The server owns an object's metadata: a schema may describe it, and limit
 // its name and generateName (strings), nothing else.
-void CheckMetadata(const Json& metadata, FieldErrors& errors) {
+void CheckMetadata(const Json& metadata, json::FieldErrors& errors) {
   const std::string path = "openAPIV3Schema.properties.metadata";
   for (const auto& [key, value] : metadata.items()) {
     if (key != "type" && key != "properties" && key != "description") {
       errors.push_back({path + "." + key, "must not be set: only type is allowed for metadata"});
     }
   }
-  const Json* properties = Member(&metadata, "properties");
+  const Json* properties = json::Member(&metadata, "properties");
   if (!properties || !properties->is_object()) return;
   for (const auto& [key, value] : properties->items()) {
-    const Json* type = value.is_object() ? Member(&value, "type") : nullptr;
+    const Json* type = value.is_object() ? json::Member(&value, "type") : nullptr;
     if (key != "name" && key != "generateName") {
       errors.push_back({path + ".properties[" + key + "]",
                         "Forbidden: must not be specified: only name and generateName may be"});
@@ -188,10 +191,10 @@ void CheckMetadata(const Json& metadata, FieldErrors& errors) {
 
 }  // namespace
 
-FieldErrors CheckStructural(const Json& schema) {
-  FieldErrors errors;
+json::FieldErrors CheckStructural(const Json& schema) {
+  json::FieldErrors errors;
   CheckNode(schema, "openAPIV3Schema", true, errors);
-  const Json* type = schema.is_object() ? Member(&schema, "type") : nullptr;
+  const Json* type = schema.is_object() ? json::Member(&schema, "type") : nullptr;
   if (schema.is_object() && !(type && *type == "object")) {
     errors.push_back({"openAPIV3Schema.type", "must be object at the root"});
   }
@@ -204,4 +207,4 @@ FieldErrors CheckStructural(const Json& schema) {
   return errors;
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

@@ -1,11 +1,11 @@
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_without.h"
 
 #include <utility>
 
-#include "gpupool/api/json_parse.h"
+#include "gpupool/json/json_parse.h"
 #include "member_paths.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -133,4 +133,4 @@ Json ParseWithout(std::string_view text, const std::vector<MemberPath>& skipped)
   return root;
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 
 using Json = nlohmann::json;
 
@@ -84,4 +84,4 @@ class SchemaPath {
   Kind kind_ = Kind::kRoot;
 };
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

@@ -1,8 +1,8 @@
 // Defaulting and pruning of values against CRD schemas, as the API server
 // applies them before validation.
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/openapi/openapi_schema.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 bool IsTypeOrMetadata(const std::string& key) {
@@ -67,4 +67,4 @@ std::vector<std::string> Prune(const Json& schema, Json& value, const std::strin
   return Prune(CompileSchema(schema), value, path);
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

@@ -1,9 +1,9 @@
-#include "gpupool/api/quantity.h"
+#include "gpupool/json/quantity.h"
 
 #include <cctype>
 #include <limits>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 // Wide enough for any parsed quantity before the overflow check.
@@ -141,4 +141,4 @@ nlohmann::json Quantity::ToJson() const {
   return FormatDecimal(milli);
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -5,10 +5,10 @@
 #include <set>
 #include <string_view>
 
-#include "gpupool/api/json_reader.h"
-#include "gpupool/api/openapi_schema.h"
+#include "gpupool/json/json_reader.h"
+#include "gpupool/openapi/openapi_schema.h"
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 namespace {
 
 std::string Short(const Json& value) {
@@ -57,7 +57,7 @@ bool TypeMatches(const std::string& type, const Json& value) {
 
 class Validator {
  public:
-  explicit Validator(FieldErrors& errors) : errors_(errors) {}
+  explicit Validator(json::FieldErrors& errors) : errors_(errors) {}
 
   // `old`: the value's stored counterpart on an update (nullptr on a create, or
   // where nothing correlates), for ratcheting.
@@ -85,11 +85,11 @@ class Validator {
   bool CheckType(const SchemaNode& schema, const Json& value, const SchemaPath& path) {
     if (schema.int_or_string) {
       if (value.is_number_integer() || value.is_string()) return true;
-      Add(path, "must be an integer or a string, got " + JsonTypeName(value));
+      Add(path, "must be an integer or a string, got " + json::JsonTypeName(value));
       return false;
     }
     if (!schema.type || schema.type->empty() || TypeMatches(*schema.type, value)) return true;
-    Add(path, "must be of type " + *schema.type + ", got " + JsonTypeName(value));
+    Add(path, "must be of type " + *schema.type + ", got " + json::JsonTypeName(value));
     return false;
   }
 
@@ -162,7 +162,7 @@ class Validator {
       if (schema.list_type == "map") {
         key = Json::array();
         for (const auto& name : schema.list_map_keys) {
-          const Json* value = Member(&list[i], name);
+          const Json* value = json::Member(&list[i], name);
           key.push_back(value ? *value : Json());
         }
       }
@@ -177,7 +177,7 @@ class Validator {
       if (!object.contains(key)) Add(SchemaPath(path, key), "Required value");
     }
     for (const auto& [key, value] : object.items()) {
-      const Json* was = Member(old, key);
+      const Json* was = json::Member(old, key);
       if (was && *was == value) continue;  // Unchanged: ratcheted.
       const SchemaNode* property = schema.Property(key);
       if (!property) property = schema.Additional();
@@ -205,7 +205,7 @@ class Validator {
   }
 
   static bool Passes(const SchemaNode& branch, const Json& value, const SchemaPath& path) {
-    FieldErrors branch_errors;
+    json::FieldErrors branch_errors;
     Validator(branch_errors).Check(branch, value, path);
     return branch_errors.empty();
   }
@@ -217,7 +217,7 @@ class Validator {
                       [&](const SchemaNode& branch) { return Passes(branch, value, path); }));
   }
 
-  FieldErrors& errors_;
+  json::FieldErrors& errors_;
 };
 
 // The item's keys as one text, or "" when it lacks one (it correlates with nothing).
@@ -225,7 +225,7 @@ std::string ListKey(const std::vector<std::string>& keys, const Json& item) {
   if (!item.is_object()) return "";
   Json values = Json::array();
   for (const auto& key : keys) {
-    const Json* value = Member(&item, key);
+    const Json* value = json::Member(&item, key);
     if (!value) return "";
     values.push_back(*value);
   }
@@ -252,26 +252,28 @@ const Json* ListCorrelation::Find(const Json& item) const {
   return found != by_key_.end() ? found->second : nullptr;
 }
 
-FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
-                                  const std::string& path) {
-  FieldErrors errors;
+json::FieldErrors ValidateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                        const std::string& path) {
+  json::FieldErrors errors;
   Validator(errors).Check(schema, value, SchemaPath(path));
   return errors;
 }
 
-FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
-                                        const Json& old) {
-  FieldErrors errors;
+json::FieldErrors ValidateUpdateAgainstSchema(const SchemaNode& schema, const Json& value,
+                                              const Json& old) {
+  json::FieldErrors errors;
   if (value != old) Validator(errors).Check(schema, value, SchemaPath(""), &old);
   return errors;
 }
 
-FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value, const std::string& path) {
+json::FieldErrors ValidateAgainstSchema(const Json& schema, const Json& value,
+                                        const std::string& path) {
   return ValidateAgainstSchema(CompileSchema(schema), value, path);
 }
 
-FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value, const Json& old) {
+json::FieldErrors ValidateUpdateAgainstSchema(const Json& schema, const Json& value,
+                                              const Json& old) {
   return ValidateUpdateAgainstSchema(CompileSchema(schema), value, old);
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

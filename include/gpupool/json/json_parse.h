@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/api/json_without.h"
+#include "gpupool/json/json_without.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 // The value of `text`; a discarded value (`is_discarded()`) when `text` is not
 // exactly one JSON value.
@@ -25,4 +25,4 @@ nlohmann::json ParseJson(std::string_view text);
 // (see json_without.h); false, `out` untouched, when simdjson does not take it.
 bool ParseFast(std::string_view text, const std::vector<MemberPath>& skipped, nlohmann::json& out);
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-namespace gpupool::api {
+namespace gpupool::openapi {
 
 // What a keyword's value must be: the API server decodes a schema into typed
 // fields, so a value of another type refuses the whole definition.
@@ -49,4 +49,4 @@ inline bool FlagSet(const nlohmann::json& schema, const char* key) {
   return found != schema.end() && found->is_boolean() && found->get<bool>();
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::openapi

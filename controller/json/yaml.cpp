@@ -1,4 +1,4 @@
-#include "gpupool/api/yaml.h"
+#include "gpupool/json/yaml.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -11,7 +11,7 @@
 #include <regex>
 #include <sstream>
 
-namespace gpupool::api {
+namespace gpupool::json {
 namespace {
 
 using Json = nlohmann::json;
@@ -134,4 +134,4 @@ std::vector<Json> LoadYamlFile(const std::string& path) {
   return YamlToJson(text.str(), path);
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json

@@ -1,6 +1,6 @@
-#include "gpupool/api/field_error.h"
+#include "gpupool/json/field_error.h"
 
-namespace gpupool::api {
+namespace gpupool::json {
 
 std::string FieldError::ToString() const { return path.empty() ? message : path + ": " + message; }
 
@@ -22,4 +22,4 @@ std::string Child(std::string_view parent, size_t index) {
   return std::string(parent) + "[" + std::to_string(index) + "]";
 }
 
-}  // namespace gpupool::api
+}  // namespace gpupool::json
