@@ -1,9 +1,12 @@
-// `gpupool validate` and the API server answer the same, field by field: each
-// object is given to both, `kubectl apply` against `gpupool sandbox` and
-// `gpupool validate`, and both must accept it or both refuse it naming the
-// same fields. Rules only gpupool has (amounts finer than a milli-unit, a
-// quota's limit below its gpu: docs/api.md, "Validation rules") are left out:
-// the API server stores such objects and the controller flags them.
+// `gpupool validate` and the API server answer the same, field by field, on
+// every backend: each object goes to the server (a server-side dry run through
+// kubectl, nothing stored) and to `gpupool validate`; both must accept it or
+// both refuse it naming the same fields. On a real control plane the answer is
+// the real kube-apiserver's, so the CRDs' schemas and CEL rules are checked
+// against the oracle, not against the validator they share with the sandbox.
+// Rules only gpupool has (amounts finer than a milli-unit, a quota's limit
+// below its gpu: docs/api.md, "Validation rules") are left out: the API server
+// stores such objects and the controller flags them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,14 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "crd_install.h"
 #include "sandbox_process.h"
+#include "test_cluster.h"
 
-namespace gpupool::examples::testing {
-
-using ::gpupool::sandbox::testing::RunCommand;
-using ::gpupool::sandbox::testing::SandboxProcess;
+namespace gpupool::backends::testing {
 namespace {
 
+using ::gpupool::sandbox::testing::RunCommand;
 using ::testing::HasSubstr;
 
 struct Case {
@@ -63,36 +66,15 @@ std::vector<Case> Cases() {
   };
 }
 
-class ValidateAgreesTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    sandbox_ = new SandboxProcess();
-    auto result = sandbox_->KubectlIn("apply -f crds/", GPUPOOL_SOURCE_DIR);
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    result = sandbox_->KubectlIn("wait --for=condition=Established crd --all --timeout=30s",
-                                 GPUPOOL_SOURCE_DIR);
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    result = sandbox_->KubectlIn("create namespace susan", GPUPOOL_SOURCE_DIR);
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-  }
-  static void TearDownTestSuite() {
-    delete sandbox_;
-    sandbox_ = nullptr;
-  }
-  static SandboxProcess* sandbox_;
-};
+using ValidateAgreesOnBackend = CrdBackendTest;
 
-SandboxProcess* ValidateAgreesTest::sandbox_ = nullptr;
-
-TEST_F(ValidateAgreesTest, OnEveryCase) {
-  ASSERT_NE(sandbox_, nullptr);
+TEST_P(ValidateAgreesOnBackend, OnEveryCase) {
   for (const auto& c : Cases()) {
     SCOPED_TRACE(c.name);
-    const std::string file = "/tmp/gpupool-validate-agrees-" + std::string(c.name) + ".yaml";
-    std::ofstream(file) << c.object;
-    const auto server = sandbox_->KubectlIn("apply -f " + file, "/");
+    const std::string file = cluster_->dir() + "/validate-agrees-" + c.name + ".yaml";
+    { std::ofstream(file) << c.object; }
+    const auto server = cluster_->Kubectl("create --dry-run=server -f " + file);
     const auto validate = RunCommand(std::string(GPUPOOL_BINARY) + " validate " + file);
-    std::remove(file.c_str());
     const bool server_refuses = server.exit_code != 0;
     const bool validate_refuses = validate.exit_code != 0;
     EXPECT_EQ(validate_refuses, !c.fields.empty()) << validate.output;
@@ -106,5 +88,8 @@ TEST_F(ValidateAgreesTest, OnEveryCase) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(All, ValidateAgreesOnBackend, ::testing::ValuesIn(Backends()),
+                         [](const auto& info) { return BackendTestName(info.param); });
+
 }  // namespace
-}  // namespace gpupool::examples::testing
+}  // namespace gpupool::backends::testing
