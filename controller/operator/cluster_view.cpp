@@ -57,8 +57,8 @@ JobObject DecodeJobObject(const nlohmann::json& object) {
   JobObject job;
   // The controller only patches jobs: it needs no raw JSON to write back.
   static_cast<Decoded<api::TrainingJob>&>(job) = DecodeWith<api::TrainingJob>(
-      object, [](const nlohmann::json& json, json::FieldErrors& errors) {
-        return api::DecodeTrainingJob(json, errors, api::RawJson::kDrop);
+      object, [](const nlohmann::json& value, json::FieldErrors& errors) {
+        return api::DecodeTrainingJob(value, errors, api::RawJson::kDrop);
       });
   job.requests = TemplateRequests(job.object.spec.pod_template);
   return job;
