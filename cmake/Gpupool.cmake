@@ -42,10 +42,18 @@ endfunction()
 
 # A module lists its sources; a .cpp in its folder that the list leaves out (or a
 # listed one that is missing) stops the configure instead of going unbuilt.
-# EXCLUDE: files of the folder built by another target.
+# RECURSE: the folders below count too. EXCLUDE: files built by another target.
 function(gpupool_check_source_list listed)
-  cmake_parse_arguments(ARG "" "" "EXCLUDE" ${ARGN})
-  file(GLOB present CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
+  cmake_parse_arguments(ARG "RECURSE" "" "EXCLUDE" ${ARGN})
+  set(glob GLOB)
+  if(ARG_RECURSE)
+    set(glob GLOB_RECURSE)
+  endif()
+  set(depends CONFIGURE_DEPENDS)  # A new file reconfigures; not in script mode (its test).
+  if(CMAKE_SCRIPT_MODE_FILE)
+    set(depends "")
+  endif()
+  file(${glob} present ${depends} RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
        ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   list(REMOVE_ITEM present ${ARG_EXCLUDE})
   set(unlisted ${present})
