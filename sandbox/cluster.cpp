@@ -55,7 +55,6 @@ bool SpecChanged(const Json& old, const Json& object, bool status_counts) {
   return false;
 }
 
-// How Invalid errors name a kind: "Pod", "Queue.gpupool.dev".
 // An apply through /status keeps the managedFields it computed.
 void CarryManagedFields(const Json& from, Json& to) {
   if (from.contains("managedFields")) {
