@@ -117,13 +117,19 @@ void BenchCluster::PrepareRealCluster(const std::string& nodes) {
                            ReadFile(dir_ + "/simulate-nodes.log"));
 }
 
+std::vector<std::pair<std::string, pid_t>> ControlPlanePids(const std::string& dir) {
+  std::vector<std::pair<std::string, pid_t>> pids;
+  std::ifstream file(dir + "/pids");  // scripts/control-plane's: "name pid" lines.
+  std::string name;
+  pid_t pid = 0;
+  while (file >> name >> pid) pids.emplace_back(name, pid);
+  return pids;
+}
+
 ProcessUses BenchCluster::ServerUse() const {
   if (sandbox_) return {{"sandbox", UseOf(sandbox_->pid())}};
   ProcessUses uses;
-  std::ifstream pids(dir_ + "/pids");  // scripts/control-plane's: "name pid" lines.
-  std::string name;
-  pid_t pid = 0;
-  while (pids >> name >> pid) uses.emplace_back(name, UseOf(pid));
+  for (const auto& [name, pid] : ControlPlanePids(dir_)) uses.emplace_back(name, UseOf(pid));
   uses.emplace_back("simulate-nodes", UseOf(simulated_nodes_->pid()));
   return uses;
 }

@@ -29,6 +29,9 @@ struct ProcessUse {
 ProcessUse UseOf(pid_t pid);
 // Each process of a cluster by name, with its use.
 using ProcessUses = std::vector<std::pair<std::string, ProcessUse>>;
+// A real control plane's processes by name, in the order scripts/control-plane
+// wrote them to `dir`/pids.
+std::vector<std::pair<std::string, pid_t>> ControlPlanePids(const std::string& dir);
 
 // The objects of `kind` the chart installs (manifests/gpupool.yaml, rendered from it).
 std::vector<Json> ManifestObjects(const std::string& kind);

@@ -59,16 +59,6 @@ std::vector<std::string> ChartControllerFlags() {
   return args;
 }
 
-// The control plane's processes by name, from scripts/control-plane's pids file.
-std::map<std::string, pid_t> ControlPlanePids(const std::string& dir) {
-  std::map<std::string, pid_t> pids;
-  std::ifstream file(dir + "/pids");
-  std::string name;
-  pid_t pid = 0;
-  while (file >> name >> pid) pids[name] = pid;
-  return pids;
-}
-
 struct PodRunning {
   std::string key;
   bool running = false;
@@ -132,7 +122,7 @@ void Run(int rate, int seconds, const std::string& version) {
                                                           running[pod.key] = Clock::now();
                                                       });
   std::map<std::string, double> cpu_before;
-  const auto pids = ControlPlanePids(cluster.dir());
+  const auto pids = gpupool::bench::ControlPlanePids(cluster.dir());
   for (const auto& [name, pid] : pids) cpu_before[name] = gpupool::bench::UseOf(pid).cpu_seconds;
   cpu_before["gpupool controller"] = gpupool::bench::UseOf(controller.pid()).cpu_seconds;
   cpu_before["gpupool simulate-nodes"] = gpupool::bench::UseOf(nodes.pid()).cpu_seconds;

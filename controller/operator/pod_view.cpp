@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "gpupool/api/pod.h"
+#include "gpupool/json/json_reader.h"
 #include "gpupool/json/quantity.h"
 
 namespace gpupool::op {
@@ -12,11 +13,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-const Json* Field(const Json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
+const Json* Field(const Json& object, const char* key) { return json::Member(&object, key); }
 
 std::string StringField(const Json& object, const char* key) {
   const Json* value = Field(object, key);
