@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "gpupool/json/json_reader.h"
 #include "sandbox/api_error.h"
 #include "sandbox/http/body_limits.h"
 #include "sandbox/rules/kind_rules.h"
+#include "sandbox/rules/known_fields.h"
 #include "sandbox/store/encoding.h"
 #include "sandbox/store/events.h"
 #include "sandbox/store/managed_fields.h"
@@ -13,11 +13,6 @@
 
 namespace gpupool::sandbox {
 namespace {
-
-// A value as a message shows it: strings bare, anything else as JSON.
-std::string Text(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
 
 std::string ContinueToken(uint64_t rv, const std::string& last_key) {
   return Base64Encode(Json{{"rv", rv}, {"start", last_key}}.dump());
@@ -161,14 +156,13 @@ void Cluster::CheckNamespace(const ResourceType& resource, const std::string& ns
   }
 }
 
-Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json object,
+Json Cluster::Create(const ResourceType& requested, const std::string& ns, Json object,
                      WriteOptions& options) {
-  CheckTypeMeta(resource, object);
-  admission_.CheckKnownFields(resource, object, options);
-  if (IsEventsApiEvent(resource)) {
-    options.via_events_api = true;
-    return EventFromCore(Create(*CoreEvents(), ns, EventToCore(std::move(object)), options));
-  }
+  CheckTypeMeta(requested, object);
+  CheckKnownFields(requested, object, options);
+  const ResourcePtr core_events = CoreEventsFor(requested, options);
+  if (core_events) object = EventToCore(std::move(object));
+  const ResourceType& resource = core_events ? *core_events : requested;
   SetCreateNamespace(resource, ns, object["metadata"]);
   CreateInputs inputs;
   {
@@ -176,8 +170,12 @@ Json Cluster::Create(const ResourceType& resource, const std::string& ns, Json o
     inputs = ReadCreateInputs(resource, ns, object);
   }
   object = PrepareCreate(resource, std::move(object), inputs, options);
-  auto lock = store_.Lock();
-  return FinishCreate(resource, std::move(object), options);
+  Json created;
+  {
+    auto lock = store_.Lock();
+    created = FinishCreate(resource, std::move(object), options);
+  }
+  return core_events ? EventFromCore(std::move(created)) : created;
 }
 
 Json Cluster::CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
@@ -210,21 +208,9 @@ Cluster::CreateInputs Cluster::ReadCreateInputs(const ResourceType& resource, co
   CheckNamespace(resource, ns);
   CreateInputs inputs;
   inputs.webhooks = ReadWebhookInputs(resource, ns, object);
-  if (!resource.group.empty() || resource.kind != "Pod") return inputs;
-  const Json* spec = json::Member(&object, "spec");
-  const Json* class_name = json::Member(spec, "priorityClassName");
-  const std::string name =
-      class_name && class_name->is_string() ? class_name->get<std::string>() : "";
-  const auto chosen =
-      name.empty() ? DefaultPriorityClass() : store_.Get("scheduling.k8s.io/priorityclasses", name);
-  inputs.priority_class_name = chosen ? chosen->name : "";
-  if (chosen) inputs.priority_class = ParsedClass(chosen);
-  const Json* account = json::Member(spec, "serviceAccountName");
-  inputs.service_account = account && account->is_string() && !account->get<std::string>().empty()
-                               ? account->get<std::string>()
-                               : "default";
-  inputs.service_account_found =
-      store_.Get("/serviceaccounts", ObjectKey(ns, inputs.service_account)) != nullptr;
+  if (resource.group.empty() && resource.kind == "Pod") {
+    inputs.pod = pod_admission_.Read(store_, ns, object);
+  }
   return inputs;
 }
 
@@ -233,67 +219,14 @@ Json Cluster::PrepareCreate(const ResourceType& resource, Json object, const Cre
   // The real server's mutating admission (the ServiceAccount and Priority
   // plugins, then webhooks) sees the object before its name is generated and
   // its metadata checked and filled (uid, creationTimestamp).
-  if (resource.group.empty() && resource.kind == "Pod") {
-    ResolvePriority(object, inputs);
-    ResolveServiceAccount(object, inputs);
-  }
+  if (resource.group.empty() && resource.kind == "Pod") PodAdmission::Admit(object, inputs.pod);
   AdmitByWebhooks(resource, inputs.webhooks.get(), Json(), "", options, object);
-  auto& metadata = object["metadata"];
-  if (metadata.value("name", "").empty() && !metadata.value("generateName", "").empty()) {
-    metadata["name"] = metadata["generateName"].get<std::string>() + RandomSuffix(5);
-  }
-  const std::string name = metadata.value("name", "");
-  json::FieldErrors errors = ValidateObjectName(name, "metadata.name", NameSyntaxOf(resource));
-  for (const auto& more : {ValidateMetadataMaps(metadata), ValidateOwnerReferences(metadata)}) {
-    errors.insert(errors.end(), more.begin(), more.end());
-  }
-  if (!errors.empty()) throw Invalid(QualifiedKind(resource), name, errors);
-  metadata["uid"] = NewUid();
-  metadata["creationTimestamp"] = NowString();
-  for (const char* field :
-       {"deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "selfLink"}) {
-    metadata.erase(field);
-  }
+  FillCreateMetadata(object["metadata"], QualifiedKind(resource), NameSyntaxOf(resource));
   if ((object.contains("spec") && !SpecWithoutGeneration(resource)) || resource.IsCustom())
-    metadata["generation"] = 1;
+    object["metadata"]["generation"] = 1;
   if (resource.status_subresource && resource.IsCustom()) object.erase("status");
   admission_.OnCreate(resource, object, options);
   if (!options.applied) TrackUpdate(resource, nullptr, object, options.field_manager, "");
-  return object;
-}
-
-Json Cluster::FinishCreate(const ResourceType& resource, Json object, WriteOptions& options) {
-  const auto& metadata = object["metadata"];
-  const std::string name = metadata.value("name", "");
-  if (store_.Get(StorageKey(resource), ObjectKey(metadata.value("namespace", ""), name))) {
-    throw AlreadyExists(resource.QualifiedName(), name);
-  }
-  Json created = Commit(resource, std::move(object), options.dry_run, &options.stored);
-  if (resource.group.empty() && resource.kind == "Namespace" && !options.dry_run)
-    CreateDefaultServiceAccount(name);
-  return created;
-}
-
-Json Cluster::Commit(const ResourceType& resource, Json object, bool dry_run,
-                     ObjectPtr* stored_form) {
-  if (dry_run) return object;
-  const uint64_t rv = store_.NextVersion();
-  object["metadata"]["resourceVersion"] = std::to_string(rv);
-  auto stored = MakeStored(resource, object, rv);
-  CheckObjectSize(stored->json);  // a skipped resourceVersion is harmless
-  store_.Put(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
-  admission_.AfterWrite(resource, object);
-  if (stored_form) *stored_form = std::move(stored);
-  return object;
-}
-
-Json Cluster::RemoveNow(const ResourceType& resource, Json object, bool dry_run) {
-  if (dry_run) return object;
-  const uint64_t rv = store_.NextVersion();
-  object["metadata"]["resourceVersion"] = std::to_string(rv);
-  auto stored = MakeStored(resource, object, rv);
-  store_.Remove(StorageKey(resource), ObjectKey(stored->ns, stored->name), stored);
-  admission_.AfterDelete(resource, object, store_);
   return object;
 }
 
@@ -309,20 +242,6 @@ Json Cluster::ParseStored(const ResourceType& resource, const std::string& ns,
   return StoredOrNotFound(resource, ns, name)->Parsed();
 }
 
-// The ServiceAccount admission plugin: a pod runs as the ServiceAccount it
-// names, "default" when it names none, and that account must exist.
-void Cluster::ResolveServiceAccount(Json& pod, const CreateInputs& inputs) {
-  if (!pod.contains("spec") || !pod["spec"].is_object()) return;
-  if (!inputs.service_account_found) {
-    const auto& metadata = pod["metadata"];
-    throw Forbidden("pods", metadata.value("name", ""),
-                    "error looking up service account " + metadata.value("namespace", "") + "/" +
-                        inputs.service_account + ": serviceaccount \"" + inputs.service_account +
-                        "\" not found");
-  }
-  pod["spec"]["serviceAccountName"] = inputs.service_account;
-}
-
 // The ServiceAccount controller's part: every namespace has the account
 // "default" (made with the namespace here, so no pod races it).
 void Cluster::CreateDefaultServiceAccount(const std::string& ns) {
@@ -331,56 +250,6 @@ void Cluster::CreateDefaultServiceAccount(const std::string& ns) {
   const Json account = {
       {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "default"}}}};
   CreateLocked(*Resource("", "v1", "serviceaccounts"), ns, account, options);
-}
-
-// The Priority admission plugin: spec.priority and spec.preemptionPolicy from
-// the named PriorityClass, or from the global default class when none is
-// named, or 0 and PreemptLowerPriority when there is no default class. A pod
-// may send either field only with the value the class gives.
-void Cluster::ResolvePriority(Json& pod, const CreateInputs& inputs) {
-  if (!pod.contains("spec") || !pod["spec"].is_object()) return;
-  auto& spec = pod["spec"];
-  const std::string pod_name = pod["metadata"].value("name", "");
-  const std::string name = spec.value("priorityClassName", "");
-  const bool chosen = !inputs.priority_class_name.empty();
-  if (!chosen && !name.empty()) {
-    throw Forbidden("pods", pod_name, "no PriorityClass with name " + name + " was found");
-  }
-  const Json& priority_class = inputs.priority_class;
-  const Json priority = priority_class.value("value", 0);
-  const Json policy = priority_class.value("preemptionPolicy", "PreemptLowerPriority");
-  // A value sent must be the one the class gives.
-  auto refuse_other = [&](const char* field, const char* what, const Json& computed) {
-    if (!spec.contains(field) || spec[field] == computed) return;
-    throw Forbidden("pods", pod_name,
-                    std::string(what) + " (" + Text(spec[field]) +
-                        ") must not be provided in pod spec; priority admission controller "
-                        "computed " +
-                        Text(computed) + " from the given PriorityClass name");
-  };
-  refuse_other("priority", "the integer value of priority", priority);
-  refuse_other("preemptionPolicy", "the string value of PreemptionPolicy", policy);
-  if (chosen) spec["priorityClassName"] = inputs.priority_class_name;
-  spec["priority"] = priority;
-  spec["preemptionPolicy"] = policy;
-}
-
-const Json& Cluster::ParsedClass(const ObjectPtr& stored) {
-  if (stored != parsed_class_) {
-    parsed_class_json_ = stored->Parsed();
-    parsed_class_ = stored;
-  }
-  return parsed_class_json_;
-}
-
-// The first PriorityClass marked globalDefault, by name. Only classes whose
-// stored form mentions the marker are parsed: a pod create reads no other.
-ObjectPtr Cluster::DefaultPriorityClass() const {
-  for (const auto& [key, stored] : store_.Objects("scheduling.k8s.io/priorityclasses")) {
-    if (stored->json.find("\"globalDefault\":true") == std::string::npos) continue;
-    if (stored->Parsed().value("globalDefault", false)) return stored;
-  }
-  return nullptr;
 }
 
 ObjectPtr Cluster::GetStored(const ResourceType& resource, const std::string& ns,
@@ -396,6 +265,12 @@ Json Cluster::Get(const ResourceType& resource, const std::string& ns, const std
 }
 
 ResourcePtr Cluster::CoreEvents() const { return Resource("", "v1", "events"); }
+
+ResourcePtr Cluster::CoreEventsFor(const ResourceType& resource, WriteOptions& options) const {
+  if (!IsEventsApiEvent(resource)) return nullptr;
+  options.via_events_api = true;
+  return CoreEvents();
+}
 
 ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
                          const ListOptions& options) {
@@ -434,15 +309,13 @@ ListResult Cluster::List(const ResourceType& resource, const std::string& ns,
   return result;
 }
 
-Json Cluster::Update(const ResourceType& resource, const std::string& ns, const std::string& name,
+Json Cluster::Update(const ResourceType& requested, const std::string& ns, const std::string& name,
                      Json object, const std::string& subresource, WriteOptions& options) {
-  CheckTypeMeta(resource, object);
-  admission_.CheckKnownFields(resource, object, options);
-  if (IsEventsApiEvent(resource)) {
-    options.via_events_api = true;
-    return EventFromCore(
-        Update(*CoreEvents(), ns, name, EventToCore(std::move(object)), subresource, options));
-  }
+  CheckTypeMeta(requested, object);
+  CheckKnownFields(requested, object, options);
+  const ResourcePtr core_events = CoreEventsFor(requested, options);
+  if (core_events) object = EventToCore(std::move(object));
+  const ResourceType& resource = core_events ? *core_events : requested;
   const auto& metadata = object["metadata"];
   if (metadata.value("name", name) != name) {
     throw BadRequest("the name of the object (" + metadata.value("name", "") +
@@ -464,9 +337,10 @@ Json Cluster::Update(const ResourceType& resource, const std::string& ns, const 
     }
     return PrepareUpdate(resource, stored->Parsed(), object, subresource, options);
   };
-  return WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
+  Json updated = WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
     return FinishUpdate(resource, update, options);
   });
+  return core_events ? EventFromCore(std::move(updated)) : updated;
 }
 
 Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const std::string& name,
@@ -486,7 +360,7 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
     // The patch applies to the object as the request's API presents it.
     Json patched = ApplyPatch(type, PresentObject(resource, old), body);
     CheckTypeMeta(resource, patched);
-    admission_.CheckKnownFields(resource, patched, tried);
+    CheckKnownFields(resource, patched, tried);
     if (patched["metadata"].value("resourceVersion", "") != std::to_string(stored->rv)) {
       throw Conflict(resource.QualifiedName(), name,
                      "the object has been modified; please apply your changes to the latest "
@@ -547,24 +421,6 @@ Cluster::PreparedUpdate Cluster::PrepareUpdate(const ResourceType& resource, Jso
   if (!options.applied) TrackUpdate(resource, &old, object, options.field_manager, subresource);
   const bool unchanged = SameIgnoringVersion(old, object);
   return {std::move(old), std::move(object), std::move(options), unchanged};
-}
-
-Json Cluster::FinishUpdate(const ResourceType& resource, PreparedUpdate& update,
-                           WriteOptions& options) {
-  options = std::move(update.options);
-  if (update.unchanged) return std::move(update.old);
-  Json& object = update.object;
-  const auto& metadata = object["metadata"];
-  bool finalizers_done = !metadata.contains("finalizers") || metadata["finalizers"].empty();
-  if (resource.group.empty() && resource.kind == "Namespace") {
-    finalizers_done = finalizers_done && object["spec"].value("finalizers", Json::array()).empty();
-  }
-  const bool pod_terminating = resource.kind == "Pod" && resource.group.empty() &&
-                               metadata.value("deletionGracePeriodSeconds", 0) > 0;
-  if (metadata.contains("deletionTimestamp") && finalizers_done && !pod_terminating) {
-    return RemoveNow(resource, std::move(object), options.dry_run);
-  }
-  return Commit(resource, std::move(object), options.dry_run, &options.stored);
 }
 
 bool Cluster::Mutate(const ResourceType& resource, const std::string& ns, const std::string& name,

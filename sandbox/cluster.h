@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sandbox/rules/admission.h"
+#include "sandbox/rules/pod_admission.h"
 #include "sandbox/rules/resource_type.h"
 #include "sandbox/store/patch.h"
 #include "sandbox/store/store.h"
@@ -96,15 +97,12 @@ class Cluster {
   // A create in four steps: the request's namespace (no lock); what admission
   // reads from the store (lock held); the object as it will be stored, from
   // defaults, validation, admission and managedFields (no lock); and the store
-  // (lock held), where an existing object refuses it. CreateLocked runs all
-  // four under a lock already held.
+  // (lock held, cluster_commit.cpp), where an existing object refuses it.
+  // CreateLocked runs all four under a lock already held.
   Json CreateLocked(const ResourceType& resource, const std::string& ns, Json object,
                     WriteOptions& options);
   struct CreateInputs {
-    std::string priority_class_name;  // of a pod: the PriorityClass it gets, "" for none
-    Json priority_class = Json::object();
-    std::string service_account;  // of a pod: the ServiceAccount it runs as
-    bool service_account_found = false;
+    PodAdmissionInputs pod;                         // of a pod only
     std::shared_ptr<const WebhookInputs> webhooks;  // null when none is configured
   };
   static void SetCreateNamespace(const ResourceType& resource, const std::string& ns,
@@ -114,7 +112,6 @@ class Cluster {
   Json PrepareCreate(const ResourceType& resource, Json object, const CreateInputs& inputs,
                      WriteOptions& options);
   Json FinishCreate(const ResourceType& resource, Json object, WriteOptions& options);
-  static void ResolveServiceAccount(Json& pod, const CreateInputs& inputs);
   // The mutating webhook configurations and the labels of `ns` (of a
   // Namespace `object`, its own); null when no configuration exists. Lock held.
   std::shared_ptr<const WebhookInputs> ReadWebhookInputs(const ResourceType& resource,
@@ -164,18 +161,17 @@ class Cluster {
                              const std::string& name);
   Json DeleteLocked(const ResourceType& resource, const Json& old, const DeleteOptions& options);
   // Stores `object` with a new resourceVersion; `stored`, when given, is set
-  // to the stored form.
+  // to the stored form (cluster_commit.cpp, as FinishCreate, FinishUpdate
+  // and RemoveNow).
   Json Commit(const ResourceType& resource, Json object, bool dry_run, ObjectPtr* stored = nullptr);
   Json RemoveNow(const ResourceType& resource, Json object, bool dry_run);
   Json ParseStored(const ResourceType& resource, const std::string& ns, const std::string& name);
   void CheckNamespace(const ResourceType& resource, const std::string& ns);
   // The core Events, which also store what events.k8s.io writes.
   ResourcePtr CoreEvents() const;
-  static void ResolvePriority(Json& pod, const CreateInputs& inputs);
-  ObjectPtr DefaultPriorityClass() const;
-  // The PriorityClass last read by a pod create, parsed: stored objects never
-  // change, so the pointer tells whether the parse still holds.
-  const Json& ParsedClass(const ObjectPtr& stored);
+  // An Event written through events.k8s.io is stored as a core Event: the
+  // core resource, noted in `options`; null for any other write.
+  ResourcePtr CoreEventsFor(const ResourceType& resource, WriteOptions& options) const;
   bool PdbForbidsEviction(const Json& pod);
   // Assigns `pod` to `node` as a binding does, or throws the Conflict that refuses it.
   static void BindPod(Json& pod, const std::string& name, const std::string& node,
@@ -184,8 +180,7 @@ class Cluster {
   ResourceRegistry resources_;
   Store store_;
   Admission admission_;
-  ObjectPtr parsed_class_;  // guarded by the store's lock, as all writes
-  Json parsed_class_json_;
+  PodAdmission pod_admission_;
 };
 
 template <typename Prepare, typename Finish>

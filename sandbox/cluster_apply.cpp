@@ -2,6 +2,7 @@
 // here it meets the store, admission and the events.k8s.io view.
 #include "sandbox/api_error.h"
 #include "sandbox/cluster.h"
+#include "sandbox/rules/known_fields.h"
 #include "sandbox/store/apply.h"
 #include "sandbox/store/events.h"
 #include "sandbox/store/managed_fields.h"
@@ -39,7 +40,7 @@ Cluster::Applied Cluster::Apply(const ResourceType& resource, const std::string&
 Cluster::Applied Cluster::ApplyConfig(const ResourceType& resource, const std::string& ns,
                                       const std::string& name, Json config,
                                       const std::string& subresource, WriteOptions& options) {
-  admission_.CheckKnownFields(resource, config, options);
+  CheckKnownFields(resource, config, options);
   const ApplyRequest request{options.field_manager, options.force, subresource};
   const std::string wanted_rv = WantedVersion(config);
   options.applied = true;

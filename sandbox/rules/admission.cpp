@@ -4,28 +4,9 @@
 #include "sandbox/rules/crd.h"
 #include "sandbox/rules/kind_rules.h"
 #include "sandbox/rules/known_fields.h"
+#include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
-namespace {
-
-std::string NameOf(const Json& object) { return object["metadata"].value("name", ""); }
-
-// Unknown fields under fieldValidation=Strict: 400 for a create, update or
-// apply (`bad_request` leads the message); for a merge or JSON patch, 422
-// naming "patch" and showing the patched object, as the real patcher says it.
-[[noreturn]] void ThrowStrictDecodingError(const std::vector<std::string>& unknown,
-                                           const std::string& bad_request, const Json& object,
-                                           const WriteOptions& options) {
-  std::string message = "strict decoding error: ";
-  for (size_t i = 0; i < unknown.size(); ++i) {
-    message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
-  }
-  if (!options.json_patch) throw BadRequest(bad_request + message);
-  throw Invalid("", "",
-                {{"patch", "Invalid value: " + Json(object.dump()).dump() + ": " + message}});
-}
-
-}  // namespace
 
 void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
                                     WriteOptions& options, const Json* old,
@@ -39,22 +20,8 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
   }
   for (const auto& path : check.pruned)
     options.warnings.push_back("unknown field \"" + path + "\"");
-  if (!check.errors.empty()) throw Invalid(QualifiedKind(resource), NameOf(object), check.errors);
-}
-
-void Admission::CheckKnownFields(const ResourceType& resource, Json& object,
-                                 WriteOptions& options) {
-  const Json given = options.strict_fields && options.json_patch ? object : Json();
-  const auto unknown = DropUnknownFields(resource, object);
-  if (unknown.empty()) return;
-  if (options.strict_fields) {
-    ThrowStrictDecodingError(unknown,
-                             resource.kind + " in version \"" + resource.version +
-                                 "\" cannot be handled as a " + resource.kind + ": ",
-                             given, options);
-  }
-  if (options.ignore_fields) return;
-  for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
+  if (!check.errors.empty())
+    throw Invalid(QualifiedKind(resource), NameInMetadata(object), check.errors);
 }
 
 void Admission::OnCreate(const ResourceType& resource, Json& object, WriteOptions& options) {

@@ -12,13 +12,12 @@
 #include "sandbox/rules/secret_rules.h"
 #include "sandbox/rules/webhook_config_rules.h"
 #include "sandbox/store/events.h"
+#include "sandbox/store/object_meta.h"
 #include "sandbox/store/quantities.h"
 #include "sandbox/store/store.h"
 
 namespace gpupool::sandbox {
 namespace {
-
-std::string NameInMetadata(const Json& object) { return object["metadata"].value("name", ""); }
 
 // 422 Invalid naming the object by its kind, when there are errors.
 void ThrowIfInvalid(const AdmissionContext& context, const Json& object,

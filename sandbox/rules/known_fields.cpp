@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gpupool/json/field_error.h"
+#include "sandbox/api_error.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -150,6 +151,32 @@ std::vector<std::string> DropUnknownFields(const ResourceType& resource, Json& o
   shape["metadata"] = "@meta";
   Drop(shape, object, "", dropped);
   return dropped;
+}
+
+void CheckKnownFields(const ResourceType& resource, Json& object, WriteOptions& options) {
+  const Json given = options.strict_fields && options.json_patch ? object : Json();
+  const auto unknown = DropUnknownFields(resource, object);
+  if (unknown.empty()) return;
+  if (options.strict_fields) {
+    ThrowStrictDecodingError(unknown,
+                             resource.kind + " in version \"" + resource.version +
+                                 "\" cannot be handled as a " + resource.kind + ": ",
+                             given, options);
+  }
+  if (options.ignore_fields) return;
+  for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
+}
+
+void ThrowStrictDecodingError(const std::vector<std::string>& unknown,
+                              const std::string& bad_request, const Json& object,
+                              const WriteOptions& options) {
+  std::string message = "strict decoding error: ";
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    message += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+  }
+  if (!options.json_patch) throw BadRequest(bad_request + message);
+  throw Invalid("", "",
+                {{"patch", "Invalid value: " + Json(object.dump()).dump() + ": " + message}});
 }
 
 }  // namespace gpupool::sandbox

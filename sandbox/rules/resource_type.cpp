@@ -4,7 +4,7 @@
 
 #include "sandbox/rules/install_resources.h"
 #include "sandbox/rules/kind_rules.h"
-#include "sandbox/store/object_meta.h"
+#include "sandbox/store/stored_form.h"
 
 namespace gpupool::sandbox {
 namespace {

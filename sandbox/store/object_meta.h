@@ -1,5 +1,5 @@
-// Helpers over object metadata: keys, names, uids, timestamps and the
-// conversion of a JSON object into its stored form.
+// Helpers over object metadata: keys, names, uids, timestamps, and the
+// checks and fill of metadata on writes.
 #pragma once
 
 #include <chrono>
@@ -38,11 +38,16 @@ json::FieldErrors ValidateMetadataMaps(const Json& metadata);
 // Errors in ownerReferences: apiVersion, kind, name and uid are required and
 // at most one reference may be the controller.
 json::FieldErrors ValidateOwnerReferences(const Json& metadata);
+// The metadata of an object being created, as the server makes it: a name
+// from generateName when none is given; the name (of `syntax`), labels,
+// annotations and owner references checked (Invalid naming `kind`); a new
+// uid and creationTimestamp; and the fields a client may not set removed.
+void FillCreateMetadata(Json& metadata, const std::string& kind, NameSyntax syntax);
 // Errors when an update adds finalizers to an object that is being deleted.
 json::FieldErrors ValidateFinalizersUpdate(const Json& old_metadata, const Json& metadata);
 
-// The string a selectable field path has in `object` ("" when absent).
-std::string FieldValue(const Json& object, const std::string& path);
+// The metadata.name of an object that has metadata ("" when it has no name).
+std::string NameInMetadata(const Json& object);
 // object[key] when `object` is an object that has `key`, else `fallback`.
 const Json& MemberOr(const Json& object, const char* key, const Json& fallback);
 // An object's annotation as text; "" when absent or not a string.
@@ -58,13 +63,5 @@ void EraseIf(Json& array, Drop drop) {
   }
   array = std::move(kept);
 }
-
-// Builds the stored form; `object` must carry metadata.resourceVersion == rv.
-ObjectPtr MakeStored(const ResourceType& resource, const Json& object, uint64_t rv);
-
-// The names `resource`'s objects store their selectable fields under.
-SelectableFieldNames FieldNamesOf(const ResourceType& resource);
-// `resource`, complete but for them, with its field names set.
-ResourcePtr WithFieldNames(std::shared_ptr<ResourceType> resource);
 
 }  // namespace gpupool::sandbox
