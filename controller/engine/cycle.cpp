@@ -8,7 +8,6 @@
 
 #include "fair_share.h"
 #include "quota_standing.h"
-#include "reasons.h"
 
 namespace gpupool::engine::internal {
 namespace {
@@ -239,102 +238,6 @@ void Cycle::RunPass(std::vector<std::vector<int>>& lists, bool in_quota) {
     }
   }
   lists = std::move(deferred);
-}
-
-Cycle::Outcome Cycle::Attempt(int job, bool in_quota) {
-  if (incremental_) OpenFreedRoom(job, in_quota);
-  if (!in_quota) {
-    placer_.PlaceOverQuota(true, state_.jobs[job].priority);
-    Outcome outcome = AttemptOverQuota(job);
-    placer_.PlaceOverQuota(false, 0);
-    return outcome;
-  }
-  if (!Prevalidate(job)) return {};
-  const JobState& j = state_.jobs[job];
-  if (int count = InQuotaCount(j); count > 0) return AttemptInQuota(job, count);
-  const Queue& queue = state_.queues[j.queue].spec;
-  const bool may_borrow = queue.sharing == Sharing::kGuaranteed && IsPreemptible(j.workload_class);
-  int count = j.min_replicas;
-  // Preemptible work in a Guaranteed queue runs over quota (pass 2) where it
-  // fits free room, stopping nothing, or where its project has no lower-priority
-  // work to stop.
-  if (may_borrow && (!preemptor_.HasLowerPriorityWork(j) || !PlaceBest(j, count).replicas.empty()))
-    return {false, true};
-  // Otherwise its own project's lower-priority jobs may make room for it within
-  // quota, before any other project's in-quota work takes what frees up.
-  Accounting within = [&](MilliGpu freed) { return WithinQuota(j, count, freed); };
-  if (queue.preempt_in_project && TryInProject(job, count, within, 'q')) return {true, false};
-  if (may_borrow) return {false, true};
-  if (queue.sharing == Sharing::kFixed) {
-    Wait(job, WaitCode::kQuota, FixedQuotaReason(state_, j, count));
-  } else {
-    Wait(job, WaitCode::kQuota, NonPreemptibleQuotaReason(state_, j, count));
-  }
-  return {};
-}
-
-Cycle::Outcome Cycle::AttemptInQuota(int job, int count) {
-  const JobState& j = state_.jobs[job];
-  const Queue& queue = state_.queues[j.queue].spec;
-  PlaceResult placed = PlaceBest(j, count);
-  if (!placed.replicas.empty()) {
-    Admit(job, std::move(placed.replicas), {}, PreemptionReason::kReclaim);
-    return {true, false};
-  }
-  int minimum = j.min_replicas;
-  if (queue.sharing == Sharing::kGuaranteed && queue.reclaim && TryReclaim(job, minimum)) {
-    return {true, false};
-  }
-  Accounting any = [](MilliGpu) { return true; };
-  if (queue.preempt_in_project && TryInProject(job, minimum, any, 'a')) return {true, false};
-  WaitForCapacity(job, count, placed.failure, true);
-  return {};
-}
-
-Cycle::Outcome Cycle::AttemptOverQuota(int job) {
-  const JobState& j = state_.jobs[job];
-  std::size_t slot = state_.Slot(j.queue, j.project);
-  const Usage& usage = state_.usage[slot];
-  MilliGpu limit = state_.quotas[slot].limit;
-  MilliGpu department_room = DepartmentLimitRoom(j);
-  auto within_limits = [&](int c) {
-    MilliGpu gpu = state_.JobGpu(j, c);
-    return usage.gpu + usage.stopping_gpu + gpu <= limit && gpu <= department_room;
-  };
-  int count = 0;
-  for (int c : {j.replicas, j.min_replicas}) {
-    if (count == 0 && within_limits(c)) count = c;
-  }
-  if (count == 0) {
-    state_.limited_slots.push_back(slot);  // A larger pool may raise its limit.
-    const MilliGpu need = state_.JobGpu(j, j.min_replicas);
-    const bool project_blocks = usage.gpu + usage.stopping_gpu + need > limit;
-    if (project_blocks ? need > limit : need > DepartmentLimit(j)) {
-      Wait(job, WaitCode::kExceedsLimit,
-           ExceedsLimitReason(state_, j, j.min_replicas, !project_blocks));
-      return {};
-    }
-    Wait(job, WaitCode::kLimit,
-         project_blocks ? LimitReason(state_, j, j.min_replicas)
-                        : DepartmentLimitReason(state_, j, j.min_replicas));
-    return {};
-  }
-  PlaceResult placed = PlaceBest(j, count);
-  if (!placed.replicas.empty()) {
-    over_quota_admitted_[j.queue] = 1;
-    Admit(job, std::move(placed.replicas), {}, PreemptionReason::kReclaim);
-    return {true, false};
-  }
-  // Over quota, a job may only take the place of its own project's lower-priority
-  // work: the project must not grow.
-  MilliGpu need = state_.JobGpu(j, j.min_replicas);
-  Accounting swap = [&, need](MilliGpu freed) { return freed >= need; };
-  if (state_.queues[j.queue].spec.preempt_in_project &&
-      TryInProject(job, j.min_replicas, swap, 's')) {
-    return {true, false};
-  }
-  WaitForCapacity(job, count, placed.failure, false);
-  return {};
 }
 
 }  // namespace gpupool::engine::internal

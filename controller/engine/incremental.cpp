@@ -172,8 +172,4 @@ void Cycle::QueueFreedRooms(std::vector<std::vector<int>>& lists) {
   }
 }
 
-void Cycle::OpenFreedRoom(int job, bool in_quota) {
-  if (held_rooms_.TakeFreed(job, in_quota)) DropRoom(job);
-}
-
 }  // namespace gpupool::engine::internal

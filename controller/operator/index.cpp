@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "cycle_state.h"
+#include "pod_template.h"
 #include "reservations.h"
 
 namespace gpupool::op::internal {
@@ -98,14 +99,6 @@ Stage StageOf(const api::TrainingJobStatus& status) {
     default:
       return Stage::kWaiting;
   }
-}
-
-// Whether `pod_name` is "<job>-<replica>", the name the controller gives a replica's pod.
-bool IsReplicaPodName(const std::string& pod_name, const std::string& job, std::int32_t replica) {
-  const std::string number = std::to_string(replica);
-  return pod_name.size() == job.size() + 1 + number.size() &&
-         pod_name.compare(0, job.size(), job) == 0 && pod_name[job.size()] == '-' &&
-         pod_name.compare(job.size() + 1, number.size(), number) == 0;
 }
 
 void AttachPods(CycleState& state) {

@@ -123,6 +123,13 @@ std::string PodName(const JobRecord& job, int replica) {
   return job.name() + "-" + std::to_string(replica);
 }
 
+bool IsReplicaPodName(const std::string& pod_name, const std::string& job, std::int32_t replica) {
+  const std::string number = std::to_string(replica);
+  return pod_name.size() == job.size() + 1 + number.size() &&
+         pod_name.compare(0, job.size(), job) == 0 && pod_name[job.size()] == '-' &&
+         pod_name.compare(job.size() + 1, number.size(), number) == 0;
+}
+
 Json BuildPod(const CycleState& state, const JobRecord& job, int replica) {
   const auto& spec = job.job().spec;
   const Json& tmpl = spec.pod_template;

@@ -6,7 +6,11 @@
 
 namespace gpupool::op::internal {
 
+// "<job>-<replica>": the name of a replica's pod.
 std::string PodName(const JobRecord& job, int replica);
+// Whether `pod_name` is the name PodName gives replica `replica` of the job
+// named `job` (compared in place: the index asks it of every pod each cycle).
+bool IsReplicaPodName(const std::string& pod_name, const std::string& job, std::int32_t replica);
 // A JSON pointer token: "~" and "/" escaped (RFC 6901).
 std::string PointerToken(std::string_view key);
 // The pod of a replica waiting for admission: held by the admission gate.
