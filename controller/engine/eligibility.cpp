@@ -5,6 +5,21 @@
 #include "placement.h"
 
 namespace gpupool::engine::internal {
+namespace {
+
+// A job holding only what decides where it may run (queue, size, selector, models,
+// topology).
+JobState ConstraintProbe(const JobState& job) {
+  JobState probe;
+  probe.queue = job.queue;
+  probe.shape = job.shape;
+  probe.node_selector = job.node_selector;
+  probe.gpu_models = job.gpu_models;
+  probe.topology = job.topology;
+  return probe;
+}
+
+}  // namespace
 
 const ClusterState::EligibleSet& Eligibility::Of(const JobState& job) {
   auto id = static_cast<std::size_t>(state_.shapes.ConstraintOf(job));

@@ -7,16 +7,6 @@
 
 namespace gpupool::engine::internal {
 
-JobState ConstraintProbe(const JobState& job) {
-  JobState probe;
-  probe.queue = job.queue;
-  probe.shape = job.shape;
-  probe.node_selector = job.node_selector;
-  probe.gpu_models = job.gpu_models;
-  probe.topology = job.topology;
-  return probe;
-}
-
 // A job deleted and created again under its name is another job: the old one goes.
 int ClusterState::AddPendingReplacing(const PendingJob& spec) {
   if (int index = job_index.Find(spec.name); index >= 0) {

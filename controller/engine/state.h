@@ -440,9 +440,6 @@ class ClusterState {
 };
 
 std::vector<ReplicaPlacement> ExportReplicas(const ClusterState& state, const JobState& job);
-// A job holding only what decides where it may run (queue, size, selector, models,
-// topology).
-JobState ConstraintProbe(const JobState& job);
 // Milli-GPUs free on one device, and on a node less its unmanaged whole devices
 // (negative only if unmanaged pods hold more than is free): what it adds to the free
 // GPUs of its pools. A device a terminating victim shares with its beneficiary may
