@@ -25,6 +25,4 @@ std::optional<int64_t> MilliAt(const Json& object, const char* key) {
   return json::ParseMilli(text, &error);
 }
 
-std::string NameOf(const Json& object) { return TextAt(ObjectAt(object, "metadata"), "name"); }
-
 }  // namespace gpupool::cli

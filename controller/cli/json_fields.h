@@ -18,7 +18,4 @@ const nlohmann::json& ObjectAt(const nlohmann::json& object, const char* key);
 // object[key] as a quantity in milli-units; nullopt when absent or not a quantity.
 std::optional<int64_t> MilliAt(const nlohmann::json& object, const char* key);
 
-// metadata.name, or "".
-std::string NameOf(const nlohmann::json& object);
-
 }  // namespace gpupool::cli

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "gpupool/json/quantity.h"
+#include "gpupool/kube/client.h"
 #include "json_fields.h"
 #include "table_printer.h"
 
@@ -65,7 +66,7 @@ std::vector<QuotaRow> ProjectRows(const std::vector<Json>& projects,
   const auto utilization = Utilization(jobs);
   std::vector<QuotaRow> rows;
   for (const Json& project : projects) {
-    const std::string name = NameOf(project);
+    const std::string name = kube::NameOf(project);
     for (const Json& usage : ObjectAt(project, "status").value("queues", Json::array())) {
       QuotaRow row{.project = name, .queue = TextAt(usage, "queue")};
       ReadUsage(usage, row);
@@ -87,7 +88,7 @@ std::vector<QuotaRow> QueueRows(const std::vector<Json>& queues, const std::vect
   std::vector<QuotaRow> rows;
   for (const Json& queue : queues) {
     const Json& status = ObjectAt(queue, "status");
-    QuotaRow row{.queue = NameOf(queue),
+    QuotaRow row{.queue = kube::NameOf(queue),
                  .sharing = TextAt(ObjectAt(queue, "spec"), "sharing", "Guaranteed"),
                  .capacity = TextAt(status, "capacity", "0")};
     ReadUsage(status, row);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "gpupool/json/quantity.h"
+#include "gpupool/kube/client.h"
 #include "json_fields.h"
 
 namespace gpupool::cli {
@@ -13,7 +14,7 @@ using Json = nlohmann::json;
 
 const Json* Named(const std::vector<Json>& objects, const std::string& name) {
   for (const Json& object : objects)
-    if (NameOf(object) == name) return &object;
+    if (kube::NameOf(object) == name) return &object;
   return nullptr;
 }
 
@@ -40,7 +41,7 @@ std::vector<std::string> StringsAt(const Json& object, const char* key) {
 const Json& FindProject(const std::string& name, const std::vector<Json>& projects) {
   if (const Json* project = Named(projects, name)) return *project;
   std::vector<std::string> names;
-  for (const Json& project : projects) names.push_back(NameOf(project));
+  for (const Json& project : projects) names.push_back(kube::NameOf(project));
   if (names.empty())
     throw SubmitRefused("--project: no project named " + name +
                         "; the cluster has no Projects yet (an admin creates them: kubectl get "
