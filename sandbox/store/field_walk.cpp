@@ -51,16 +51,15 @@ void AddValue(const Json& value, const FieldShapes& shapes, FieldSet& node, bool
   node.Mark();
 }
 
-// An object with fields or a keyed list: its parts are fields, not itself.
-bool IsContainer(const Json& value, const FieldShapes& shapes) {
-  if (value.is_object()) return !value.empty();
-  return value.is_array() && !value.empty() && IsKeyed(shapes.List(value));
-}
-
-// The parts of a container, without the container itself.
-void AddObjectOrItems(const Json& value, const FieldShapes& shapes, FieldSet& node) {
-  if (value.is_object()) return AddObject(value, shapes, node, true);
-  AddItems(value, shapes.List(value), shapes, node, true);
+// The parts of an object with fields, or of a non-empty keyed list of
+// `shape`, without the container itself; nothing for any other value.
+void AddParts(const Json& value, const ListShape& shape, const FieldShapes& shapes,
+              FieldSet& node) {
+  if (value.is_object()) {
+    if (!value.empty()) AddObject(value, shapes, node, true);
+  } else if (value.is_array() && !value.empty() && IsKeyed(shape)) {
+    AddItems(value, shape, shapes, node, true);
+  }
 }
 
 // The three sets at one path.
@@ -129,17 +128,17 @@ void CompareValues(const Json* before, const Json* after, const FieldShapes& sha
   // equal subtree has no changes, and comparing is cheaper than walking it.
   if (*before == *after) return;
   if (before->is_object() && after->is_object()) return CompareObjects(*before, *after, shapes, at);
-  if (before->is_array() && after->is_array()) {
-    const ListShape old_shape = shapes.List(*before);
-    const ListShape new_shape = shapes.List(*after);
-    if (IsKeyed(old_shape) && SameShape(old_shape, new_shape)) {
-      return CompareItems(*before, old_shape, *after, new_shape, shapes, at);
-    }
+  // Each side's list shape, read once (none for a value that is no list).
+  const ListShape old_shape = shapes.List(*before);
+  const ListShape new_shape = shapes.List(*after);
+  if (before->is_array() && after->is_array() && IsKeyed(old_shape) &&
+      SameShape(old_shape, new_shape)) {
+    return CompareItems(*before, old_shape, *after, new_shape, shapes, at);
   }
   // A changed leaf, or a value that changed its type: the old parts are gone.
   at.modified.Mark();
-  if (IsContainer(*before, shapes)) AddObjectOrItems(*before, shapes, at.removed);
-  if (IsContainer(*after, shapes)) AddObjectOrItems(*after, shapes, at.added);
+  AddParts(*before, old_shape, shapes, at.removed);
+  AddParts(*after, new_shape, shapes, at.added);
 }
 
 void RemoveFromObject(Json& object, const FieldSet& fields, const FieldSet* kept,
