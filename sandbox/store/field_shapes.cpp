@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "sandbox/store/field_set.h"
-#include "sandbox/store/patch.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -41,6 +40,33 @@ bool Fits(ListShape& shape, const Json& items) {
 }
 
 }  // namespace
+
+const char* ListMergeKey(const std::string& field, const Json& sample) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"containers", "name"},
+      {"initContainers", "name"},
+      {"ephemeralContainers", "name"},
+      {"volumes", "name"},
+      {"env", "name"},
+      {"volumeMounts", "mountPath"},
+      {"volumeDevices", "devicePath"},
+      {"imagePullSecrets", "name"},
+      {"conditions", "type"},
+      {"ownerReferences", "uid"},
+      {"schedulingGates", "name"},
+      {"resourceClaims", "name"},
+      {"hostAliases", "ip"},
+      {"topologySpreadConstraints", "topologyKey"},
+      {"addresses", "type"},
+  };
+  if (field == "ports") {
+    return sample.is_object() && sample.contains("containerPort") ? "containerPort" : "port";
+  }
+  for (const auto& [name, key] : kKeys) {
+    if (field == name) return key;
+  }
+  return nullptr;
+}
 
 FieldShapes FieldShapes::Of(const ResourceType& resource) {
   FieldShapes shapes;

@@ -50,6 +50,11 @@ class FieldShapes {
   std::string field_;  // built-in kinds: the name of the field this node is
 };
 
+// The merge key of the built-in kinds' list `field` (patchMergeKey in their Go
+// types; `sample` is an item, for lists whose key depends on the kind), or
+// null for lists that are replaced as a whole.
+const char* ListMergeKey(const std::string& field, const Json& sample);
+
 // The step naming `item` of a keyed or set list of `shape`.
 std::string ItemStep(const ListShape& shape, const Json& item);
 

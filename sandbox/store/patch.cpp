@@ -4,6 +4,7 @@
 
 #include "sandbox/api_error.h"
 #include "sandbox/http/body_limits.h"
+#include "sandbox/store/field_shapes.h"
 
 namespace gpupool::sandbox {
 namespace {
@@ -106,35 +107,6 @@ Json ParseBody(const std::string& body) {
 }
 
 }  // namespace
-
-// List merge keys of the built-in kinds (patchMergeKey in their Go types).
-// Lists not named here are replaced, as for atomic lists.
-const char* ListMergeKey(const std::string& field, const Json& sample) {
-  static const std::pair<const char*, const char*> kKeys[] = {
-      {"containers", "name"},
-      {"initContainers", "name"},
-      {"ephemeralContainers", "name"},
-      {"volumes", "name"},
-      {"env", "name"},
-      {"volumeMounts", "mountPath"},
-      {"volumeDevices", "devicePath"},
-      {"imagePullSecrets", "name"},
-      {"conditions", "type"},
-      {"ownerReferences", "uid"},
-      {"schedulingGates", "name"},
-      {"resourceClaims", "name"},
-      {"hostAliases", "ip"},
-      {"topologySpreadConstraints", "topologyKey"},
-      {"addresses", "type"},
-  };
-  if (field == "ports") {
-    return sample.is_object() && sample.contains("containerPort") ? "containerPort" : "port";
-  }
-  for (const auto& [name, key] : kKeys) {
-    if (field == name) return key;
-  }
-  return nullptr;
-}
 
 const std::vector<std::string>& PatchMediaTypes(bool custom_resource) {
   static const std::vector<std::string> kBuiltin = {

@@ -27,11 +27,6 @@ PatchType ParsePatchType(const std::string& content_type, bool custom_resource =
 // patch edits `target` in place: pass it moved when it is not needed after.
 Json ApplyPatch(PatchType type, Json target, const std::string& patch_body);
 
-// The merge key of the built-in kinds' list `field` (patchMergeKey in their Go
-// types; `sample` is an item, for lists whose key depends on the kind), or
-// null for lists that are replaced as a whole.
-const char* ListMergeKey(const std::string& field, const Json& sample);
-
 // Strategic merge of `patch` into `target` (exposed for tests).
 Json StrategicMerge(const Json& target, const Json& patch);
 
