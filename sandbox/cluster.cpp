@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sandbox/api_error.h"
-#include "sandbox/http/body_limits.h"
 #include "sandbox/rules/kind_rules.h"
 #include "sandbox/rules/known_fields.h"
 #include "sandbox/store/encoding.h"
