@@ -60,11 +60,11 @@ std::optional<std::string> ResolvePriority(Json& spec, const PodAdmissionInputs&
 
 // The ServiceAccount plugin: a pod runs as the ServiceAccount it names,
 // "default" when it names none, and that account must exist.
-std::optional<std::string> ResolveServiceAccount(Json& spec, const std::string& ns,
+std::optional<std::string> ResolveServiceAccount(Json& spec, const Json& metadata,
                                                  const PodAdmissionInputs& inputs) {
   if (!inputs.service_account_found) {
-    return "error looking up service account " + ns + "/" + inputs.service_account +
-           ": serviceaccount \"" + inputs.service_account + "\" not found";
+    return "error looking up service account " + metadata.value("namespace", "") + "/" +
+           inputs.service_account + ": serviceaccount \"" + inputs.service_account + "\" not found";
   }
   spec["serviceAccountName"] = inputs.service_account;
   return std::nullopt;
@@ -96,7 +96,7 @@ void PodAdmission::Admit(Json& pod, const PodAdmissionInputs& inputs) {
   auto& spec = pod["spec"];
   const auto& metadata = pod["metadata"];
   auto refused = ResolvePriority(spec, inputs);
-  if (!refused) refused = ResolveServiceAccount(spec, metadata.value("namespace", ""), inputs);
+  if (!refused) refused = ResolveServiceAccount(spec, metadata, inputs);
   if (refused) throw Forbidden("pods", metadata.value("name", ""), *refused);
 }
 
