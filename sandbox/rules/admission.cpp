@@ -18,8 +18,7 @@ void Admission::CheckCustomResource(const ResourceType& resource, Json& object,
   if (!check.pruned.empty() && options.strict_fields) {
     ThrowStrictDecodingError(check.pruned, "", given, options);
   }
-  for (const auto& path : check.pruned)
-    options.warnings.push_back("unknown field \"" + path + "\"");
+  WarnOfUnknownFields(check.pruned, options);
   if (!check.errors.empty())
     throw Invalid(QualifiedKind(resource), NameInMetadata(object), check.errors);
 }

@@ -163,6 +163,10 @@ void CheckKnownFields(const ResourceType& resource, Json& object, WriteOptions& 
                                  "\" cannot be handled as a " + resource.kind + ": ",
                              given, options);
   }
+  WarnOfUnknownFields(unknown, options);
+}
+
+void WarnOfUnknownFields(const std::vector<std::string>& unknown, WriteOptions& options) {
   if (options.ignore_fields) return;
   for (const auto& path : unknown) options.warnings.push_back("unknown field \"" + path + "\"");
 }

@@ -24,6 +24,10 @@ std::vector<std::string> DropUnknownFields(const ResourceType& resource, Json& o
 // dropped with a warning (none with Ignore), as the real decoder does.
 void CheckKnownFields(const ResourceType& resource, Json& object, WriteOptions& options);
 
+// The warnings for unknown fields a write dropped: one per path, none with
+// fieldValidation=Ignore. Built-in kinds and custom resources alike.
+void WarnOfUnknownFields(const std::vector<std::string>& unknown, WriteOptions& options);
+
 // Unknown fields under fieldValidation=Strict: 400 for a create, update or
 // apply (`bad_request` leads the message); for a merge or JSON patch, 422
 // naming "patch" and showing the patched object, as the real patcher says it.

@@ -224,6 +224,27 @@ TEST_P(CrdFidelity, AStatusWriteIsValidatedAgainstTheStatusSchemaAlone) {
   EXPECT_FALSE(reply.json["status"].contains("bogus")) << "pruned";
 }
 
+// An unknown field of a custom resource is pruned; the answer warns of it
+// unless the request asked to ignore unknown fields.
+TEST_P(CrdFidelity, PrunedFieldsWarnUnlessIgnored) {
+  CreateCrd(WidgetCrd(group_));
+  Reply reply = Send(*client_, "POST", widgets_, Widget("warned", {{"size", 1}, {"bogus", 1}}));
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  EXPECT_FALSE(reply.json["spec"].contains("bogus")) << "pruned";
+  const auto warning = reply.headers.find("Warning");
+  ASSERT_NE(warning, reply.headers.end());
+  EXPECT_THAT(warning->second, HasSubstr("unknown field \\\"spec.bogus\\\""));
+
+  reply = Send(*client_, "POST", widgets_ + "?fieldValidation=Ignore",
+               Widget("ignored", {{"size", 1}, {"bogus", 1}}));
+  ASSERT_EQ(reply.status, 201) << reply.body;
+  EXPECT_FALSE(reply.json["spec"].contains("bogus")) << "pruned";
+  EXPECT_EQ(reply.headers.count("Warning"), 0u) << reply.headers.find("Warning")->second;
+  reply = Patch(widgets_ + "/ignored?fieldValidation=Ignore", {{"spec", {{"bogus", 2}}}});
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.headers.count("Warning"), 0u) << reply.headers.find("Warning")->second;
+}
+
 // A custom resource takes no strategic merge patch and no protobuf body; the
 // 415 lists what it does take. A patch of a type no resource takes gets a
 // terse 415.
