@@ -349,8 +349,8 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
     return Apply(resource, ns, name, body, subresource, options).object;
   if (type == PatchType::kStrategic && resource.IsCustom())
     throw UnsupportedMediaType(PatchMediaTypes(true));
-  const bool events_api = IsEventsApiEvent(resource);
-  const ResourcePtr target = events_api ? CoreEvents() : nullptr;
+  const ResourcePtr core_events = CoreEventsFor(resource, options);
+  const ResourceType& stored_as = core_events ? *core_events : resource;
   ReadUpdateWebhooks(resource, ns, options);
   auto prepare = [&](const ObjectPtr& stored) {
     WriteOptions tried = options;
@@ -368,17 +368,13 @@ Json Cluster::Patch(const ResourceType& resource, const std::string& ns, const s
     if (patched["metadata"].value("name", "") != name) {
       throw BadRequest("the patch changes metadata.name, which is immutable");
     }
-    if (!events_api) {
-      return PrepareUpdate(resource, std::move(old), std::move(patched), subresource, tried);
-    }
-    tried.via_events_api = true;
-    return PrepareUpdate(*target, std::move(old), EventToCore(std::move(patched)), subresource,
-                         tried);
+    if (core_events) patched = EventToCore(std::move(patched));
+    return PrepareUpdate(stored_as, std::move(old), std::move(patched), subresource, tried);
   };
-  return WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
-    if (!events_api) return FinishUpdate(resource, update, options);
-    return EventFromCore(FinishUpdate(*target, update, options));
+  Json patched = WriteFromStored(resource, ns, name, prepare, [&](PreparedUpdate& update) {
+    return FinishUpdate(stored_as, update, options);
   });
+  return core_events ? EventFromCore(std::move(patched)) : patched;
 }
 
 Json Cluster::UpdateLocked(const ResourceType& resource, Json old, Json object,

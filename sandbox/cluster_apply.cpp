@@ -27,14 +27,12 @@ Cluster::Applied Cluster::Apply(const ResourceType& resource, const std::string&
                                 const std::string& subresource, WriteOptions& options) {
   Json config = ParseApplyConfig(body);
   CheckApplyTarget(resource, config, ns, name);
-  if (IsEventsApiEvent(resource)) {
-    options.via_events_api = true;
-    Applied applied =
-        ApplyConfig(*CoreEvents(), ns, name, EventToCore(std::move(config)), subresource, options);
-    applied.object = EventFromCore(std::move(applied.object));
-    return applied;
-  }
-  return ApplyConfig(resource, ns, name, std::move(config), subresource, options);
+  const ResourcePtr core_events = CoreEventsFor(resource, options);
+  if (core_events) config = EventToCore(std::move(config));
+  Applied applied = ApplyConfig(core_events ? *core_events : resource, ns, name, std::move(config),
+                                subresource, options);
+  if (core_events) applied.object = EventFromCore(std::move(applied.object));
+  return applied;
 }
 
 Cluster::Applied Cluster::ApplyConfig(const ResourceType& resource, const std::string& ns,

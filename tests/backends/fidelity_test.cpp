@@ -161,6 +161,8 @@ TEST_P(Fidelity, BothEventApisShareOneStorage) {
            "application/merge-patch+json");
   EXPECT_EQ(patched.status, 200) << patched.body;
   EXPECT_EQ(patched.json["series"]["count"], 2);
+  EXPECT_EQ(patched.json["apiVersion"], "events.k8s.io/v1") << "answered as it was asked";
+  EXPECT_EQ(patched.json["note"], "written the old way");
   patched = Send(*client_, "PATCH", v1 + "/from-core",
                  Json{{"note", "patched"}, {"reason", "New"}, {"deprecatedCount", 4}},
                  "application/merge-patch+json");
