@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sandbox/store/names.h"
 #include "sandbox/store/object_meta.h"
 
 namespace gpupool::sandbox {
@@ -47,6 +48,17 @@ int64_t Integer(const std::string& part, const std::string& text, const char* wh
   return value;
 }
 
+// A label the API server would refuse on the node, refused here with the flag's name.
+void CheckLabel(const std::string& group, const std::string& key, const std::string& value) {
+  if (!IsQualifiedName(key))
+    BadNodes(group, "label key \"" + key + "\" is not a valid label key (a name of up to " +
+                        "63 characters, with an optional DNS subdomain and \"/\" before it)");
+  if (!IsLabelValue(value))
+    BadNodes(group, "label value \"" + value + "\" is not a valid label value (up to 63 " +
+                        "alphanumerics, '-', '_' or '.', beginning and ending with one " +
+                        "alphanumeric)");
+}
+
 void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
   const size_t colon = group.find(':');
   const std::string shape = group.substr(0, colon);
@@ -71,6 +83,7 @@ void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
       } else if (key == "memoryGi") {
         spec.memory_mib = Integer(group, value, "memoryGi", kMaxMemoryGi) * 1024;
       } else {
+        CheckLabel(group, key, value);
         spec.labels.emplace_back(key, value);
       }
     }

@@ -30,6 +30,25 @@ TEST(NodesTest, BadSpecsNameTheFlagAndPart) {
   }
 }
 
+TEST(NodesTest, LabelsTheApiServerWouldRefuseNameTheLabel) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"2x8:gpu=A100 ", "label value \"A100 \""},
+      {"2x8:pool=-train", "label value \"-train\""},
+      {"2x8:pool=" + std::string(64, 'a'), "is not a valid label value"},
+      {"2x8:my pool=a", "label key \"my pool\""},
+      {"2x8:/pool=a", "label key \"/pool\""}};
+  for (const auto& [spec, why] : bad) {
+    try {
+      ParseNodes(spec);
+      ADD_FAILURE() << spec;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("flag --nodes"), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find(why), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_EQ(ParseNodes("1x8:pool=,zone=eu-1").size(), 1u) << "an empty value is a label value";
+}
+
 TEST(NodesTest, ReadsTheAlibabaNodeList) {
   const char* env = std::getenv("GPUPOOL_TRACE_DIR");
   const std::string dir = env ? env : testing::SourcePath("../shared/traces");
