@@ -61,6 +61,7 @@ QueueStatus ReadQueueStatus(json::JsonReader& status) {
   QueueStatus result;
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   result.capacity = status.QuantityField("capacity");
+  result.largest_node = status.QuantityField("largestNode");
   result.guaranteed = status.QuantityField("guaranteed");
   result.allocated = status.QuantityField("allocated");
   result.over_quota = status.QuantityField("overQuota");
@@ -75,6 +76,7 @@ Json StatusToJson(const QueueStatus& status) {
   Json json = Json::object();
   if (status.observed_generation) json["observedGeneration"] = status.observed_generation;
   if (status.capacity) json["capacity"] = status.capacity->ToJson();
+  if (status.largest_node) json["largestNode"] = status.largest_node->ToJson();
   if (status.guaranteed) json["guaranteed"] = status.guaranteed->ToJson();
   if (status.allocated) json["allocated"] = status.allocated->ToJson();
   if (status.over_quota) json["overQuota"] = status.over_quota->ToJson();
@@ -134,10 +136,11 @@ Json ToJson(const Queue& queue) {
   } else {
     spec.erase("idle");
   }
-  SetOrEraseObject(json, "status",
-                   Overlay(json.value("status", Json::object()), StatusToJson(queue.status),
-                           {"observedGeneration", "capacity", "guaranteed", "allocated",
-                            "overQuota", "runningJobs", "pendingJobs", "projects", "conditions"}));
+  SetOrEraseObject(
+      json, "status",
+      Overlay(json.value("status", Json::object()), StatusToJson(queue.status),
+              {"observedGeneration", "capacity", "largestNode", "guaranteed", "allocated",
+               "overQuota", "runningJobs", "pendingJobs", "projects", "conditions"}));
   return json;
 }
 

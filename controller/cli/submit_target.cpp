@@ -93,10 +93,18 @@ void CheckFits(const SubmitRequest& request, const Json& quota, const Json& queu
   if (const auto limit = MilliAt(quota, "limit"); limit && total > *limit)
     throw SubmitRefused(asked + " is more than project " + request.project + "'s limit of " +
                         json::FormatDecimal(*limit) + " in queue " + name);
-  const auto capacity = MilliAt(queue.value("status", Json::object()), "capacity");
+  const Json status = queue.value("status", Json::object());
+  const auto capacity = MilliAt(status, "capacity");
   if (capacity && total > *capacity)
     throw SubmitRefused(asked + " is more than the " + json::FormatDecimal(*capacity) +
                         " GPUs of queue " + name + "'s nodes");
+  const auto largest = MilliAt(status, "largestNode");
+  if (largest && request.gpu_milli > *largest)
+    throw SubmitRefused("--gpus: " + json::FormatDecimal(request.gpu_milli) +
+                        " GPUs for one replica are more than the " + json::FormatDecimal(*largest) +
+                        " of queue " + name +
+                        "'s largest node; ask for at most that per replica (with --replicas for "
+                        "more in all)");
 }
 
 }  // namespace

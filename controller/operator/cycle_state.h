@@ -87,9 +87,14 @@ struct CycleState {
   std::map<std::string, const DepartmentObject*> departments;  // Valid departments by name.
   std::map<std::string, std::string> project_of_namespace;
   std::map<std::string, const NodeObject*> nodes;
-  // GPU milli of the ready, schedulable nodes of each valid queue's pool, by
-  // queue name: summed once a cycle, not once per project quota.
-  std::map<std::string, std::int64_t> queue_capacity_milli;
+  // The GPUs of the ready, schedulable nodes of a queue's pool.
+  struct PoolGpus {
+    std::int64_t total_milli = 0;
+    std::int64_t largest_node_milli = 0;  // the most one of its nodes has
+  };
+  // Each valid queue's pool, by queue name: summed once a cycle, not once per
+  // project quota.
+  std::map<std::string, PoolGpus> queue_pools;
   std::map<std::string, NodeUse> node_use;
   // Reservation pods by (node, device slot), and those that are no such pod's
   // (a name that does not match its node and slot).

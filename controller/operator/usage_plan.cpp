@@ -1,6 +1,8 @@
 // Cycle step 7: Queue, Project and Department statuses (docs/api.md) from the engine's
 // accounting after this cycle's decisions, and a Ready condition that names
 // what is wrong with an object gpupool cannot use.
+#include <algorithm>
+
 #include "cycle_state.h"
 
 namespace gpupool::op::internal {
@@ -35,21 +37,23 @@ api::GpuUsage UsageOf(const Share& share) {
           Quantity::FromMilli(share.over_quota), Quantity::FromMilli(share.pending)};
 }
 
-// The GPU milli of each valid queue's ready, schedulable nodes, summed once a cycle.
+// The GPUs of each valid queue's ready, schedulable nodes, summed once a cycle.
 void SumQueueCapacities(CycleState& state) {
   for (const auto& [queue_name, queue] : state.queues) {
-    std::int64_t milli = 0;
-    for (const auto& [name, node] : state.nodes)
-      if (node->ready && !node->unschedulable && InPool(queue->object, *node))
-        milli += node->gpus * 1000;
-    state.queue_capacity_milli[queue_name] = milli;
+    CycleState::PoolGpus pool;
+    for (const auto& [name, node] : state.nodes) {
+      if (!node->ready || node->unschedulable || !InPool(queue->object, *node)) continue;
+      pool.total_milli += node->gpus * 1000;
+      pool.largest_node_milli = std::max(pool.largest_node_milli, node->gpus * 1000);
+    }
+    state.queue_pools[queue_name] = pool;
   }
 }
 
-// `queue`'s capacity as SumQueueCapacities found it (0 for an invalid queue).
-std::int64_t CapacityMilli(const CycleState& state, const api::Queue& queue) {
-  const auto summed = state.queue_capacity_milli.find(queue.metadata.name);
-  return summed == state.queue_capacity_milli.end() ? 0 : summed->second;
+// `queue`'s pool as SumQueueCapacities found it (none for an invalid queue).
+CycleState::PoolGpus PoolOf(const CycleState& state, const api::Queue& queue) {
+  const auto summed = state.queue_pools.find(queue.metadata.name);
+  return summed == state.queue_pools.end() ? CycleState::PoolGpus{} : summed->second;
 }
 
 void NoteReady(CycleState& state, Kind kind, const api::ObjectMeta& meta,
@@ -101,7 +105,9 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   const std::string& name = queue.metadata.name;
   if (const std::string overlap = QueueOverlapMessage(state, name); !overlap.empty())
     return FinishStatus(state, Kind::kQueue, source.object, queue, "NodesOverlap", overlap);
-  queue.status.capacity = Quantity::FromMilli(CapacityMilli(state, queue));
+  const CycleState::PoolGpus pool = PoolOf(state, queue);
+  queue.status.capacity = Quantity::FromMilli(pool.total_milli);
+  queue.status.largest_node = Quantity::FromMilli(pool.largest_node_milli);
   std::int64_t guaranteed = 0, allocated = 0, over_quota = 0;
   queue.status.projects.clear();
   queue.status.running_jobs = queue.status.pending_jobs = 0;
@@ -145,7 +151,7 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
       return {"QueueNotInForce", field + ".queue: " + overlap};
     if (queue == state.queues.end())
       return {"UnknownQueue", field + ".queue: queue \"" + quota.queue + "\" does not exist"};
-    const std::int64_t capacity = CapacityMilli(state, queue->second->object);
+    const std::int64_t capacity = PoolOf(state, queue->second->object).total_milli;
     if (quota.gpu.milli > capacity)
       return {"QuotaExceedsCapacity", field + ".gpu: a quota of " + Gpus(quota.gpu.milli) +
                                           " is more than queue " + quota.queue + "'s capacity of " +

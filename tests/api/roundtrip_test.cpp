@@ -61,6 +61,18 @@ TEST(RoundTrip, EveryExampleKeepsAllItsFields) {
   EXPECT_GE(round_tripped, 15);
 }
 
+TEST(RoundTrip, QueueKeepsItsStatus) {
+  Json queue = testing::ValidQueue();
+  queue["status"] = Json::parse(R"({"observedGeneration": 3, "capacity": 24, "largestNode": 8,
+      "guaranteed": 16, "allocated": "12.5", "overQuota": 2, "runningJobs": 5, "pendingJobs": 1})");
+  Json once = Encode(queue);
+  ExpectContains(once, queue, "");
+  EXPECT_EQ(Encode(once), once);
+  json::FieldErrors errors;
+  EXPECT_EQ(DecodeQueue(queue, errors).status.largest_node->milli, 8000);
+  EXPECT_TRUE(errors.empty());
+}
+
 TEST(RoundTrip, DepartmentKeepsItsQuotasAndStatus) {
   Json department = testing::ValidDepartment();
   department["status"] = Json::parse(R"({"guaranteed": 32, "allocated": "40.5", "overQuota": "8.5",

@@ -30,7 +30,7 @@ std::vector<Json> Projects() {
 
 std::vector<Json> Queues() {
   return {Json::parse(R"({"metadata": {"name": "train"}, "spec": {"sharing": "Guaranteed"},
-            "status": {"capacity": "8"}})"),
+            "status": {"capacity": "8", "largestNode": "4"}})"),
           Json::parse(R"({"metadata": {"name": "build"}, "spec": {"sharing": "Fixed"}})")};
 }
 
@@ -137,6 +137,10 @@ TEST(Submit, WhatCouldNeverRunIsRefusedWithASuggestion) {
   EXPECT_NE(with({"--project", "joe", "--gpus", "4", "--replicas", "3"})
                 .find("12 GPUs is more than the 8 GPUs of queue train's nodes"),
             std::string::npos);
+  EXPECT_NE(with({"--project", "joe", "--gpus", "6"})
+                .find("6 GPUs for one replica are more than the 4 of queue train's largest node"),
+            std::string::npos);
+  EXPECT_EQ(with({"--project", "joe", "--gpus", "4", "--replicas", "2"}), "");
   EXPECT_NE(with({"--project", "joe", "--gpus", "1", "-n", "susan"})
                 .find("-n: namespace susan is not project joe's"),
             std::string::npos);

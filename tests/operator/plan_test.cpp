@@ -55,6 +55,20 @@ std::string ConditionField(const std::vector<StatusWrite>& writes, const std::st
   return condition ? condition->value(field, "") : "";
 }
 
+// A queue's status counts the GPUs of its ready, schedulable nodes and the
+// most one of them has: a cordoned or unready node is in neither.
+TEST(PlanCycle, AQueueReportsItsCapacityAndLargestNode) {
+  auto b = Cluster();
+  b.Node("node-1", 8, "train").Node("node-2", 16, "train", false).Node("node-3", 12, "train");
+  b.Cordon("node-3").Node("node-4", 32, "build");
+  const Plan plan = PlanCycle(b.view(), {});
+  const StatusWrite* queue = FindStatus(plan.other_statuses, "train");
+  ASSERT_NE(queue, nullptr);
+  EXPECT_EQ(queue->kind, Kind::kQueue);
+  EXPECT_EQ(queue->patch["status"]["capacity"], 12);
+  EXPECT_EQ(queue->patch["status"]["largestNode"], 8);
+}
+
 // Departments: the project's guarantee in force, the department's status, the
 // reason that names the department's limit, and a project naming a missing one.
 TEST(PlanCycle, DepartmentsGetTheirStatusAndBlockingReasons) {

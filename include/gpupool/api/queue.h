@@ -50,6 +50,7 @@ struct QueueProjectUsage {
 struct QueueStatus {
   int64_t observed_generation = 0;
   std::optional<json::Quantity> capacity, guaranteed, allocated, over_quota;
+  std::optional<json::Quantity> largest_node;  // the most GPUs one node of the pool has
   int32_t running_jobs = 0;
   int32_t pending_jobs = 0;
   std::vector<QueueProjectUsage> projects;
