@@ -22,8 +22,9 @@ int RunDelete(Args args) {
       "delete", kDeleteUsage, args, [](Args all) { return ParseJobTarget(all, {}); },
       [](const JobTarget& target) {
         const auto client = ClientFor(target.cluster);
-        client->Delete(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client),
-                       target.name);
+        const std::string ns = NamespaceOf(target.cluster, *client);
+        OnJob(ns, target.name,
+              [&] { return client->Delete(kube::resources::kTrainingJobs, ns, target.name); });
         std::cout << "trainingjob.gpupool.dev \"" << target.name << "\" deleted\n";
         return 0;
       });

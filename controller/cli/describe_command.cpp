@@ -107,7 +107,8 @@ void PrintLine(kube::Client& client, const JobRow& row) {
 void Describe(const JobTarget& flags) {
   const auto client = ClientFor(flags.cluster);
   const std::string ns = NamespaceOf(flags.cluster, *client);
-  const Json job = client->Get(kube::resources::kTrainingJobs, ns, flags.name);
+  const Json job = OnJob(
+      ns, flags.name, [&] { return client->Get(kube::resources::kTrainingJobs, ns, flags.name); });
   const Json& status = job.contains("status") ? job["status"] : Json::object();
   const JobRow row = ToRow(job, static_cast<op::EpochSeconds>(std::time(nullptr)));
   Line("Name:", row.name);

@@ -1,5 +1,7 @@
 #include "job_target.h"
 
+#include <string_view>
+
 #include "numeric_flag.h"
 
 namespace gpupool::cli {
@@ -17,6 +19,17 @@ JobTarget ParseJobTarget(Args args, const std::set<std::string>& formats,
   if (target.name.empty()) throw UsageError("which TrainingJob? NAME is missing");
   if (target.cluster.all_namespaces) throw UsageError("-A: NAME is one job of one namespace");
   return target;
+}
+
+bool IsNoSuchJob(const kube::ApiError& error, const std::string& name) {
+  const std::string server_says = "trainingjobs.gpupool.dev \"" + name + "\" not found";
+  return error.reason() == kube::Reason::kNotFound &&
+         std::string_view(error.what()).find(server_says) != std::string_view::npos;
+}
+
+std::string NoSuchJob(const std::string& ns, const std::string& name) {
+  return "no TrainingJob named " + name + " in namespace " + ns + " (gpupool list -n " + ns +
+         " lists its jobs)";
 }
 
 }  // namespace gpupool::cli

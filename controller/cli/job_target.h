@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "cluster_flags.h"
 #include "gpupool/common/command.h"
+#include "gpupool/kube/errors.h"
 
 namespace gpupool::cli {
 
@@ -23,5 +25,23 @@ using OwnFlagReader = std::function<bool(Args args, std::size_t& i)>;
 // UsageError for a missing NAME, a second one, -A or an unknown flag.
 JobTarget ParseJobTarget(Args args, const std::set<std::string>& formats,
                          const OwnFlagReader& own = {});
+
+// Whether `error` says that TrainingJob `name` does not exist (not that the
+// namespace or the TrainingJob kind is missing).
+bool IsNoSuchJob(const kube::ApiError& error, const std::string& name);
+// The sentence for a job that does not exist, with the command that lists those that do.
+std::string NoSuchJob(const std::string& ns, const std::string& name);
+
+// What `request` on TrainingJob `name` in `ns` returns; the server's
+// NotFound for the job becomes NoSuchJob's sentence.
+template <typename Request>
+auto OnJob(const std::string& ns, const std::string& name, Request request) {
+  try {
+    return request();
+  } catch (const kube::ApiError& error) {
+    if (!IsNoSuchJob(error, name)) throw;
+    throw std::runtime_error(NoSuchJob(ns, name));
+  }
+}
 
 }  // namespace gpupool::cli

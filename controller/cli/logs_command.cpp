@@ -96,7 +96,8 @@ void FollowLog(kube::Client& client, const Json& pod) {
 void Logs(const LogsFlags& flags) {
   const auto client = ClientFor(flags.target.cluster);
   const std::string ns = NamespaceOf(flags.target.cluster, *client);
-  client->Get(kube::resources::kTrainingJobs, ns, flags.target.name);  // NotFound names the job
+  OnJob(ns, flags.target.name,
+        [&] { return client->Get(kube::resources::kTrainingJobs, ns, flags.target.name); });
   const auto pods = JobPods(*client, ns, flags);
   if (pods.empty()) {
     throw std::runtime_error(

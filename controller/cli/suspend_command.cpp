@@ -28,8 +28,11 @@ int SetSuspend(Args args, bool suspend) {
       [](Args all) { return ParseJobTarget(all, {}); },
       [suspend](const JobTarget& target) {
         const auto client = ClientFor(target.cluster);
-        client->Patch(kube::resources::kTrainingJobs, NamespaceOf(target.cluster, *client),
-                      target.name, kube::PatchType::kMerge, {{"spec", {{"suspend", suspend}}}});
+        const std::string ns = NamespaceOf(target.cluster, *client);
+        OnJob(ns, target.name, [&] {
+          return client->Patch(kube::resources::kTrainingJobs, ns, target.name,
+                               kube::PatchType::kMerge, {{"spec", {{"suspend", suspend}}}});
+        });
         std::cout << "trainingjob.gpupool.dev/" << target.name
                   << (suspend ? " suspended" : " resumed") << "\n";
         return 0;

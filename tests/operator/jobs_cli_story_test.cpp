@@ -105,9 +105,16 @@ TEST_P(JobsCliOnBackend, ListAndDescribeSayWhatTheStatusesSay) {
   EXPECT_NE(table.output.find(AdmittedMessage(*FindJob(jobs, waiting))), std::string::npos)
       << table.output;
 
-  const auto missing = Gpupool(cluster, "describe no-such-job -n susan");
-  EXPECT_EQ(missing.exit_code, 1) << missing.output;
-  EXPECT_NE(missing.output.find("not found"), std::string::npos) << missing.output;
+  // A job that does not exist is named, with the command that lists those that do.
+  for (const char* command : {"describe", "logs", "suspend", "resume", "delete"}) {
+    const auto missing = Gpupool(cluster, std::string(command) + " no-such-job -n susan");
+    EXPECT_EQ(missing.exit_code, 1) << missing.output;
+    EXPECT_NE(missing.output.find(std::string("gpupool ") + command +
+                                  ": no TrainingJob named no-such-job in namespace susan "
+                                  "(gpupool list -n susan lists its jobs)"),
+              std::string::npos)
+        << missing.output;
+  }
 }
 
 // A researcher's session: submit and wait until it runs, a refusal that
