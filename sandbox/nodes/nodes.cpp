@@ -84,6 +84,9 @@ void ParseGroup(const std::string& group, std::vector<NodeSpec>& nodes) {
         spec.memory_mib = Integer(group, value, "memoryGi", kMaxMemoryGi) * 1024;
       } else {
         CheckLabel(group, key, value);
+        const auto same_key = [&](const auto& given) { return given.first == key; };
+        if (std::any_of(spec.labels.begin(), spec.labels.end(), same_key))
+          BadNodes(group, "label \"" + key + "\" is given twice");
         spec.labels.emplace_back(key, value);
       }
     }

@@ -40,7 +40,8 @@ TEST(NodesTest, LabelsTheApiServerWouldRefuseNameTheLabel) {
       {"2x8:pool=-train", "label value \"-train\""},
       {"2x8:pool=" + std::string(64, 'a'), "is not a valid label value"},
       {"2x8:my pool=a", "label key \"my pool\""},
-      {"2x8:/pool=a", "label key \"/pool\""}};
+      {"2x8:/pool=a", "label key \"/pool\""},
+      {"1x8:pool=a,rack=r1,pool=b", "label \"pool\" is given twice"}};
   for (const auto& [spec, why] : bad) {
     const std::string error = NodesError(spec);
     EXPECT_NE(error.find("flag --nodes"), std::string::npos) << spec << ": " << error;
