@@ -27,7 +27,7 @@ JobTarget ParseJobTarget(Args args, const std::set<std::string>& formats,
                          const OwnFlagReader& own = {});
 
 // Whether `error` says that TrainingJob `name` does not exist (not that the
-// namespace or the TrainingJob kind is missing).
+// server does not serve TrainingJobs at all).
 bool IsNoSuchJob(const kube::ApiError& error, const std::string& name);
 // The sentence for a job that does not exist, with the command that lists those that do.
 std::string NoSuchJob(const std::string& ns, const std::string& name);
