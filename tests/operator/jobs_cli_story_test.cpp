@@ -154,6 +154,14 @@ TEST_P(JobsCliOnBackend, SubmitRunsAndRefusesWhatCouldNeverRun) {
   const auto queues = Gpupool(cluster, "queues train");
   EXPECT_EQ(queues.exit_code, 0) << queues.output;
   EXPECT_NE(queues.output.find("Guaranteed"), std::string::npos) << queues.output;
+  // The API server keeps the status field submit reads for one replica's size.
+  int trains = 0;
+  for (const Json& queue : cluster.Get("queues")) {
+    if (queue["metadata"]["name"] != "train") continue;
+    ++trains;
+    EXPECT_EQ(queue["status"].value("largestNode", Json()), 8) << queue.dump();
+  }
+  EXPECT_EQ(trains, 1);
 
   const auto logs = Gpupool(cluster, "logs bert -n joe");
   if (GetParam() == "sandbox") {
