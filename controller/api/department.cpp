@@ -7,7 +7,7 @@
 namespace gpupool::api {
 namespace {
 
-DepartmentQuota ReadDepartmentQuota(json::JsonReader& item) {
+DepartmentQuota ReadDepartmentQuota(json::Reader& item) {
   DepartmentQuota quota;
   quota.queue = item.String("queue", json::Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
@@ -21,10 +21,10 @@ DepartmentQuota ReadDepartmentQuota(json::JsonReader& item) {
   return quota;
 }
 
-DepartmentSpec ReadDepartmentSpec(json::JsonReader& spec) {
+DepartmentSpec ReadDepartmentSpec(json::Reader& spec) {
   DepartmentSpec result;
   std::set<std::string> seen;
-  spec.ForEachItem("quotas", [&](json::JsonReader& item) {
+  spec.ForEachItem("quotas", [&](json::Reader& item) {
     DepartmentQuota quota = ReadDepartmentQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
@@ -34,14 +34,14 @@ DepartmentSpec ReadDepartmentSpec(json::JsonReader& spec) {
   return result;
 }
 
-DepartmentStatus ReadDepartmentStatus(json::JsonReader& reader) {
+DepartmentStatus ReadDepartmentStatus(json::Reader& reader) {
   DepartmentStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");
   status.allocated = reader.QuantityField("allocated");
   status.over_quota = reader.QuantityField("overQuota");
   status.projects = reader.StringList("projects");
-  reader.ForEachItem("queues", [&](json::JsonReader& item) {
+  reader.ForEachItem("queues", [&](json::Reader& item) {
     DepartmentQueueUsage entry;
     entry.queue = item.String("queue", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);

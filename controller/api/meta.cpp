@@ -3,9 +3,9 @@
 namespace gpupool::api {
 namespace {
 
-std::vector<OwnerReference> ReadOwnerReferences(json::JsonReader& meta) {
+std::vector<OwnerReference> ReadOwnerReferences(json::Reader& meta) {
   std::vector<OwnerReference> refs;
-  meta.ForEachItem("ownerReferences", [&](json::JsonReader& item) {
+  meta.ForEachItem("ownerReferences", [&](json::Reader& item) {
     OwnerReference ref;
     ref.api_version = item.String("apiVersion", json::Presence::kRequired).value_or("");
     ref.kind = item.String("kind", json::Presence::kRequired).value_or("");
@@ -30,11 +30,11 @@ Json OwnerReferencesToJson(const std::vector<OwnerReference>& refs) {
 
 }  // namespace
 
-ObjectMeta ReadObjectMeta(json::JsonReader& parent, json::Presence name_presence) {
+ObjectMeta ReadObjectMeta(json::Reader& parent, json::Presence name_presence) {
   ObjectMeta meta;
   const Json* metadata = parent.Object("metadata", name_presence);
   if (!metadata) return meta;
-  json::JsonReader reader(*metadata, parent, "metadata");
+  json::Reader reader(*metadata, parent, "metadata");
   meta.name = reader.String("name", name_presence).value_or("");
   meta.namespace_ = reader.String("namespace").value_or("");
   meta.uid = reader.String("uid").value_or("");
@@ -86,9 +86,9 @@ void WriteObjectMeta(const ObjectMeta& meta, Json& metadata) {
   }
 }
 
-std::vector<Condition> ReadConditions(json::JsonReader& parent) {
+std::vector<Condition> ReadConditions(json::Reader& parent) {
   std::vector<Condition> conditions;
-  parent.ForEachItem("conditions", [&](json::JsonReader& item) {
+  parent.ForEachItem("conditions", [&](json::Reader& item) {
     Condition condition;
     condition.type = item.String("type", json::Presence::kRequired).value_or("");
     condition.status = item.String("status", json::Presence::kRequired).value_or("");
@@ -125,7 +125,7 @@ const Condition* FindCondition(const std::vector<Condition>& conditions, const s
   return nullptr;
 }
 
-GpuUsage ReadGpuUsage(json::JsonReader& item) {
+GpuUsage ReadGpuUsage(json::Reader& item) {
   GpuUsage usage;
   usage.guaranteed = item.QuantityField("guaranteed").value_or(json::Quantity{});
   usage.allocated = item.QuantityField("allocated").value_or(json::Quantity{});
@@ -156,8 +156,7 @@ void SetOrEraseObject(Json& object, const char* key, Json value) {
   }
 }
 
-void ExpectTypeMeta(json::JsonReader& reader, const std::string& api_version,
-                    const std::string& kind) {
+void ExpectTypeMeta(json::Reader& reader, const std::string& api_version, const std::string& kind) {
   auto got_version = reader.String("apiVersion", json::Presence::kRequired);
   if (got_version && *got_version != api_version) {
     reader.Error("apiVersion", "must be " + api_version + ", got " + *got_version);

@@ -3,9 +3,9 @@
 namespace gpupool::api {
 namespace {
 
-std::vector<Taint> ReadTaints(json::JsonReader& spec) {
+std::vector<Taint> ReadTaints(json::Reader& spec) {
   std::vector<Taint> taints;
-  spec.ForEachItem("taints", [&](json::JsonReader& item) {
+  spec.ForEachItem("taints", [&](json::Reader& item) {
     taints.push_back({item.String("key", json::Presence::kRequired).value_or(""),
                       item.String("value").value_or(""),
                       item.String("effect", json::Presence::kRequired).value_or("")});
@@ -13,9 +13,9 @@ std::vector<Taint> ReadTaints(json::JsonReader& spec) {
   return taints;
 }
 
-bool ReadReady(json::JsonReader& status) {
+bool ReadReady(json::Reader& status) {
   bool ready = false;
-  status.ForEachItem("conditions", [&](json::JsonReader& item) {
+  status.ForEachItem("conditions", [&](json::Reader& item) {
     if (item.String("type") == "Ready") ready = item.String("status") == "True";
   });
   return ready;
@@ -25,18 +25,18 @@ bool ReadReady(json::JsonReader& status) {
 
 Node DecodeNode(const Json& object, json::FieldErrors& errors) {
   Node node;
-  json::JsonReader root(object, "", errors);
+  json::Reader root(object, "", errors);
   node.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    json::JsonReader reader(*spec, root, "spec");
+    json::Reader reader(*spec, root, "spec");
     node.unschedulable = reader.Bool("unschedulable").value_or(false);
     node.taints = ReadTaints(reader);
   }
   if (const Json* status = root.Object("status")) {
-    json::JsonReader reader(*status, root, "status");
+    json::Reader reader(*status, root, "status");
     node.allocatable = ReadResourceList(reader, "allocatable");
     if (const Json* allocatable = reader.Object("allocatable")) {
-      json::JsonReader resources(*allocatable, reader, "allocatable");
+      json::Reader resources(*allocatable, reader, "allocatable");
       node.allocatable_pods =
           resources.QuantityField("pods").value_or(json::Quantity{}).milli / 1000;
     }

@@ -6,10 +6,10 @@ namespace gpupool::api {
 namespace {
 
 // Requests, falling back to limits per resource as the API server defaults them.
-ResourceAmounts ContainerRequests(json::JsonReader& container) {
+ResourceAmounts ContainerRequests(json::Reader& container) {
   const Json* resources = container.Object("resources");
   if (!resources) return {};
-  json::JsonReader reader(*resources, container, "resources");
+  json::Reader reader(*resources, container, "resources");
   ResourceAmounts requests = ReadResourceList(reader, "requests");
   ResourceAmounts limits = ReadResourceList(reader, "limits");
   if (!reader.Has("requests") || requests.gpu_milli == 0) requests.gpu_milli = limits.gpu_milli;
@@ -18,9 +18,9 @@ ResourceAmounts ContainerRequests(json::JsonReader& container) {
   return requests;
 }
 
-ResourceAmounts SumContainers(json::JsonReader& spec, std::string_view key, bool take_max) {
+ResourceAmounts SumContainers(json::Reader& spec, std::string_view key, bool take_max) {
   ResourceAmounts total;
-  spec.ForEachItem(key, [&](json::JsonReader& container) {
+  spec.ForEachItem(key, [&](json::Reader& container) {
     ResourceAmounts one = ContainerRequests(container);
     if (take_max) {
       total.gpu_milli = std::max(total.gpu_milli, one.gpu_milli);
@@ -35,9 +35,9 @@ ResourceAmounts SumContainers(json::JsonReader& spec, std::string_view key, bool
   return total;
 }
 
-std::vector<NodeSelectorRequirement> ReadTerm(json::JsonReader& term) {
+std::vector<NodeSelectorRequirement> ReadTerm(json::Reader& term) {
   std::vector<NodeSelectorRequirement> requirements;
-  term.ForEachItem("matchExpressions", [&](json::JsonReader& item) {
+  term.ForEachItem("matchExpressions", [&](json::Reader& item) {
     NodeSelectorRequirement requirement;
     requirement.key = item.String("key", json::Presence::kRequired).value_or("");
     requirement.op = item.String("operator", json::Presence::kRequired).value_or("");
@@ -47,41 +47,41 @@ std::vector<NodeSelectorRequirement> ReadTerm(json::JsonReader& term) {
   return requirements;
 }
 
-std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(json::JsonReader& spec) {
+std::vector<std::vector<NodeSelectorRequirement>> ReadRequiredAffinity(json::Reader& spec) {
   std::vector<std::vector<NodeSelectorRequirement>> terms;
   const Json* affinity = spec.Object("affinity");
   if (!affinity) return terms;
-  json::JsonReader affinity_reader(*affinity, spec, "affinity");
+  json::Reader affinity_reader(*affinity, spec, "affinity");
   const Json* node_affinity = affinity_reader.Object("nodeAffinity");
   if (!node_affinity) return terms;
-  json::JsonReader node_reader(*node_affinity, affinity_reader, "nodeAffinity");
+  json::Reader node_reader(*node_affinity, affinity_reader, "nodeAffinity");
   constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
   const Json* required = node_reader.Object(kRequired);
   if (!required) return terms;
-  json::JsonReader selector(*required, node_reader, kRequired);
+  json::Reader selector(*required, node_reader, kRequired);
   selector.ForEachItem("nodeSelectorTerms",
-                       [&](json::JsonReader& term) { terms.push_back(ReadTerm(term)); });
+                       [&](json::Reader& term) { terms.push_back(ReadTerm(term)); });
   return terms;
 }
 
-std::vector<Toleration> ReadTolerations(json::JsonReader& spec) {
+std::vector<Toleration> ReadTolerations(json::Reader& spec) {
   std::vector<Toleration> tolerations;
-  spec.ForEachItem("tolerations", [&](json::JsonReader& item) {
+  spec.ForEachItem("tolerations", [&](json::Reader& item) {
     tolerations.push_back({item.String("key").value_or(""), item.String("operator").value_or(""),
                            item.String("value").value_or(""), item.String("effect").value_or("")});
   });
   return tolerations;
 }
 
-std::vector<std::string> ReadGates(json::JsonReader& spec) {
+std::vector<std::string> ReadGates(json::Reader& spec) {
   std::vector<std::string> gates;
-  spec.ForEachItem("schedulingGates", [&](json::JsonReader& item) {
+  spec.ForEachItem("schedulingGates", [&](json::Reader& item) {
     gates.push_back(item.String("name", json::Presence::kRequired).value_or(""));
   });
   return gates;
 }
 
-void ReadPodSpec(json::JsonReader& spec, Pod& pod) {
+void ReadPodSpec(json::Reader& spec, Pod& pod) {
   pod.node_name = spec.String("nodeName").value_or("");
   pod.scheduler_name = spec.String("schedulerName").value_or("");
   pod.priority_class_name = spec.String("priorityClassName").value_or("");
@@ -112,10 +112,10 @@ std::optional<int32_t> FirstExitCode(const Json& status) {
   return std::nullopt;
 }
 
-void ReadPodStatus(json::JsonReader& status, const Json& raw, Pod& pod) {
+void ReadPodStatus(json::Reader& status, const Json& raw, Pod& pod) {
   pod.phase = status.String("phase").value_or("");
   pod.start_time = status.String("startTime");
-  status.ForEachItem("conditions", [&](json::JsonReader& item) {
+  status.ForEachItem("conditions", [&](json::Reader& item) {
     pod.conditions.push_back({item.String("type").value_or(""), item.String("status").value_or(""),
                               item.String("reason").value_or(""),
                               item.String("message").value_or("")});
@@ -125,11 +125,11 @@ void ReadPodStatus(json::JsonReader& status, const Json& raw, Pod& pod) {
 
 }  // namespace
 
-ResourceAmounts ReadResourceList(json::JsonReader& reader, std::string_view key) {
+ResourceAmounts ReadResourceList(json::Reader& reader, std::string_view key) {
   ResourceAmounts amounts;
   const Json* list = reader.Object(key);
   if (!list) return amounts;
-  json::JsonReader resources(*list, reader, key);
+  json::Reader resources(*list, reader, key);
   amounts.gpu_milli = resources.QuantityField(kGpuResource).value_or(json::Quantity{}).milli;
   amounts.cpu_milli = resources.QuantityField("cpu").value_or(json::Quantity{}).milli;
   int64_t memory_milli = resources.QuantityField("memory").value_or(json::Quantity{}).milli;
@@ -139,14 +139,14 @@ ResourceAmounts ReadResourceList(json::JsonReader& reader, std::string_view key)
 
 Pod DecodePod(const Json& object, json::FieldErrors& errors) {
   Pod pod;
-  json::JsonReader root(object, "", errors);
+  json::Reader root(object, "", errors);
   pod.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   if (const Json* spec = root.Object("spec")) {
-    json::JsonReader reader(*spec, root, "spec");
+    json::Reader reader(*spec, root, "spec");
     ReadPodSpec(reader, pod);
   }
   if (const Json* status = root.Object("status")) {
-    json::JsonReader reader(*status, root, "status");
+    json::Reader reader(*status, root, "status");
     ReadPodStatus(reader, *status, pod);
   }
   return pod;

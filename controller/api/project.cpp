@@ -7,7 +7,7 @@
 namespace gpupool::api {
 namespace {
 
-QueueQuota ReadQueueQuota(json::JsonReader& item) {
+QueueQuota ReadQueueQuota(json::Reader& item) {
   QueueQuota quota;
   quota.queue = item.String("queue", json::Presence::kRequired).value_or("");
   if (item.Has("queue") && quota.queue.empty()) item.Error("queue", "must not be empty");
@@ -25,10 +25,10 @@ QueueQuota ReadQueueQuota(json::JsonReader& item) {
   return quota;
 }
 
-std::vector<QueueQuota> ReadQueueQuotas(json::JsonReader& spec) {
+std::vector<QueueQuota> ReadQueueQuotas(json::Reader& spec) {
   std::vector<QueueQuota> quotas;
   std::set<std::string> seen;
-  spec.ForEachItem("quotas", [&](json::JsonReader& item) {
+  spec.ForEachItem("quotas", [&](json::Reader& item) {
     QueueQuota quota = ReadQueueQuota(item);
     if (!quota.queue.empty() && !seen.insert(quota.queue).second) {
       item.Error("queue", "duplicate quota for queue \"" + quota.queue + "\"");
@@ -38,7 +38,7 @@ std::vector<QueueQuota> ReadQueueQuotas(json::JsonReader& spec) {
   return quotas;
 }
 
-ProjectSpec ReadProjectSpec(json::JsonReader& spec) {
+ProjectSpec ReadProjectSpec(json::Reader& spec) {
   ProjectSpec result;
   result.namespaces = spec.StringList("namespaces", json::Presence::kRequired);
   if (spec.Has("namespaces") && result.namespaces.empty() && spec.errors().empty()) {
@@ -65,9 +65,9 @@ ProjectSpec ReadProjectSpec(json::JsonReader& spec) {
   return result;
 }
 
-std::vector<ProjectQueueUsage> ReadQueueUsage(json::JsonReader& status) {
+std::vector<ProjectQueueUsage> ReadQueueUsage(json::Reader& status) {
   std::vector<ProjectQueueUsage> usage;
-  status.ForEachItem("queues", [&](json::JsonReader& item) {
+  status.ForEachItem("queues", [&](json::Reader& item) {
     ProjectQueueUsage entry;
     entry.queue = item.String("queue", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);
@@ -78,7 +78,7 @@ std::vector<ProjectQueueUsage> ReadQueueUsage(json::JsonReader& status) {
   return usage;
 }
 
-ProjectStatus ReadProjectStatus(json::JsonReader& reader) {
+ProjectStatus ReadProjectStatus(json::Reader& reader) {
   ProjectStatus status;
   status.observed_generation = reader.Int("observedGeneration").value_or(0);
   status.guaranteed = reader.QuantityField("guaranteed");

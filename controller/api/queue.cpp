@@ -7,10 +7,10 @@
 namespace gpupool::api {
 namespace {
 
-std::optional<IdlePolicy> ReadIdlePolicy(json::JsonReader& spec) {
+std::optional<IdlePolicy> ReadIdlePolicy(json::Reader& spec) {
   const Json* idle = spec.Object("idle");
   if (!idle) return std::nullopt;
-  json::JsonReader reader(*idle, spec, "idle");
+  json::Reader reader(*idle, spec, "idle");
   IdlePolicy policy;
   const auto percent = ReadMinimum(reader, "utilizationBelowPercent", 1, json::Presence::kRequired);
   if (percent && *percent > 100) reader.Error("utilizationBelowPercent", "must be <= 100");
@@ -22,14 +22,14 @@ std::optional<IdlePolicy> ReadIdlePolicy(json::JsonReader& spec) {
   return policy;
 }
 
-QueueSpec ReadQueueSpec(json::JsonReader& spec) {
+QueueSpec ReadQueueSpec(json::Reader& spec) {
   QueueSpec result;
   result.node_selector = spec.StringMap("nodeSelector");
   if (auto sharing = ReadEnum(spec, "sharing", {"Fixed", "Guaranteed"})) {
     result.sharing = *sharing == "Fixed" ? Sharing::kFixed : Sharing::kGuaranteed;
   }
   if (const Json* preemption = spec.Object("preemption")) {
-    json::JsonReader reader(*preemption, spec, "preemption");
+    json::Reader reader(*preemption, spec, "preemption");
     result.preemption.min_runtime_seconds = ReadMinimum(reader, "minRuntimeSeconds", 0).value_or(0);
     result.preemption.grace_period_seconds =
         ReadMinimum(reader, "gracePeriodSeconds", 0).value_or(30);
@@ -46,9 +46,9 @@ QueueSpec ReadQueueSpec(json::JsonReader& spec) {
   return result;
 }
 
-std::vector<QueueProjectUsage> ReadProjectUsage(json::JsonReader& status) {
+std::vector<QueueProjectUsage> ReadProjectUsage(json::Reader& status) {
   std::vector<QueueProjectUsage> usage;
-  status.ForEachItem("projects", [&](json::JsonReader& item) {
+  status.ForEachItem("projects", [&](json::Reader& item) {
     QueueProjectUsage entry;
     entry.project = item.String("project", json::Presence::kRequired).value_or("");
     entry.gpu = ReadGpuUsage(item);
@@ -57,7 +57,7 @@ std::vector<QueueProjectUsage> ReadProjectUsage(json::JsonReader& status) {
   return usage;
 }
 
-QueueStatus ReadQueueStatus(json::JsonReader& status) {
+QueueStatus ReadQueueStatus(json::Reader& status) {
   QueueStatus result;
   result.observed_generation = status.Int("observedGeneration").value_or(0);
   result.capacity = status.QuantityField("capacity");

@@ -2,7 +2,7 @@
 
 namespace gpupool::api {
 
-std::optional<std::string> ReadEnum(json::JsonReader& reader, std::string_view key,
+std::optional<std::string> ReadEnum(json::Reader& reader, std::string_view key,
                                     std::initializer_list<std::string_view> allowed,
                                     json::Presence presence) {
   auto value = reader.String(key, presence);
@@ -19,7 +19,7 @@ std::optional<std::string> ReadEnum(json::JsonReader& reader, std::string_view k
   return std::nullopt;
 }
 
-std::optional<int64_t> ReadMinimum(json::JsonReader& reader, std::string_view key, int64_t minimum,
+std::optional<int64_t> ReadMinimum(json::Reader& reader, std::string_view key, int64_t minimum,
                                    json::Presence presence) {
   auto value = reader.Int(key, presence);
   if (value && *value < minimum) {
@@ -29,8 +29,7 @@ std::optional<int64_t> ReadMinimum(json::JsonReader& reader, std::string_view ke
   return value;
 }
 
-std::optional<json::Quantity> ReadNonNegativeQuantity(json::JsonReader& reader,
-                                                      std::string_view key,
+std::optional<json::Quantity> ReadNonNegativeQuantity(json::Reader& reader, std::string_view key,
                                                       json::Presence presence) {
   auto value = reader.QuantityField(key, presence);
   if (value && value->milli < 0) {
@@ -71,7 +70,7 @@ bool IsDnsSubdomain(std::string_view text) {
   }
 }
 
-void CheckObjectName(json::JsonReader& root, const std::string& name) {
+void CheckObjectName(json::Reader& root, const std::string& name) {
   if (!name.empty() && (!IsDnsSubdomain(name) || name.size() > 63)) {
     root.errors().push_back({"metadata.name",
                              "must be a lower-case RFC 1123 subdomain (a-z, 0-9, '-', '.') of at "

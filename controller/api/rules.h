@@ -13,17 +13,17 @@
 namespace gpupool::api {
 
 // A string field that must be one of `allowed`.
-std::optional<std::string> ReadEnum(json::JsonReader& reader, std::string_view key,
+std::optional<std::string> ReadEnum(json::Reader& reader, std::string_view key,
                                     std::initializer_list<std::string_view> allowed,
                                     json::Presence presence = json::Presence::kOptional);
 
 // An integer field that must be >= `minimum`.
-std::optional<int64_t> ReadMinimum(json::JsonReader& reader, std::string_view key, int64_t minimum,
+std::optional<int64_t> ReadMinimum(json::Reader& reader, std::string_view key, int64_t minimum,
                                    json::Presence presence = json::Presence::kOptional);
 
 // A quantity field that must be >= 0.
 std::optional<json::Quantity> ReadNonNegativeQuantity(
-    json::JsonReader& reader, std::string_view key,
+    json::Reader& reader, std::string_view key,
     json::Presence presence = json::Presence::kOptional);
 
 // RFC 1123 label: lower-case alphanumerics and '-', at most 63 characters.
@@ -35,7 +35,7 @@ bool IsDnsSubdomain(std::string_view text);
 
 // metadata.name must be a DNS subdomain of at most 63 characters: our objects'
 // names are written into pod labels.
-void CheckObjectName(json::JsonReader& root, const std::string& name);
+void CheckObjectName(json::Reader& root, const std::string& name);
 
 // Reads one of our kinds: type meta, metadata, then spec and status through the
 // kind's own readers. The object keeps `object` as raw for write-back, unless
@@ -46,16 +46,16 @@ Object DecodeKind(const Json& object, json::FieldErrors& errors, const char* kin
                   RawJson raw = RawJson::kKeep) {
   Object result;
   if (raw == RawJson::kKeep) result.raw = object;
-  json::JsonReader root(object, "", errors);
+  json::Reader root(object, "", errors);
   ExpectTypeMeta(root, kApiVersion, kind);
   result.metadata = ReadObjectMeta(root, json::Presence::kRequired);
   CheckObjectName(root, result.metadata.name);
   if (const Json* spec = root.Object("spec", spec_presence)) {
-    json::JsonReader reader(*spec, root, "spec");
+    json::Reader reader(*spec, root, "spec");
     result.spec = read_spec(reader);
   }
   if (const Json* status = root.Object("status")) {
-    json::JsonReader reader(*status, root, "status");
+    json::Reader reader(*status, root, "status");
     result.status = read_status(reader);
   }
   return result;

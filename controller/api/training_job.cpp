@@ -25,7 +25,7 @@ constexpr char kUncharged[] =
 // an init container or native sidecar, and of a container every one but
 // nvidia.com/gpu (which gpupool sets from gpusPerReplica), each an error at
 // its field; and dynamic resource claims, which gpupool cannot count.
-void RefuseUnchargedDevices(json::JsonReader& pod, const char* list, bool init) {
+void RefuseUnchargedDevices(json::Reader& pod, const char* list, bool init) {
   const Json* containers = pod.Array(list);
   if (!containers) return;
   for (size_t i = 0; i < containers->size(); ++i) {
@@ -45,7 +45,7 @@ void RefuseUnchargedDevices(json::JsonReader& pod, const char* list, bool init) 
   }
 }
 
-void RefuseUnchargedDevices(json::JsonReader& pod) {
+void RefuseUnchargedDevices(json::Reader& pod) {
   RefuseUnchargedDevices(pod, "initContainers", true);
   RefuseUnchargedDevices(pod, "containers", false);
   if (pod.Has("resourceClaims")) pod.Error("resourceClaims", kUncharged);
@@ -54,14 +54,14 @@ void RefuseUnchargedDevices(json::JsonReader& pod) {
 }
 
 // Returns the template when it is an object; reports what is wrong inside it.
-const Json* ReadPodTemplate(json::JsonReader& spec) {
+const Json* ReadPodTemplate(json::Reader& spec) {
   const Json* pod_template = spec.Object("template", json::Presence::kRequired);
   if (!pod_template) return nullptr;
-  json::JsonReader reader(*pod_template, spec, "template");
+  json::Reader reader(*pod_template, spec, "template");
   reader.Object("metadata");
   const Json* pod_spec = reader.Object("spec", json::Presence::kRequired);
   if (!pod_spec) return pod_template;
-  json::JsonReader pod(*pod_spec, reader, "spec");
+  json::Reader pod(*pod_spec, reader, "spec");
   // gpupool places each replica; a pod bound by its template would run where
   // gpupool did not count it.
   if (pod.Has("nodeName")) {
@@ -76,16 +76,16 @@ const Json* ReadPodTemplate(json::JsonReader& spec) {
   for (size_t i = 0; i < containers->size(); ++i) {
     if (!(*containers)[i].is_object()) {
       spec.errors().push_back({json::Child(pod.PathOf("containers"), i),
-                               "must be an object, got " + json::JsonTypeName((*containers)[i])});
+                               "must be an object, got " + json::TypeName((*containers)[i])});
     }
   }
   return pod_template;
 }
 
-std::optional<TopologySpec> ReadTopology(json::JsonReader& spec) {
+std::optional<TopologySpec> ReadTopology(json::Reader& spec) {
   const Json* topology = spec.Object("topology");
   if (!topology) return std::nullopt;
-  json::JsonReader reader(*topology, spec, "topology");
+  json::Reader reader(*topology, spec, "topology");
   TopologySpec result;
   result.key = reader.String("key", json::Presence::kRequired).value_or("");
   if (reader.Has("key") && result.key.empty()) reader.Error("key", "must not be empty");
@@ -98,10 +98,10 @@ std::optional<TopologySpec> ReadTopology(json::JsonReader& spec) {
 // The longest checkpoint path accepted (the CRD's maxLength says the same).
 constexpr std::size_t kMaxCheckpointPath = 1024;
 
-std::optional<CheckpointSpec> ReadCheckpoint(json::JsonReader& spec) {
+std::optional<CheckpointSpec> ReadCheckpoint(json::Reader& spec) {
   const Json* checkpoint = spec.Object("checkpoint");
   if (!checkpoint) return std::nullopt;
-  json::JsonReader reader(*checkpoint, spec, "checkpoint");
+  json::Reader reader(*checkpoint, spec, "checkpoint");
   CheckpointSpec result;
   result.on_preemption = reader.Bool("onPreemption").value_or(false);
   const std::optional<std::string> path = reader.String("path");
@@ -116,7 +116,7 @@ std::optional<CheckpointSpec> ReadCheckpoint(json::JsonReader& spec) {
   return result;
 }
 
-WorkloadClass ReadWorkloadClass(json::JsonReader& spec) {
+WorkloadClass ReadWorkloadClass(json::Reader& spec) {
   auto name = ReadEnum(spec, "workloadClass", {"Train", "Build", "Inference"});
   if (name == "Build") return WorkloadClass::kBuild;
   if (name == "Inference") return WorkloadClass::kInference;
@@ -126,7 +126,7 @@ WorkloadClass ReadWorkloadClass(json::JsonReader& spec) {
 // The CRD's cross-field rules on replicas and gpusPerReplica. `gpus_read` is
 // false when gpusPerReplica is absent or was refused as it was read: its error
 // is reported then, and judging the stand-in 0 would add a second, wrong one.
-void CheckGang(json::JsonReader& spec, const TrainingJobSpec& job, bool gpus_read) {
+void CheckGang(json::Reader& spec, const TrainingJobSpec& job, bool gpus_read) {
   if (job.min_replicas && *job.min_replicas > job.replicas) {
     spec.Error("minReplicas", "must be <= replicas");
   }
@@ -143,7 +143,7 @@ void CheckGang(json::JsonReader& spec, const TrainingJobSpec& job, bool gpus_rea
   }
 }
 
-TrainingJobSpec ReadTrainingJobSpec(json::JsonReader& spec) {
+TrainingJobSpec ReadTrainingJobSpec(json::Reader& spec) {
   TrainingJobSpec result;
   result.queue = spec.String("queue", json::Presence::kRequired).value_or("");
   if (spec.Has("queue") && result.queue.empty()) spec.Error("queue", "must not be empty");
@@ -256,7 +256,7 @@ TrainingJob DecodeTrainingJob(const Json& object, json::FieldErrors& errors, Raw
 }
 
 TrainingJobStatus DecodeTrainingJobStatus(const Json& status, json::FieldErrors& errors) {
-  json::JsonReader reader(status, "status", errors);
+  json::Reader reader(status, "status", errors);
   return ReadTrainingJobStatus(reader);
 }
 

@@ -11,7 +11,7 @@ constexpr std::array<JobPhase, 7> kPhases = {
     JobPhase::kQueued,    JobPhase::kAdmitted, JobPhase::kRunning,  JobPhase::kPreempted,
     JobPhase::kSucceeded, JobPhase::kFailed,   JobPhase::kSuspended};
 
-std::optional<JobPhase> ReadPhase(json::JsonReader& status) {
+std::optional<JobPhase> ReadPhase(json::Reader& status) {
   auto name =
       ReadEnum(status, "phase",
                {"Queued", "Admitted", "Running", "Preempted", "Succeeded", "Failed", "Suspended"});
@@ -22,9 +22,9 @@ std::optional<JobPhase> ReadPhase(json::JsonReader& status) {
   return std::nullopt;
 }
 
-std::vector<ReplicaPlacement> ReadPlacement(json::JsonReader& status) {
+std::vector<ReplicaPlacement> ReadPlacement(json::Reader& status) {
   std::vector<ReplicaPlacement> placement;
-  status.ForEachItem("placement", [&](json::JsonReader& item) {
+  status.ForEachItem("placement", [&](json::Reader& item) {
     ReplicaPlacement entry;
     entry.replica = item.Int32("replica", json::Presence::kRequired).value_or(0);
     entry.node = item.String("node", json::Presence::kRequired).value_or("");
@@ -44,7 +44,7 @@ std::vector<ReplicaPlacement> ReadPlacement(json::JsonReader& status) {
 
 }  // namespace
 
-TrainingJobStatus ReadTrainingJobStatus(json::JsonReader& status) {
+TrainingJobStatus ReadTrainingJobStatus(json::Reader& status) {
   TrainingJobStatus result;
   result.phase = ReadPhase(status);
   result.project = status.String("project").value_or("");

@@ -5,6 +5,6 @@
 
 namespace gpupool::api {
 
-TrainingJobStatus ReadTrainingJobStatus(json::JsonReader& status);
+TrainingJobStatus ReadTrainingJobStatus(json::Reader& status);
 
 }  // namespace gpupool::api

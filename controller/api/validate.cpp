@@ -9,7 +9,7 @@ namespace gpupool::api {
 
 json::FieldErrors ValidateObject(const nlohmann::json& object) {
   json::FieldErrors errors;
-  if (!object.is_object()) return {{"", "must be an object, got " + json::JsonTypeName(object)}};
+  if (!object.is_object()) return {{"", "must be an object, got " + json::TypeName(object)}};
   const auto kind = object.value("kind", std::string());
   if (kind == "Queue") {
     DecodeQueue(object, errors);

@@ -102,7 +102,7 @@ void PrintRows(const std::vector<JobRow>& rows, const ClusterFlags& cluster) {
   if (cluster.output == "json") {
     std::cout << JobRowsJson(rows).dump(2) << "\n";
   } else if (cluster.output == "yaml") {
-    std::cout << json::JsonToYaml(JobRowsJson(rows));
+    std::cout << json::ToYaml(JobRowsJson(rows));
   } else if (cluster.output == "name") {
     for (const auto& row : rows)
       std::cout << (row.kind == "TrainingJob" ? "trainingjob.gpupool.dev/" : "") << row.name

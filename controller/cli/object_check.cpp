@@ -110,7 +110,7 @@ std::vector<ObjectCheck> CheckDocument(const Json& document) {
     return {{"(not an object)",
              Verdict::kInvalid,
              "",
-             {{"", "a document must be an object, got " + json::JsonTypeName(document)}}}};
+             {{"", "a document must be an object, got " + json::TypeName(document)}}}};
   }
   if (auto errors = MissingTypeMeta(document); !errors.empty()) return {Invalid(document, errors)};
   const std::string api_version = StringField(document, "apiVersion");

@@ -75,7 +75,7 @@ void Show(const QuotaFlags& flags, bool projects) {
   if (flags.cluster.output == "json") {
     std::cout << QuotaRowsJson(rows, projects).dump(2) << "\n";
   } else if (flags.cluster.output == "yaml") {
-    std::cout << json::JsonToYaml(QuotaRowsJson(rows, projects));
+    std::cout << json::ToYaml(QuotaRowsJson(rows, projects));
   } else if (rows.empty()) {
     std::cerr << (projects ? "No project quotas found.\n" : "No Queues found.\n");
   } else {

@@ -51,7 +51,7 @@ void Print(const Json& object, const std::string& output) {
   if (output == "json") {
     std::cout << object.dump(2) << "\n";
   } else {
-    std::cout << json::JsonToYaml(object);
+    std::cout << json::ToYaml(object);
   }
 }
 

@@ -11,7 +11,7 @@ const Json* Member(const Json* object, std::string_view key) {
   return found != object->end() ? &*found : nullptr;
 }
 
-std::string JsonTypeName(const Json& value) {
+std::string TypeName(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null:
       return "null";
@@ -56,57 +56,56 @@ std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error) 
     *error = "must be an integer or a string; write fractions quoted, as \"0.5\"";
     return std::nullopt;
   }
-  *error = "must be a quantity (integer or string), got " + JsonTypeName(value);
+  *error = "must be a quantity (integer or string), got " + TypeName(value);
   return std::nullopt;
 }
 
-JsonReader::JsonReader(const Json& object, std::string path, FieldErrors& errors)
+Reader::Reader(const Json& object, std::string path, FieldErrors& errors)
     : object_(object), root_path_(std::move(path)), errors_(errors) {
   CheckIsObject();
 }
 
-JsonReader::JsonReader(const Json& object, const JsonReader& parent, std::string_view key)
+Reader::Reader(const Json& object, const Reader& parent, std::string_view key)
     : object_(object), parent_(&parent), key_(key), errors_(parent.errors_) {
   CheckIsObject();
 }
 
-JsonReader::JsonReader(const Json& object, const JsonReader& parent, std::string_view key,
-                       size_t index)
+Reader::Reader(const Json& object, const Reader& parent, std::string_view key, size_t index)
     : object_(object), parent_(&parent), key_(key), index_(index), errors_(parent.errors_) {
   CheckIsObject();
 }
 
-void JsonReader::CheckIsObject() const {
+void Reader::CheckIsObject() const {
   if (!object_.is_object()) {
-    errors_.push_back({path(), "must be an object, got " + JsonTypeName(object_)});
+    errors_.push_back({path(), "must be an object, got " + TypeName(object_)});
   }
 }
 
-std::string JsonReader::path() const {
+std::string Reader::path() const {
   if (!parent_) return root_path_;
   std::string field = parent_->PathOf(key_);
   return index_ == kNoIndex ? field : Child(field, index_);
 }
 
-bool JsonReader::Has(std::string_view key) const {
+bool Reader::Has(std::string_view key) const {
   return object_.is_object() && object_.contains(key) && !object_.at(key).is_null();
 }
 
-void JsonReader::Error(std::string_view key, std::string message) const {
+void Reader::Error(std::string_view key, std::string message) const {
   errors_.push_back({PathOf(key), std::move(message)});
 }
 
-void JsonReader::TypeError(std::string_view key, std::string_view expected, const Json& got) const {
-  Error(key, "must be " + std::string(expected) + ", got " + JsonTypeName(got));
+void Reader::TypeError(std::string_view key, std::string_view expected, const Json& got) const {
+  Error(key, "must be " + std::string(expected) + ", got " + TypeName(got));
 }
 
-const Json* JsonReader::Field(std::string_view key, Presence presence) {
+const Json* Reader::Field(std::string_view key, Presence presence) {
   if (Has(key)) return &object_.at(key);
   if (presence == Presence::kRequired && object_.is_object()) Error(key, "is required");
   return nullptr;
 }
 
-std::optional<std::string> JsonReader::String(std::string_view key, Presence presence) {
+std::optional<std::string> Reader::String(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (!field) return std::nullopt;
   if (!field->is_string()) {
@@ -116,7 +115,7 @@ std::optional<std::string> JsonReader::String(std::string_view key, Presence pre
   return field->get<std::string>();
 }
 
-std::optional<int64_t> JsonReader::Int(std::string_view key, Presence presence) {
+std::optional<int64_t> Reader::Int(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (!field) return std::nullopt;
   if (field->is_number_unsigned() &&
@@ -131,7 +130,7 @@ std::optional<int64_t> JsonReader::Int(std::string_view key, Presence presence) 
   return field->get<int64_t>();
 }
 
-std::optional<int32_t> JsonReader::Int32(std::string_view key, Presence presence) {
+std::optional<int32_t> Reader::Int32(std::string_view key, Presence presence) {
   auto value = Int(key, presence);
   if (!value) return std::nullopt;
   if (*value < std::numeric_limits<int32_t>::min() ||
@@ -142,7 +141,7 @@ std::optional<int32_t> JsonReader::Int32(std::string_view key, Presence presence
   return static_cast<int32_t>(*value);
 }
 
-std::optional<bool> JsonReader::Bool(std::string_view key, Presence presence) {
+std::optional<bool> Reader::Bool(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (!field) return std::nullopt;
   if (!field->is_boolean()) {
@@ -152,7 +151,7 @@ std::optional<bool> JsonReader::Bool(std::string_view key, Presence presence) {
   return field->get<bool>();
 }
 
-std::optional<Quantity> JsonReader::QuantityField(std::string_view key, Presence presence) {
+std::optional<Quantity> Reader::QuantityField(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (!field) return std::nullopt;
   std::string error;
@@ -161,7 +160,7 @@ std::optional<Quantity> JsonReader::QuantityField(std::string_view key, Presence
   return quantity;
 }
 
-std::map<std::string, std::string> JsonReader::StringMap(std::string_view key) {
+std::map<std::string, std::string> Reader::StringMap(std::string_view key) {
   std::map<std::string, std::string> result;
   const Json* field = Object(key);
   if (!field) return result;
@@ -169,13 +168,13 @@ std::map<std::string, std::string> JsonReader::StringMap(std::string_view key) {
     if (value.is_string()) {
       result[name] = value.get<std::string>();
     } else {
-      errors_.push_back({Child(PathOf(key), name), "must be a string, got " + JsonTypeName(value)});
+      errors_.push_back({Child(PathOf(key), name), "must be a string, got " + TypeName(value)});
     }
   }
   return result;
 }
 
-std::vector<std::string> JsonReader::StringList(std::string_view key, Presence presence) {
+std::vector<std::string> Reader::StringList(std::string_view key, Presence presence) {
   std::vector<std::string> result;
   const Json* field = Array(key, presence);
   if (!field) return result;
@@ -184,13 +183,13 @@ std::vector<std::string> JsonReader::StringList(std::string_view key, Presence p
     if (item.is_string()) {
       result.push_back(item.get<std::string>());
     } else {
-      errors_.push_back({Child(PathOf(key), i), "must be a string, got " + JsonTypeName(item)});
+      errors_.push_back({Child(PathOf(key), i), "must be a string, got " + TypeName(item)});
     }
   }
   return result;
 }
 
-const Json* JsonReader::Object(std::string_view key, Presence presence) {
+const Json* Reader::Object(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (field && !field->is_object()) {
     TypeError(key, "an object", *field);
@@ -199,7 +198,7 @@ const Json* JsonReader::Object(std::string_view key, Presence presence) {
   return field;
 }
 
-const Json* JsonReader::Array(std::string_view key, Presence presence) {
+const Json* Reader::Array(std::string_view key, Presence presence) {
   const Json* field = Field(key, presence);
   if (field && !field->is_array()) {
     TypeError(key, "an array", *field);

@@ -100,7 +100,7 @@ void Emit(YAML::Emitter& out, const Json& value) {
 
 }  // namespace
 
-std::string JsonToYaml(const Json& value) {
+std::string ToYaml(const Json& value) {
   YAML::Emitter out;
   Emit(out, value);
   return std::string(out.c_str()) + "\n";

@@ -85,11 +85,11 @@ class Validator {
   bool CheckType(const SchemaNode& schema, const Json& value, const SchemaPath& path) {
     if (schema.int_or_string) {
       if (value.is_number_integer() || value.is_string()) return true;
-      Add(path, "must be an integer or a string, got " + json::JsonTypeName(value));
+      Add(path, "must be an integer or a string, got " + json::TypeName(value));
       return false;
     }
     if (!schema.type || schema.type->empty() || TypeMatches(*schema.type, value)) return true;
-    Add(path, "must be of type " + *schema.type + ", got " + json::JsonTypeName(value));
+    Add(path, "must be of type " + *schema.type + ", got " + json::TypeName(value));
     return false;
   }
 

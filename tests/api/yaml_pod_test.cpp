@@ -37,7 +37,7 @@ TEST(Yaml, JsonToYamlReadsBackAsTheSameValue) {
     "kind": "TrainingJob", "gpus": "0.5", "replicas": 2, "ratio": 1.5, "on": true,
     "flag": "true", "nothing": null, "empty": "", "tilde": "~", "colon": "a: b",
     "lines": "one\ntwo", "list": ["1", 1, {"k": "v"}], "none": {}, "noList": []})");
-  const std::string yaml = json::JsonToYaml(value);
+  const std::string yaml = json::ToYaml(value);
   const auto docs = json::YamlToJson(yaml, "printed");
   ASSERT_EQ(docs.size(), 1u) << yaml;
   EXPECT_EQ(docs[0], value) << yaml;

@@ -46,7 +46,7 @@ struct ObjectMeta {
   std::vector<std::string> finalizers;
 };
 
-ObjectMeta ReadObjectMeta(json::JsonReader& parent, json::Presence name_presence);
+ObjectMeta ReadObjectMeta(json::Reader& parent, json::Presence name_presence);
 // Writes the typed fields over `metadata` (which keeps the fields we do not model).
 void WriteObjectMeta(const ObjectMeta& meta, Json& metadata);
 
@@ -62,7 +62,7 @@ struct Condition {
   bool operator==(const Condition&) const = default;
 };
 
-std::vector<Condition> ReadConditions(json::JsonReader& parent);
+std::vector<Condition> ReadConditions(json::Reader& parent);
 Json ConditionsToJson(const std::vector<Condition>& conditions);
 const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
 
@@ -72,7 +72,7 @@ struct GpuUsage {
 };
 
 // Reads the amounts of a status list item (absent amounts are 0).
-GpuUsage ReadGpuUsage(json::JsonReader& item);
+GpuUsage ReadGpuUsage(json::Reader& item);
 // Writes them into `item` as guaranteed, allocated, overQuota and pending.
 void WriteGpuUsage(const GpuUsage& usage, Json& item);
 
@@ -94,7 +94,6 @@ Json Overlay(const Json& raw, const Json& typed, std::initializer_list<const cha
 void SetOrEraseObject(Json& object, const char* key, Json value);
 
 // Checks that the object's apiVersion and kind are the expected ones.
-void ExpectTypeMeta(json::JsonReader& reader, const std::string& api_version,
-                    const std::string& kind);
+void ExpectTypeMeta(json::Reader& reader, const std::string& api_version, const std::string& kind);
 
 }  // namespace gpupool::api

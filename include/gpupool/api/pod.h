@@ -71,6 +71,6 @@ Pod DecodePod(const Json& object, json::FieldErrors& errors);
 Node DecodeNode(const Json& object, json::FieldErrors& errors);
 
 // Reads a container-style resource list ({"cpu": "500m", "nvidia.com/gpu": 1}).
-ResourceAmounts ReadResourceList(json::JsonReader& reader, std::string_view key);
+ResourceAmounts ReadResourceList(json::Reader& reader, std::string_view key);
 
 }  // namespace gpupool::api

@@ -22,15 +22,15 @@ enum class Presence { kOptional, kRequired };
 
 // Paths are built only when an error is reported: a reader knows its parent and
 // its key, so reading a valid object allocates no path strings.
-class JsonReader {
+class Reader {
  public:
   // A reader for a whole object whose fields' paths start at `path`.
   // `object` must outlive the reader. A non-object `object` is reported once.
-  JsonReader(const Json& object, std::string path, FieldErrors& errors);
+  Reader(const Json& object, std::string path, FieldErrors& errors);
   // A reader for `parent`'s field `key` (or its item `index`). The parent and
   // the key must outlive this reader.
-  JsonReader(const Json& object, const JsonReader& parent, std::string_view key);
-  JsonReader(const Json& object, const JsonReader& parent, std::string_view key, size_t index);
+  Reader(const Json& object, const Reader& parent, std::string_view key);
+  Reader(const Json& object, const Reader& parent, std::string_view key, size_t index);
 
   std::string path() const;
   std::string PathOf(std::string_view key) const { return Child(path(), key); }
@@ -55,7 +55,7 @@ class JsonReader {
     const Json* list = Array(key, presence);
     if (!list) return;
     for (size_t i = 0; i < list->size(); ++i) {
-      JsonReader item((*list)[i], *this, key, i);
+      Reader item((*list)[i], *this, key, i);
       read(item);
     }
   }
@@ -70,7 +70,7 @@ class JsonReader {
 
   static constexpr size_t kNoIndex = static_cast<size_t>(-1);
   const Json& object_;
-  const JsonReader* parent_ = nullptr;
+  const Reader* parent_ = nullptr;
   std::string_view key_;
   size_t index_ = kNoIndex;
   std::string root_path_;
@@ -81,7 +81,7 @@ class JsonReader {
 std::optional<Quantity> QuantityFromJson(const Json& value, std::string* error);
 
 // The JSON type name used in error messages ("string", "integer", ...).
-std::string JsonTypeName(const Json& value);
+std::string TypeName(const Json& value);
 
 // `object`'s member `key`, read in place; nullptr when `object` is null, not an
 // object or lacks it.

@@ -25,6 +25,6 @@ std::vector<nlohmann::json> LoadYamlFile(const std::string& path);
 // One block-style YAML document of `value` that YamlToJson reads back as the
 // same value: a string that would read as a number, boolean or null ("0.5",
 // "true") is quoted.
-std::string JsonToYaml(const nlohmann::json& value);
+std::string ToYaml(const nlohmann::json& value);
 
 }  // namespace gpupool::json
