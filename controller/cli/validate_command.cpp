@@ -101,7 +101,12 @@ void ValidateFile(const std::string& file, Tally& tally) {
 void PrintSummary(const Tally& tally) {
   std::cout << "gpupool validate: " << tally.files << (tally.files == 1 ? " file" : " files")
             << ": " << tally.valid << " valid, " << tally.invalid << " invalid, " << tally.skipped
-            << " skipped\n";
+            << " skipped";
+  if (tally.input_errors > 0) {
+    std::cout << "; " << tally.input_errors
+              << (tally.input_errors == 1 ? " input error" : " input errors") << " (above)";
+  }
+  std::cout << "\n";
 }
 
 }  // namespace

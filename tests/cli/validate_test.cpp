@@ -153,6 +153,25 @@ TEST(Validate, AMissingFileIsAnInputErrorAndTheOthersAreStillChecked) {
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_THAT(result.output, HasSubstr("missing.yaml: cannot read file"));
   EXPECT_THAT(result.output, HasSubstr("good.yaml: TrainingJob susan/a: valid"));
+  EXPECT_THAT(result.output, HasSubstr("1 file: 1 valid, 0 invalid, 0 skipped; 1 input error"));
+}
+
+TEST(Validate, InputsThatAreNotYamlAreNamedAndCounted) {
+  ScratchDir dir;
+  std::string aliases = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    const std::string level = "*a" + std::to_string(i - 1);
+    aliases += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + level;
+    for (int j = 1; j < 10; ++j) aliases += ", " + level;
+    aliases += "]\n";
+  }
+  auto laughs = dir.Write("laughs.yaml", aliases);
+  auto deep = dir.Write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  auto result = RunGpupool("validate " + laughs + " " + deep);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("laughs.yaml: aliases expand to too many values"));
+  EXPECT_THAT(result.output, HasSubstr("deep.json:1: nested deeper than the YAML parser reads"));
+  EXPECT_THAT(result.output, HasSubstr("0 files: 0 valid, 0 invalid, 0 skipped; 2 input errors"));
 }
 
 TEST(Validate, ObjectsOfAListAreCheckedOneByOne) {
