@@ -30,12 +30,12 @@ const char kReplayUsage[] =
     "                          list such as static,guaranteed,pooled (default both);\n"
     "                          pooled is the reference without quotas: one shared pool\n"
     "                          in arrival order, no preemption\n"
-    "  --nodes N               nodes in the simulated cluster (default 60)\n"
+    "  --nodes N               nodes in the simulated cluster, 1 to 100000 (default 60)\n"
     "  --gpus-per-node N       GPUs per node, 1 to 64 (default 8); larger jobs are\n"
     "                          gangs of node-sized replicas\n"
     "  --max-jobs N            replay only the first N jobs by arrival (default all)\n"
     "  --cycle-seconds S       scheduling cycles on a grid of S seconds; 0 runs one at\n"
-    "                          every event time (default 60)\n"
+    "                          every event time; at most 86400 (default 60)\n"
     "  --min-runtime-seconds S over-quota jobs younger than S are not reclaimed (default 0)\n"
     "  --full-cycle-interval-seconds S\n"
     "                          cycles in between look only at jobs a change could let\n"
@@ -63,8 +63,9 @@ const char kReplayUsage[] =
     "                          (default arrival)\n"
     "  --sweep-nodes FROM:TO:STEP\n"
     "                          capacity sweep: replay every cluster size from FROM to TO\n"
-    "                          nodes and report, per policy, the GPUs needed to reach each\n"
-    "                          mean wait of --sweep-wait-hours, and the ratio between them\n"
+    "                          nodes (TO at most 100000, at most 1000 sizes) and report,\n"
+    "                          per policy, the GPUs needed to reach each mean wait of\n"
+    "                          --sweep-wait-hours, and the ratio between them\n"
     "  --sweep-wait-hours H,H  mean waits the sweep looks for (default 1,6)\n"
     "\n"
     "Alibaba (tasks never leave; each is placed on arrival or fails):\n"
@@ -128,6 +129,29 @@ std::vector<engine::VictimPolicy> ParseVictimPolicies(const std::string& text) {
                    text + "\"");
 }
 
+// The engine holds every node of the simulated cluster in memory: a bound keeps
+// a mistyped size from taking the machine's memory (10^8 nodes took 14 GB in 20 s).
+constexpr int64_t kMaxNodes = 100000;
+// A sweep replays the trace once per size and policy.
+constexpr int64_t kMaxSweepSizes = 1000;
+
+// Cycles on a grid coarser than a day would hold jobs for days; far coarser
+// grids lose the seconds of the trace's times (10^300 filled 20 GB in a minute).
+constexpr double kMaxCycleSeconds = 86400;
+
+double ParseCycleSeconds(const std::string& text) {
+  const double seconds = ParseNumber("--cycle-seconds", text, 0);
+  if (seconds > kMaxCycleSeconds) {
+    throw UsageError("--cycle-seconds: expected a number from 0 to 86400 (a day), got \"" + text +
+                     "\"");
+  }
+  return seconds;
+}
+
+int ParseNodes(const std::string& text) {
+  return static_cast<int>(ParseIntegerIn("--nodes", text, 1, kMaxNodes));
+}
+
 // FROM:TO:STEP, in nodes: FROM, FROM+STEP, ... up to TO.
 std::vector<int> ParseSweepNodes(const std::string& text) {
   const std::string flag = "--sweep-nodes";
@@ -138,6 +162,14 @@ std::vector<int> ParseSweepNodes(const std::string& text) {
   const int64_t from = ParseInteger(flag, text.substr(0, first), 1);
   const int64_t to = ParseInteger(flag, text.substr(first + 1, second - first - 1), from);
   const int64_t step = ParseInteger(flag, text.substr(second + 1), 1);
+  if (to > kMaxNodes) {
+    throw UsageError(flag + ": TO is at most " + std::to_string(kMaxNodes) + " nodes, got \"" +
+                     text + "\"");
+  }
+  if ((to - from) / step + 1 > kMaxSweepSizes) {
+    throw UsageError(flag + ": at most " + std::to_string(kMaxSweepSizes) +
+                     " cluster sizes (a larger STEP gives fewer), got \"" + text + "\"");
+  }
   std::vector<int> nodes;
   for (int64_t n = from; n <= to; n += step) nodes.push_back(static_cast<int>(n));
   return nodes;
@@ -205,10 +237,7 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--trace-dir", [](ReplayOptions& o, const std::string& v) { o.trace_dir = v; }},
       {"--svg-dir", [](ReplayOptions& o, const std::string& v) { o.svg_dir = v; }},
       {"--policy", [](ReplayOptions& o, const std::string& v) { o.policies = ParsePolicies(v); }},
-      {"--nodes",
-       [](ReplayOptions& o, const std::string& v) {
-         o.shape.nodes = static_cast<int>(ParseInteger("--nodes", v, 1));
-       }},
+      {"--nodes", [](ReplayOptions& o, const std::string& v) { o.shape.nodes = ParseNodes(v); }},
       {"--gpus-per-node",
        [](ReplayOptions& o, const std::string& v) {
          o.shape.gpus_per_node = static_cast<int>(ParseGpusPerNode(v));
@@ -216,9 +245,7 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--max-jobs", [](ReplayOptions& o,
                         const std::string& v) { o.max_jobs = ParseInteger("--max-jobs", v, 1); }},
       {"--cycle-seconds",
-       [](ReplayOptions& o, const std::string& v) {
-         o.cycle_seconds = ParseNumber("--cycle-seconds", v, 0);
-       }},
+       [](ReplayOptions& o, const std::string& v) { o.cycle_seconds = ParseCycleSeconds(v); }},
       {"--min-runtime-seconds",
        [](ReplayOptions& o, const std::string& v) {
          o.min_runtime_seconds = ParseInteger("--min-runtime-seconds", v, 0);

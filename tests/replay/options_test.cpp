@@ -86,6 +86,14 @@ TEST(ReplayOptionsTest, BadFlagsNameTheFlag) {
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "x"}),
               HasSubstr("--nodes: expected an integer >= 1, got \"x\""));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "0"}), HasSubstr("--nodes"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "100000000"}),
+              HasSubstr("--nodes: expected an integer from 1 to 100000, got \"100000000\""));
+  EXPECT_THAT(
+      ErrorOf({"--trace", "philly", "--cycle-seconds", "1e300"}),
+      HasSubstr("--cycle-seconds: expected a number from 0 to 86400 (a day), got \"1e300\""));
+  EXPECT_EQ(Parse({"--trace", "philly", "--cycle-seconds", "86400"}).cycle_seconds, 86400);
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--nodes", "4294967297"}),
+              HasSubstr("--nodes: expected an integer from 1 to 100000"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--policy", "fair"}),
               HasSubstr("--policy: expected static, guaranteed, pooled, both or a "
                         "comma-separated list of the first three, got \"fair\""));
@@ -147,6 +155,11 @@ TEST(ReplayOptionsTest, BadPreemptionAndSweepFlagsNameTheFlag) {
               HasSubstr("--sweep-nodes: expected an integer >= 80"));
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "60:80:0"}),
               HasSubstr("--sweep-nodes: expected an integer >= 1"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "20:1000000000:1"}),
+              HasSubstr("--sweep-nodes: TO is at most 100000 nodes"));
+  EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-nodes", "1:1001:1"}),
+              HasSubstr("--sweep-nodes: at most 1000 cluster sizes (a larger STEP gives fewer)"));
+  EXPECT_EQ(Parse({"--trace", "philly", "--sweep-nodes", "1:1000:1"}).sweep_nodes.size(), 1000u);
   EXPECT_THAT(ErrorOf({"--trace", "philly", "--sweep-wait-hours", "1,0"}),
               HasSubstr("--sweep-wait-hours: expected hours > 0"));
 }
