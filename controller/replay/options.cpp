@@ -72,7 +72,8 @@ const char kReplayUsage[] =
     "  --pod-list FILE         pod list inside alibaba-gpu-2023/ (default\n"
     "                          openb_pod_list_default.csv)\n"
     "  --seed N                seed of the random arrival order (default 42)\n"
-    "  --arrive-percent P      stop when GPU requests reach P % of capacity (default 130)\n"
+    "  --arrive-percent P      stop when GPU requests reach P % of capacity, 1 to 1000\n"
+    "                          (default 130)\n"
     "\n"
     "Exit status: 0 done, 1 the trace could not be read or replayed, 2 bad flags.\n";
 
@@ -120,6 +121,15 @@ double ParseNumber(const std::string& flag, const std::string& text, double min)
   return value;
 }
 
+double ParseNumberIn(const std::string& flag, const std::string& text, int min, int max) {
+  const double value = ParseNumber(flag, text, min);
+  if (value > max) {
+    throw UsageError(flag + ": expected a number from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got \"" + text + "\"");
+  }
+  return value;
+}
+
 std::vector<engine::VictimPolicy> ParseVictimPolicies(const std::string& text) {
   using engine::VictimPolicy;
   if (text == "least-work-lost") return {VictimPolicy::kLeastWorkLost};
@@ -137,16 +147,9 @@ constexpr int64_t kMaxSweepSizes = 1000;
 
 // Cycles on a grid coarser than a day would hold jobs for days; far coarser
 // grids lose the seconds of the trace's times (10^300 filled 20 GB in a minute).
-constexpr double kMaxCycleSeconds = 86400;
-
-double ParseCycleSeconds(const std::string& text) {
-  const double seconds = ParseNumber("--cycle-seconds", text, 0);
-  if (seconds > kMaxCycleSeconds) {
-    throw UsageError("--cycle-seconds: expected a number from 0 to 86400 (a day), got \"" + text +
-                     "\"");
-  }
-  return seconds;
-}
+constexpr int kMaxCycleSeconds = 86400;
+// Arrivals go on past a full cluster (each then fails): 1,000 % takes 30 s.
+constexpr int kMaxArrivePercent = 1000;
 
 int ParseNodes(const std::string& text) {
   return static_cast<int>(ParseIntegerIn("--nodes", text, 1, kMaxNodes));
@@ -245,7 +248,9 @@ const std::map<std::string, Setter>& ValueFlags() {
       {"--max-jobs", [](ReplayOptions& o,
                         const std::string& v) { o.max_jobs = ParseInteger("--max-jobs", v, 1); }},
       {"--cycle-seconds",
-       [](ReplayOptions& o, const std::string& v) { o.cycle_seconds = ParseCycleSeconds(v); }},
+       [](ReplayOptions& o, const std::string& v) {
+         o.cycle_seconds = ParseNumberIn("--cycle-seconds", v, 0, kMaxCycleSeconds);
+       }},
       {"--min-runtime-seconds",
        [](ReplayOptions& o, const std::string& v) {
          o.min_runtime_seconds = ParseInteger("--min-runtime-seconds", v, 0);
@@ -291,7 +296,7 @@ const std::map<std::string, Setter>& ValueFlags() {
        }},
       {"--arrive-percent",
        [](ReplayOptions& o, const std::string& v) {
-         o.arrive_percent = ParseNumber("--arrive-percent", v, 1);
+         o.arrive_percent = ParseNumberIn("--arrive-percent", v, 1, kMaxArrivePercent);
        }},
   };
   return flags;
