@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpupool/common/flag_arg.h"
 #include "sandbox/sandbox.h"
 
 namespace gpupool::sandbox {
@@ -135,16 +136,19 @@ std::string UsageText() {
 Options ParseOptions(const std::vector<std::string>& args) {
   Options options;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::string value;
-    const size_t eq = flag.find('=');
-    if (eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (flag != "--plain-http" && flag != "--authorize-service-accounts") {
+    const cli::FlagArg arg = cli::SplitFlagArg(args[i]);
+    const std::string& flag = arg.name;
+    const bool is_switch = flag == "--plain-http" || flag == "--authorize-service-accounts";
+    std::string value = arg.value.value_or("");
+    if (!arg.value && !is_switch) {
       if (i + 1 >= args.size()) BadFlag(flag, "needs a value");
       value = args[++i];
     }
+    const auto on = [&] {
+      const auto setting = cli::SwitchSetting(arg);
+      if (!setting) BadFlag(flag, "expected true or false, got \"" + value + "\"");
+      return *setting;
+    };
     if (flag == "--port") {
       options.port = static_cast<int>(Number(flag, value, 0, 65535));
     } else if (flag == "--port-file") {
@@ -155,9 +159,9 @@ Options ParseOptions(const std::vector<std::string>& args) {
       if (value.empty()) BadFlag(flag, "must not be empty");
       options.token = value;
     } else if (flag == "--plain-http") {
-      options.plain_http = true;
+      options.plain_http = on();
     } else if (flag == "--authorize-service-accounts") {
-      options.authorize_service_accounts = true;
+      options.authorize_service_accounts = on();
     } else if (flag == "--nodes") {
       options.nodes = value;
     } else if (flag == "--time-scale") {

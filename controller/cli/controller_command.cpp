@@ -9,6 +9,7 @@
 #include "controller_telemetry.h"
 #include "controller_webhook.h"
 #include "gpupool/common/command.h"
+#include "gpupool/common/flag_arg.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/kube/leader_election.h"
 #include "gpupool/operator/controller.h"
@@ -24,7 +25,9 @@ namespace {
 constexpr char kControllerUsage[] =
     "Usage: gpupool controller [flags]\n\n"
     "Runs the gpupool operator: admits, places and preempts TrainingJobs on the\n"
-    "cluster the kubeconfig names (in-cluster config when none is found).\n\n"
+    "cluster the kubeconfig names (in-cluster config when none is found).\n"
+    "Every flag may be written --flag VALUE or --flag=VALUE; a switch --flag,\n"
+    "--flag=true or --flag=false.\n\n"
     "  --kubeconfig PATH          kubeconfig file (default: $KUBECONFIG, ~/.kube/config,\n"
     "                             then the in-cluster service account)\n"
     "  --context NAME             kubeconfig context (default: current)\n"
@@ -151,19 +154,26 @@ void RequireDistinctAddresses(const Flags& flags) {
 Flags ParseFlags(Args args) {
   Flags flags;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    auto value = [&]() -> const std::string& {
+    const FlagArg arg = SplitFlagArg(args[i]);
+    const std::string& flag = arg.name;
+    auto value = [&]() -> std::string {
+      if (arg.value) return *arg.value;
       if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
       return args[++i];
+    };
+    auto on = [&]() {
+      const auto setting = SwitchSetting(arg);
+      if (!setting) throw UsageError(flag + ": expected true or false, got \"" + *arg.value + "\"");
+      return *setting;
     };
     if (flag == "--kubeconfig")
       flags.kubeconfig = value();
     else if (flag == "--context")
       flags.context = value();
     else if (flag == "--leader-elect")
-      flags.leader_elect = true;
+      flags.leader_elect = on();
     else if (flag == "--skip-priority-classes")
-      flags.skip_priority_classes = true;
+      flags.skip_priority_classes = on();
     else if (flag == "--leader-elect-namespace")
       flags.lease_namespace = value();
     else if (flag == "--leader-elect-name")
@@ -213,7 +223,7 @@ Flags ParseFlags(Args args) {
     else if (flag == "--health-probe-bind-address")
       flags.probe_address = BindAddressFlag(flag, value());
     else if (flag == "--metrics-secure")
-      flags.metrics_secure = true;
+      flags.metrics_secure = on();
     else if (flag == "--metrics-cert-dir")
       flags.metrics_cert_dir = CertDirFlag(flag, value());
     else if (!ParseWebhookFlag(flag, value, flags.webhook))

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "gpupool/common/flag_arg.h"
 #include "gpupool/kube/config.h"
 #include "gpupool/sandbox/commands.h"
 #include "sandbox/nodes/remote_kubelets.h"
@@ -67,8 +68,10 @@ Flags ParseFlags(Args args) {
   Flags flags;
   constexpr double kYear = 365.0 * 24 * 3600;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    auto value = [&]() -> const std::string& {
+    const FlagArg arg = SplitFlagArg(args[i]);
+    const std::string& flag = arg.name;
+    auto value = [&]() -> std::string {
+      if (arg.value) return *arg.value;
       if (i + 1 >= args.size()) throw std::invalid_argument("flag " + flag + " needs a value");
       return args[++i];
     };
@@ -91,7 +94,12 @@ Flags ParseFlags(Args args) {
     } else if (flag == "--dcgm-port-file") {
       flags.dcgm_port_file = value();
     } else if (flag == "--delete-nodes-on-exit") {
-      flags.delete_nodes = true;
+      const auto setting = SwitchSetting(arg);
+      if (!setting) {
+        throw std::invalid_argument("flag " + flag + ": expected true or false, got \"" +
+                                    *arg.value + "\"");
+      }
+      flags.delete_nodes = *setting;
     } else {
       throw std::invalid_argument("unknown flag " + flag);
     }

@@ -91,6 +91,21 @@ TEST(Cli, SimulateNodesRefusesBadFlagsNamingThem) {
   EXPECT_NE(result.output.find("flag --nodes is required"), std::string::npos) << result.output;
 }
 
+// Its flags may carry their values after '=', as the API server's do.
+TEST(Cli, SimulateNodesReadsValuesAfterAnEqualsSign) {
+  Result port = RunGpupool("simulate-nodes --nodes=1x8 --dcgm-port=70000");
+  EXPECT_EQ(port.exit_code, 2) << port.output;
+  EXPECT_NE(port.output.find("flag --dcgm-port: \"70000\" is not a number from 0 to 65535"),
+            std::string::npos)
+      << port.output;
+  Result delete_nodes = RunGpupool("simulate-nodes --nodes=1x8 --delete-nodes-on-exit=maybe");
+  EXPECT_EQ(delete_nodes.exit_code, 2) << delete_nodes.output;
+  EXPECT_NE(delete_nodes.output.find(
+                "flag --delete-nodes-on-exit: expected true or false, got \"maybe\""),
+            std::string::npos)
+      << delete_nodes.output;
+}
+
 TEST(Cli, ValidateAcceptsTheExamples) {
   Result result = RunGpupool("validate " + std::string(GPUPOOL_SOURCE_DIR) + "/examples");
   EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -73,6 +73,22 @@ TEST(OptionsTest, ParsesFlags) {
   EXPECT_EQ(options.faults.latency_ms.at("*"), 30);
 }
 
+TEST(OptionsTest, SwitchesTakeTrueOrFalseAfterAnEqualsSign) {
+  EXPECT_FALSE(ParseOptions({"--plain-http=false"}).plain_http);
+  EXPECT_TRUE(ParseOptions({"--plain-http=true"}).plain_http);
+  EXPECT_TRUE(ParseOptions({"--authorize-service-accounts"}).authorize_service_accounts);
+  EXPECT_FALSE(ParseOptions({"--authorize-service-accounts=false"}).authorize_service_accounts);
+  try {
+    ParseOptions({"--plain-http=yes"});
+    ADD_FAILURE() << "--plain-http=yes was taken";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("--plain-http"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("expected true or false, got \"yes\""),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(OptionsTest, BadFlagsNameTheFlag) {
   const std::vector<std::vector<std::string>> bad = {{"--bogus", "1"},
                                                      {"--port", "abc"},
