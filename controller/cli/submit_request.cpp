@@ -1,5 +1,7 @@
 #include "submit_request.h"
 
+#include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 
@@ -16,6 +18,23 @@ std::pair<std::string, std::string> KeyValue(const std::string& flag, const std:
   if (equals == std::string::npos || equals == 0)
     throw UsageError(flag + ": \"" + text + "\" is not KEY=VALUE");
   return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+// KEY=VALUE whose KEY every supported API server takes as a container's
+// environment variable: letters, digits, '_', '-' and '.', not first a digit
+// (1.29 and 1.30 refuse the pod otherwise; 1.32 is more lenient).
+std::pair<std::string, std::string> EnvVar(const std::string& text) {
+  auto variable = KeyValue("--env", text);
+  const std::string& name = variable.first;
+  const bool valid = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+  if (!valid || std::isdigit(static_cast<unsigned char>(name.front()))) {
+    throw UsageError("--env: \"" + name +
+                     "\" is not an environment variable name (letters, digits, '_', '-' and "
+                     "'.', not starting with a digit)");
+  }
+  return variable;
 }
 
 // CLAIM:/PATH or CLAIM:/PATH:ro
@@ -77,7 +96,7 @@ const std::map<std::string, FlagReader>& ValueFlags() {
       {"--class", [](const auto& v, auto& r) { r.workload_class = WorkloadClass(v); }},
       {"--priority",
        [](const auto& v, auto& r) { r.priority = IntFlag("--priority", v, -1000000, 1000000); }},
-      {"--env", [](const auto& v, auto& r) { r.env.push_back(KeyValue("--env", v)); }},
+      {"--env", [](const auto& v, auto& r) { r.env.push_back(EnvVar(v)); }},
       {"--volume", [](const auto& v, auto& r) { r.volumes.push_back(ParseVolume(v)); }},
       {"--topology", [](const auto& v, auto& r) { ParseTopology(v, r); }},
       {"--timeout",
