@@ -15,8 +15,8 @@ TEST(ControllerFlags, ASwitchWithAValueOtherThanTrueOrFalseIsAUsageError) {
   for (const char* flag : {"--leader-elect", "--skip-priority-classes", "--metrics-secure"}) {
     const auto result = RunGpupool(std::string("controller ") + flag + "=maybe");
     EXPECT_EQ(result.exit_code, 2) << result.output;
-    EXPECT_THAT(result.output, HasSubstr(flag + std::string(": expected true or false, got "
-                                                            "\"maybe\"")));
+    EXPECT_THAT(result.output,
+                HasSubstr(std::string(flag) + ": expected true or false, got \"maybe\""));
   }
 }
 

@@ -158,12 +158,13 @@ TEST(Validate, AMissingFileIsAnInputErrorAndTheOthersAreStillChecked) {
 
 TEST(Validate, InputsThatAreNotYamlAreNamedAndCounted) {
   ScratchDir dir;
+  // Ten levels of ten aliases each: 10^10 values once expanded.
   std::string aliases = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
-  for (int i = 1; i < 10; ++i) {
-    const std::string level = "*a" + std::to_string(i - 1);
-    aliases += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + level;
-    for (int j = 1; j < 10; ++j) aliases += ", " + level;
-    aliases += "]\n";
+  for (char level = '1'; level <= '9'; ++level) {
+    const std::string below = std::string("*a").append(1, static_cast<char>(level - 1));
+    aliases.append("a").append(1, level).append(": &a").append(1, level).append(" [").append(below);
+    for (int j = 1; j < 10; ++j) aliases.append(", ").append(below);
+    aliases.append("]\n");
   }
   auto laughs = dir.Write("laughs.yaml", aliases);
   auto deep = dir.Write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
