@@ -1,7 +1,6 @@
 #include "job_target.h"
 
-#include <string_view>
-
+#include "gpupool/kube/resource.h"
 #include "numeric_flag.h"
 
 namespace gpupool::cli {
@@ -22,9 +21,9 @@ JobTarget ParseJobTarget(Args args, const std::set<std::string>& formats,
 }
 
 bool IsNoSuchJob(const kube::ApiError& error, const std::string& name) {
-  const std::string server_says = "trainingjobs.gpupool.dev \"" + name + "\" not found";
-  return error.reason() == kube::Reason::kNotFound &&
-         std::string_view(error.what()).find(server_says) != std::string_view::npos;
+  const kube::StatusObject& missing = error.object();
+  return kube::IsNotFound(error) && missing.kind == kube::resources::kTrainingJobs.resource &&
+         missing.group == kube::resources::kTrainingJobs.group && missing.name == name;
 }
 
 std::string NoSuchJob(const std::string& ns, const std::string& name) {

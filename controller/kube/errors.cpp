@@ -70,12 +70,22 @@ Reason ReasonFromStatus(std::string_view name, int code) {
   return ReasonFromCode(code);
 }
 
-std::vector<StatusCause> ReadCauses(const nlohmann::json& status) {
+// A Status's details; an empty object where it has none.
+const nlohmann::json& DetailsOf(const nlohmann::json& status) {
+  static const nlohmann::json kNone = nlohmann::json::object();
+  const auto details = status.find("details");
+  return details != status.end() && details->is_object() ? *details : kNone;
+}
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+std::vector<StatusCause> ReadCauses(const nlohmann::json& details) {
   std::vector<StatusCause> causes;
-  auto details = status.find("details");
-  if (details == status.end() || !details->is_object()) return causes;
-  auto list = details->find("causes");
-  if (list == details->end() || !list->is_array()) return causes;
+  auto list = details.find("causes");
+  if (list == details.end() || !list->is_array()) return causes;
   for (const auto& cause : *list) {
     if (!cause.is_object()) continue;
     causes.push_back(
@@ -150,16 +160,17 @@ ApiError DecodeStatusError(int http_code, std::string_view body, std::string_vie
   }
   Reason reason = ReasonFromStatus(status.value("reason", ""), http_code);
   std::string message = status.value("message", "");
-  std::vector<StatusCause> causes = ReadCauses(status);
-  if (!retry_after_seconds) {
-    auto details = status.find("details");
-    if (details != status.end() && details->is_object() && details->contains("retryAfterSeconds") &&
-        (*details)["retryAfterSeconds"].is_number())
-      retry_after_seconds = (*details)["retryAfterSeconds"].get<int>();
-  }
+  const nlohmann::json& details = DetailsOf(status);
+  std::vector<StatusCause> causes = ReadCauses(details);
+  if (!retry_after_seconds && details.contains("retryAfterSeconds") &&
+      details["retryAfterSeconds"].is_number())
+    retry_after_seconds = details["retryAfterSeconds"].get<int>();
   std::string text = prefix + " " + std::string(ReasonName(reason));
   if (!message.empty()) text += ": " + message;
-  return ApiError(reason, http_code, std::move(text), std::move(causes), retry_after_seconds);
+  ApiError error(reason, http_code, std::move(text), std::move(causes), retry_after_seconds);
+  error.set_object(
+      {StringAt(details, "kind"), StringAt(details, "group"), StringAt(details, "name")});
+  return error;
 }
 
 }  // namespace gpupool::kube

@@ -61,6 +61,22 @@ TEST(StatusErrors, ReadsRetryAfterFromStatusDetails) {
   EXPECT_TRUE(error.IsRetryable());
 }
 
+TEST(StatusErrors, NamesTheObjectItsDetailsName) {
+  std::string body = R"({"kind":"Status","reason":"NotFound","code":404,
+    "message":"trainingjobs.gpupool.dev \"bert\" not found",
+    "details":{"name":"bert","group":"gpupool.dev","kind":"trainingjobs"}})";
+  const StatusObject missing = DecodeStatusError(404, body, "GET /x").object();
+  EXPECT_EQ(missing.kind, "trainingjobs");
+  EXPECT_EQ(missing.group, "gpupool.dev");
+  EXPECT_EQ(missing.name, "bert");
+  // A resource the server does not serve names no object; a hostile type is ignored.
+  body = R"({"kind":"Status","reason":"NotFound","code":404,"details":{"name":7}})";
+  EXPECT_EQ(DecodeStatusError(404, body, "GET /x").object().name, "");
+  EXPECT_EQ(
+      DecodeStatusError(404, R"({"kind":"Status","reason":"NotFound"})", "GET /x").object().kind,
+      "");
+}
+
 TEST(StatusErrors, OnlyTransientFailuresAreRetryable) {
   for (int code : {400, 401, 403, 404, 409, 410, 422}) {
     EXPECT_FALSE(DecodeStatusError(code, "", "GET /x").IsRetryable()) << code;

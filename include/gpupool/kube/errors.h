@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpupool::kube {
@@ -44,6 +45,14 @@ struct StatusCause {
   std::string field;  // e.g. "spec.replicas"
 };
 
+// The object a Status names in its details (a NotFound's or an
+// AlreadyExists's): the resource's plural, its group and the object's name.
+struct StatusObject {
+  std::string kind;  // the plural, as the server fills it: "trainingjobs"
+  std::string group;
+  std::string name;
+};
+
 class ApiError : public std::runtime_error {
  public:
   ApiError(Reason reason, int http_code, std::string message, std::vector<StatusCause> causes = {},
@@ -53,6 +62,9 @@ class ApiError : public std::runtime_error {
   int http_code() const { return http_code_; }  // 0 for transport failures.
   const std::vector<StatusCause>& causes() const { return causes_; }
   std::optional<int> retry_after_seconds() const { return retry_after_seconds_; }
+  // Empty fields where the Status named no object.
+  const StatusObject& object() const { return object_; }
+  void set_object(StatusObject object) { object_ = std::move(object); }
 
   // True for the failures a client retries: 429, 500, 503, 504 and transport
   // failures other than TLS (a bad certificate does not heal by retrying).
@@ -78,6 +90,7 @@ class ApiError : public std::runtime_error {
   int http_code_;
   std::vector<StatusCause> causes_;
   std::optional<int> retry_after_seconds_;
+  StatusObject object_;
   bool request_sent_ = true;
   bool after_ambiguous_attempt_ = false;
 };
