@@ -148,13 +148,32 @@ bool TakeNodeRoom(CycleState& state, const std::map<std::string, std::int64_t>& 
 // queue's node selector asks for.
 bool InPool(const api::Queue& queue, const NodeObject& node);
 
-// Whether `a`'s object was created before `b`'s (the UID breaks a tie): of two
-// objects claiming the same thing, the first keeps it, whatever their names.
+// The Ready reasons of a project refused a namespace another project holds,
+// and of a queue refused nodes another queue's pool holds.
+inline constexpr char kNamespaceConflict[] = "NamespaceConflict";
+inline constexpr char kNodesOverlap[] = "NodesOverlap";
+
+// Whether `source`'s status, as last written, shows it holding what it claims:
+// it has a Ready condition, and not one that refuses it with `refused_reason`.
 template <typename Source>
-bool CreatedBefore(const Source* a, const Source* b) {
+bool HoldsItsClaim(const Source* source, std::string_view refused_reason) {
+  const api::Condition* ready = api::FindCondition(source->object.status.conditions, "Ready");
+  return ready != nullptr && ready->reason != refused_reason;
+}
+
+// Whether `a`'s claim comes before `b`'s: of two objects claiming the same
+// thing, the first keeps it, whatever their names. First by creation; within
+// one second (a creationTimestamp has no finer grain) the one already holding
+// its claim goes first, so that an object made in the same second as one in
+// force cannot take its place; then the UID.
+template <typename Source>
+bool ClaimsBefore(const Source* a, const Source* b, std::string_view refused_reason) {
   const auto& x = a->object.metadata;
   const auto& y = b->object.metadata;
-  return std::tie(x.creation_timestamp, x.uid) < std::tie(y.creation_timestamp, y.uid);
+  const bool a_waits = !HoldsItsClaim(a, refused_reason);
+  const bool b_waits = !HoldsItsClaim(b, refused_reason);
+  return std::tie(x.creation_timestamp, a_waits, x.uid) <
+         std::tie(y.creation_timestamp, b_waits, y.uid);
 }
 
 // Cycle step 1, queues: the valid ones in creation order, each in force unless

@@ -11,12 +11,13 @@ namespace gpupool::op::internal {
 namespace {
 
 void IndexProjects(CycleState& state) {
-  // Projects in the order they were created (the UID breaks a tie), so that a
-  // namespace two projects claim stays with the first: a project made later,
-  // whatever its name, cannot take it.
+  // Projects in the order they claimed their namespaces, so that a namespace
+  // two projects claim stays with the first: a project made later, whatever
+  // its name, cannot take it.
   std::vector<const ProjectObject*> projects;
   for (const auto& project : state.view.projects) projects.push_back(project.get());
-  std::sort(projects.begin(), projects.end(), CreatedBefore<ProjectObject>);
+  std::sort(projects.begin(), projects.end(),
+            [](const auto* a, const auto* b) { return ClaimsBefore(a, b, kNamespaceConflict); });
   for (const ProjectObject* project : projects) {
     if (!project->errors.empty()) continue;
     state.projects[project->object.metadata.name] = project;

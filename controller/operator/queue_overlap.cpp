@@ -45,7 +45,8 @@ void IndexQueues(CycleState& state) {
   std::vector<const QueueObject*> queues;
   for (const auto& queue : state.view.queues)
     if (queue->errors.empty()) queues.push_back(queue.get());
-  std::sort(queues.begin(), queues.end(), CreatedBefore<QueueObject>);
+  std::sort(queues.begin(), queues.end(),
+            [](const auto* a, const auto* b) { return ClaimsBefore(a, b, kNodesOverlap); });
   std::map<std::string, std::string> pool_of_node;
   for (const QueueObject* queue : queues) {
     const std::string& name = queue->object.metadata.name;

@@ -104,7 +104,7 @@ void PlanQueue(CycleState& state, const QueueObject& source,
   }
   const std::string& name = queue.metadata.name;
   if (const std::string overlap = QueueOverlapMessage(state, name); !overlap.empty())
-    return FinishStatus(state, Kind::kQueue, source.object, queue, "NodesOverlap", overlap);
+    return FinishStatus(state, Kind::kQueue, source.object, queue, kNodesOverlap, overlap);
   const CycleState::PoolGpus pool = PoolOf(state, queue);
   queue.status.capacity = Quantity::FromMilli(pool.total_milli);
   queue.status.largest_node = Quantity::FromMilli(pool.largest_node_milli);
@@ -136,8 +136,8 @@ std::pair<std::string, std::string> ProjectProblem(const CycleState& state,
   for (const auto& ns : project.spec.namespaces) {
     auto owner = state.project_of_namespace.find(ns);
     if (owner != state.project_of_namespace.end() && owner->second != project.metadata.name)
-      return {"NamespaceConflict", "namespace \"" + ns + "\" already belongs to project " +
-                                       owner->second + ", which claimed it first"};
+      return {kNamespaceConflict, "namespace \"" + ns + "\" already belongs to project " +
+                                      owner->second + ", which claimed it first"};
   }
   const std::string& department = project.spec.department;
   if (!department.empty() && !state.departments.count(department))

@@ -142,6 +142,8 @@ class BadInputOnBackend : public ::testing::TestWithParam<std::string> {
 TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns) {
   ClusterHarness cluster("1x8:pool=train;1x2:pool=build", {}, {}, GetParam());
   cluster.Apply(kSetup);
+  // Project zz-twin, below, claims team's namespace: team holds it first.
+  ASSERT_EQ(cluster.Kubectl("wait --for=condition=Ready project/team --timeout=30s").exit_code, 0);
   for (const auto& refused : RefusedByServer()) {
     const std::string path = cluster.WriteFile("refused.yaml", refused.yaml);
     const CommandResult result = cluster.KubectlOnce("apply -f " + path);
@@ -154,7 +156,8 @@ TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns)
   cluster.Apply(TrainJobYaml("team", "valid", 900));
   ASSERT_TRUE(cluster.WaitFor(
       30, [](const Json& jobs) { return PhaseOf(jobs, "team", "valid") == "Running"; }))
-      << cluster.Kubectl("get projects,trainingjobs -A -o yaml").output << cluster.ControllerLog();
+      << cluster.Kubectl("get projects,trainingjobs -A -o wide").output
+      << cluster.Kubectl("get trainingjob valid -n team -o yaml").output << cluster.ControllerLog();
   // Conditions that change nothing else are written a few per cycle: wait for all.
   const auto flagged_condition = [&](const Flagged& flagged, const std::string& field) {
     const bool job = flagged.kind == "tj";

@@ -527,6 +527,40 @@ TEST(PlanCycle, AProjectMadeLaterCannotTakeANamespace) {
             "namespace \"susan\" already belongs to project susan, which claimed it first");
 }
 
+// A creationTimestamp counts whole seconds: of two projects made in one second,
+// the one whose status shows it holding the namespace keeps it, whatever the
+// UIDs, and once refused, the other stays refused.
+TEST(PlanCycle, AProjectMadeInTheSameSecondCannotTakeANamespaceInForce) {
+  for (const char* thief_status : {"", "NamespaceConflict"}) {
+    auto b = Cluster();
+    b.ProjectCreatedAt("susan", kNow - 60).ProjectReadyAs("susan", "Valid");
+    b.Project("aaa-thief", "susan", 4).ProjectCreatedAt("aaa-thief", kNow - 60);
+    if (*thief_status) b.ProjectReadyAs("aaa-thief", thief_status);
+    b.Job("susan", "sweep", 1, 1);
+    const Plan plan = PlanCycle(b.view(), {});
+    const StatusWrite* admitted = FindStatus(plan.admission_statuses, "sweep");
+    ASSERT_NE(admitted, nullptr);
+    EXPECT_EQ(admitted->patch["status"]["project"], "susan");
+    EXPECT_NE(ConditionField(plan.other_statuses, "aaa-thief", "Ready", "reason"), "Valid");
+  }
+  // Neither seen before, made in one second: the UID decides, the same each cycle.
+  auto b = Cluster();
+  b.ProjectCreatedAt("susan", kNow - 60);
+  b.Project("aaa-thief", "susan", 4).ProjectCreatedAt("aaa-thief", kNow - 60);
+  EXPECT_EQ(ConditionField(PlanCycle(b.view(), {}).other_statuses, "susan", "Ready", "reason"),
+            "NamespaceConflict");
+}
+
+// The same for two queues selecting one pool.
+TEST(PlanCycle, AQueueMadeInTheSameSecondCannotTakeAPoolInForce) {
+  auto b = Cluster();
+  b.QueueCreatedAt("train", kNow - 60).QueueReadyAs("train", "Valid");
+  b.Queue("aaa-shadow", "train").QueueCreatedAt("aaa-shadow", kNow - 60);
+  const Plan plan = PlanCycle(b.view(), {});
+  EXPECT_EQ(ConditionField(plan.other_statuses, "aaa-shadow", "Ready", "reason"), "NodesOverlap");
+  EXPECT_EQ(ConditionField(plan.other_statuses, "train", "Ready", "reason"), "Valid");
+}
+
 // Two queues selecting the same nodes would both promise their GPUs: the one
 // created later is refused, naming the nodes, and so are its projects and jobs;
 // the first keeps the pool, its capacity counted once, and says so too.

@@ -94,6 +94,29 @@ ViewBuilder& ViewBuilder::QueueCreatedAt(const std::string& queue, EpochSeconds 
   return *this;
 }
 
+namespace {
+
+void SetReady(Json& object, const std::string& reason) {
+  object["status"]["conditions"] = {{{"type", "Ready"},
+                                     {"status", reason == "Valid" ? "True" : "False"},
+                                     {"reason", reason},
+                                     {"message", reason}}};
+}
+
+}  // namespace
+
+ViewBuilder& ViewBuilder::ProjectReadyAs(const std::string& project, const std::string& reason) {
+  EditObject(view_.projects, project, DecodeProjectObject,
+             [&](Json& object) { SetReady(object, reason); });
+  return *this;
+}
+
+ViewBuilder& ViewBuilder::QueueReadyAs(const std::string& queue, const std::string& reason) {
+  EditObject(view_.queues, queue, DecodeQueueObject,
+             [&](Json& object) { SetReady(object, reason); });
+  return *this;
+}
+
 ViewBuilder& ViewBuilder::InDepartment(const std::string& project, const std::string& department) {
   EditObject(view_.projects, project, DecodeProjectObject,
              [&](Json& object) { object["spec"]["department"] = department; });

@@ -32,6 +32,10 @@ class ViewBuilder {
   ViewBuilder& ProjectCreatedAt(const std::string& project, EpochSeconds when);
   // Sets a queue's metadata.creationTimestamp.
   ViewBuilder& QueueCreatedAt(const std::string& queue, EpochSeconds when);
+  // Sets a project's, or a queue's, Ready condition as the controller last
+  // wrote it: True for reason "Valid", False for any other.
+  ViewBuilder& ProjectReadyAs(const std::string& project, const std::string& reason);
+  ViewBuilder& QueueReadyAs(const std::string& queue, const std::string& reason);
   // A TrainingJob; `status` (may be null) is its status as the API holds it.
   ViewBuilder& Job(const std::string& ns, const std::string& name, int replicas, const Json& gpus,
                    const Json& status = nullptr, const std::string& queue = "train");
