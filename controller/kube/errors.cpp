@@ -2,6 +2,7 @@
 
 #include <array>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 
 namespace gpupool::kube {
@@ -158,8 +159,8 @@ ApiError DecodeStatusError(int http_code, std::string_view body, std::string_vie
     return ApiError(ReasonFromCode(http_code), http_code,
                     text.empty() ? prefix : prefix + ": " + text, {}, retry_after_seconds);
   }
-  Reason reason = ReasonFromStatus(status.value("reason", ""), http_code);
-  std::string message = status.value("message", "");
+  Reason reason = ReasonFromStatus(StringAt(status, "reason"), http_code);
+  std::string message = StringAt(status, "message");
   const nlohmann::json& details = DetailsOf(status);
   std::vector<StatusCause> causes = ReadCauses(details);
   if (!retry_after_seconds && details.contains("retryAfterSeconds") &&
@@ -170,7 +171,30 @@ ApiError DecodeStatusError(int http_code, std::string_view body, std::string_vie
   ApiError error(reason, http_code, std::move(text), std::move(causes), retry_after_seconds);
   error.set_object(
       {StringAt(details, "kind"), StringAt(details, "group"), StringAt(details, "name")});
+  error.set_status_message(std::move(message));
   return error;
+}
+
+namespace {
+
+// `text`, then each of `causes` it does not already say, "; "-separated.
+std::string WithUnsaidCauses(std::string text, const std::vector<StatusCause>& causes) {
+  for (const auto& cause : causes) {
+    const std::string line = (cause.field.empty() ? "" : cause.field + ": ") + cause.message;
+    if (text.find(line) == std::string::npos) text += "; " + line;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string Describe(const ApiError& error) {
+  return WithUnsaidCauses(error.what(), error.causes());
+}
+
+std::string ServerSays(const ApiError& error) {
+  if (error.status_message().empty()) return Describe(error);
+  return WithUnsaidCauses(error.status_message(), error.causes());
 }
 
 }  // namespace gpupool::kube

@@ -14,13 +14,6 @@
 namespace gpupool::op {
 namespace {
 
-std::string Describe(const kube::ApiError& error) {
-  std::string text = error.what();
-  for (const auto& cause : error.causes())
-    text += "; " + (cause.field.empty() ? "" : cause.field + ": ") + cause.message;
-  return text;
-}
-
 // Errors that say the pod itself is wrong, so repeating it cannot help. A
 // Forbidden answer is not one of them: it comes from RBAC, quotas or a missing
 // PriorityClass, which change without the job changing.
@@ -248,7 +241,7 @@ bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
     // A conflict means the object moved on since the cycle read it: the next
     // cycle decides again from the newer version.
     auto level = kube::IsConflict(error) ? spdlog::level::debug : spdlog::level::warn;
-    spdlog::log(level, "status of {}: {}", key, Describe(error));
+    spdlog::log(level, "status of {}: {}", key, kube::Describe(error));
     return false;
   }
 }
@@ -269,7 +262,7 @@ void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
     if (kube::IsNotFound(error)) return;
     tally.Failed();
     spdlog::warn("{} pod {}: {}", remove.evict ? "evict" : "delete",
-                 kube::ObjectKey(remove.ns, remove.name), Describe(error));
+                 kube::ObjectKey(remove.ns, remove.name), kube::Describe(error));
   }
 }
 
@@ -284,13 +277,13 @@ void PlanWriter::CreatePod(const PodCreate& create, Tally& tally) {
     if (kube::IsAlreadyExists(error)) return;  // A repeat of our own create.
     tally.Failed();
     tally.HoldJob(create.job_key);
-    spdlog::warn("create pod {}: {}", kube::ObjectKey(ns, name), Describe(error));
+    spdlog::warn("create pod {}: {}", kube::ObjectKey(ns, name), kube::Describe(error));
     if (Refused(error)) {
       SendBack(create, "PodTemplateRejected",
-               "the API server refused the job's pod: " + Describe(error), false);
+               "the API server refused the job's pod: " + kube::ServerSays(error), false);
     } else if (ForbiddenByAdmission(error)) {
-      SendBack(create, "PodForbidden", "the API server forbade the job's pod: " + Describe(error),
-               true);
+      SendBack(create, "PodForbidden",
+               "the API server forbade the job's pod: " + kube::ServerSays(error), true);
     }
   }
 }
@@ -324,7 +317,7 @@ void PlanWriter::SendBack(const PodCreate& create, const std::string& reason,
     RecordEvent({Kind::kTrainingJob, ns, name, job["metadata"].value("uid", ""), "Warning", reason,
                  "CreatePod", text});
   } catch (const kube::ApiError& error) {
-    spdlog::warn("status of {}: {}", create.job_key, Describe(error));
+    spdlog::warn("status of {}: {}", create.job_key, kube::Describe(error));
   }
 }
 
@@ -337,7 +330,8 @@ void PlanWriter::ReleasePod(const PodRelease& release, Tally& tally) {
   } catch (const kube::ApiError& error) {
     tally.Failed();
     // A failed test (422) means the pod was replaced or already released.
-    spdlog::info("release pod {}: {}", kube::ObjectKey(release.ns, release.name), Describe(error));
+    spdlog::info("release pod {}: {}", kube::ObjectKey(release.ns, release.name),
+                 kube::Describe(error));
   }
 }
 
@@ -352,7 +346,7 @@ void PlanWriter::PatchPod(const PodPatch& patch, Tally& tally) {
   } catch (const kube::ApiError& error) {
     if (kube::IsNotFound(error)) return;
     tally.Failed();
-    spdlog::warn("patch pod {}: {}", kube::ObjectKey(patch.ns, patch.name), Describe(error));
+    spdlog::warn("patch pod {}: {}", kube::ObjectKey(patch.ns, patch.name), kube::Describe(error));
   }
 }
 
@@ -365,7 +359,7 @@ void PlanWriter::CreateService(const Json& service, Tally& tally) {
     if (kube::IsAlreadyExists(error)) return;
     tally.Failed();
     spdlog::warn("create service {}/{}: {}", ns, service["metadata"].value("name", ""),
-                 Describe(error));
+                 kube::Describe(error));
   }
 }
 
@@ -379,7 +373,7 @@ void PlanWriter::CreateReservation(const Json& pod, Tally& tally) {
   } catch (const kube::ApiError& error) {
     if (kube::IsAlreadyExists(error)) return;
     tally.Failed();
-    spdlog::warn("create reservation pod {}/{}: {}", ns, name, Describe(error));
+    spdlog::warn("create reservation pod {}/{}: {}", ns, name, kube::Describe(error));
   }
 }
 

@@ -53,6 +53,37 @@ TEST(StatusErrors, FallsBackToHttpCodeWithoutStatusBody) {
   EXPECT_EQ(DecodeStatusError(410, "not json", "GET /x").reason(), Reason::kGone);
 }
 
+// A server's message usually says its causes already: each is told once, and
+// what a person reads leaves out the request.
+TEST(StatusErrors, TellEachCauseOnce) {
+  const std::string body = R"({"kind":"Status","status":"Failure","reason":"Invalid","code":422,
+    "message":"Pod \"p\" is invalid: spec.containers[0].image: Required value",
+    "details":{"causes":[
+      {"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"},
+      {"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"},
+      {"reason":"FieldValueInvalid","message":"must be no more than 63 characters","field":"spec.hostname"},
+      {"reason":"FieldValueInvalid","message":"must be no more than 63 characters","field":"spec.hostname"}]}})";
+  const ApiError error = DecodeStatusError(422, body, "POST /api/v1/namespaces/a/pods");
+  EXPECT_EQ(ServerSays(error),
+            "Pod \"p\" is invalid: spec.containers[0].image: Required value; spec.hostname: must "
+            "be no more than 63 characters");
+  EXPECT_EQ(Describe(error),
+            "POST /api/v1/namespaces/a/pods: HTTP 422 Invalid: " + ServerSays(error));
+  // No Status: the whole text stands in.
+  const ApiError bare = DecodeStatusError(502, "bad gateway", "GET /x");
+  EXPECT_EQ(ServerSays(bare), bare.what());
+}
+
+// A Status whose fields are not strings is read as far as it can be.
+TEST(StatusErrors, AStatusWithFieldsOfTheWrongTypeIsStillAnError) {
+  const ApiError error = DecodeStatusError(
+      422, R"({"kind":"Status","reason":7,"message":["x"],"details":{"causes":"no"}})", "GET /x");
+  EXPECT_EQ(error.reason(), Reason::kInvalid);
+  EXPECT_EQ(error.status_message(), "");
+  EXPECT_TRUE(error.causes().empty());
+  EXPECT_EQ(std::string(error.what()), "GET /x: HTTP 422 Invalid");
+}
+
 TEST(StatusErrors, ReadsRetryAfterFromStatusDetails) {
   std::string body =
       R"({"kind":"Status","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":2}})";

@@ -189,6 +189,12 @@ TEST_P(BadInputOnBackend, EveryBadObjectIsRefusedOrFlaggedAndAValidJobStillRuns)
       EXPECT_NE(object["status"].value("phase", ""), "Running") << flagged.name;
     }
   }
+  // The server's words, each cause once, without the request they answered.
+  const std::string refusal = flagged_condition({"", "tj", "no-image", ""}, "message");
+  const auto first = refusal.find("spec.containers[0].image");
+  ASSERT_NE(first, std::string::npos) << refusal;
+  EXPECT_EQ(refusal.find("spec.containers[0].image", first + 1), std::string::npos) << refusal;
+  EXPECT_EQ(refusal.find("HTTP 422"), std::string::npos) << refusal;
   // A job that waits for a person to act has no pods: none could start.
   for (const char* name : {"unknown-queue", "orphan", "pinned", "gpu-init", "bigger-than-nodes",
                            "beyond-limit", "no-image"}) {

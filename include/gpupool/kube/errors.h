@@ -65,6 +65,10 @@ class ApiError : public std::runtime_error {
   // Empty fields where the Status named no object.
   const StatusObject& object() const { return object_; }
   void set_object(StatusObject object) { object_ = std::move(object); }
+  // The Status's own message, without the request it answers ("" where the
+  // answer was not a Status).
+  const std::string& status_message() const { return status_message_; }
+  void set_status_message(std::string message) { status_message_ = std::move(message); }
 
   // True for the failures a client retries: 429, 500, 503, 504 and transport
   // failures other than TLS (a bad certificate does not heal by retrying).
@@ -91,9 +95,18 @@ class ApiError : public std::runtime_error {
   std::vector<StatusCause> causes_;
   std::optional<int> retry_after_seconds_;
   StatusObject object_;
+  std::string status_message_;
   bool request_sent_ = true;
   bool after_ambiguous_attempt_ = false;
 };
+
+// The error as a log line: its text (the request, the HTTP code, the reason and
+// the Status's message), then each cause ("field: why") the message does not
+// already say.
+std::string Describe(const ApiError& error);
+// What the server said, for a person: the Status's message and each cause it
+// does not already say, without the request; what() where there was no Status.
+std::string ServerSays(const ApiError& error);
 
 // Builds the error for a non-2xx response. `context` names the request
 // ("GET /api/v1/namespaces/a/pods/b"). The body is decoded as a Status when it
