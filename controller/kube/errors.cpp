@@ -90,7 +90,7 @@ std::vector<StatusCause> ReadCauses(const nlohmann::json& details) {
   for (const auto& cause : *list) {
     if (!cause.is_object()) continue;
     causes.push_back(
-        {cause.value("reason", ""), cause.value("message", ""), cause.value("field", "")});
+        {StringAt(cause, "reason"), StringAt(cause, "message"), StringAt(cause, "field")});
   }
   return causes;
 }

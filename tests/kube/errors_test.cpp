@@ -82,6 +82,12 @@ TEST(StatusErrors, AStatusWithFieldsOfTheWrongTypeIsStillAnError) {
   EXPECT_EQ(error.status_message(), "");
   EXPECT_TRUE(error.causes().empty());
   EXPECT_EQ(std::string(error.what()), "GET /x: HTTP 422 Invalid");
+  const ApiError odd_cause = DecodeStatusError(
+      422, R"({"kind":"Status","details":{"causes":[{"field":1,"message":{},"reason":null}]}})",
+      "GET /x");
+  ASSERT_EQ(odd_cause.causes().size(), 1u);
+  EXPECT_EQ(odd_cause.causes()[0].field, "");
+  EXPECT_EQ(odd_cause.causes()[0].message, "");
 }
 
 TEST(StatusErrors, ReadsRetryAfterFromStatusDetails) {
