@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "gpupool/api/meta.h"
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 
 namespace gpupool::api {
 

@@ -6,7 +6,7 @@
 #include "crd_schemas.h"
 #include "gpupool/api/meta.h"
 #include "gpupool/api/validate.h"
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/openapi/openapi_schema.h"
 #include "unknown_fields.h"
 

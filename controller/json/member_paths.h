@@ -1,11 +1,11 @@
-// Matching a member against skipped member paths (json_without.h), shared by
+// Matching a member against skipped member paths (without.h), shared by
 // the two parsers that leave members out.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
-#include "gpupool/json/json_without.h"
+#include "gpupool/json/without.h"
 
 namespace gpupool::json::internal {
 

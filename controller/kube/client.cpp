@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "gpupool/json/json_dump.h"
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/dump.h"
+#include "gpupool/json/parse.h"
 #include "gpupool/kube/errors.h"
 
 namespace gpupool::kube {

@@ -1,7 +1,7 @@
 #include <cstring>
 
-#include "gpupool/json/json_parse.h"
-#include "gpupool/json/json_without.h"
+#include "gpupool/json/parse.h"
+#include "gpupool/json/without.h"
 #include "gpupool/kube/errors.h"
 #include "gpupool/kube/watch.h"
 

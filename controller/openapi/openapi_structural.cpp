@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/openapi/openapi_schema.h"
 #include "keyword_shapes.h"
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <string_view>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/openapi/openapi_schema.h"
 
 namespace gpupool::openapi {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/openapi/cel.h"
 #include "gpupool/openapi/openapi_schema.h"
 

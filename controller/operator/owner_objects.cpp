@@ -3,7 +3,7 @@
 // GPUs they run at once.
 #include <algorithm>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/operator/cluster_view.h"
 
 namespace gpupool::op {

@@ -1,7 +1,7 @@
 #include "gpupool/operator/plan.h"
 
 #include "cycle_state.h"
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 
 namespace gpupool::op {
 namespace {

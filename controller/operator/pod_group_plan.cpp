@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "cycle_state.h"
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 #include "pod_template.h"
 #include "reservations.h"
 

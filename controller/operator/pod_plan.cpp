@@ -5,7 +5,7 @@
 // where the node has physical room (the pods of a victim still stopping hold
 // their devices until they are gone); fractions once the reservation pod of
 // their device holds it.
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 #include "pod_template.h"
 #include "reservations.h"
 

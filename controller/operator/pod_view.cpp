@@ -5,8 +5,8 @@
 #include <charconv>
 
 #include "gpupool/api/pod.h"
-#include "gpupool/json/json_reader.h"
 #include "gpupool/json/quantity.h"
+#include "gpupool/json/reader.h"
 
 namespace gpupool::op {
 namespace {

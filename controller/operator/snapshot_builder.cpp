@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "cycle_state.h"
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 
 namespace gpupool::op::internal {
 namespace {

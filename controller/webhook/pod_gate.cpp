@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "encoding.h"
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 #include "gpupool/operator/pod_labels.h"
 #include "gpupool/operator/pod_view.h"
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 #include "sandbox/api_error.h"
 
 namespace gpupool::sandbox {

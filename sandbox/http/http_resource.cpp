@@ -1,7 +1,7 @@
 // The resource verbs of the front end: one REST path, one Cluster call.
 #include <algorithm>
 
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 #include "sandbox/auth/access_review.h"
 #include "sandbox/http/http_server.h"
 #include "sandbox/http/http_util.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "gpupool/json/json_without.h"
 #include "gpupool/json/quantity.h"
+#include "gpupool/json/without.h"
 #include "sandbox/api_error.h"
 #include "sandbox/nodes/device_plugin.h"
 #include "sandbox/nodes/kubelet.h"

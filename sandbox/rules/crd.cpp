@@ -4,7 +4,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "gpupool/openapi/openapi_schema.h"
 #include "gpupool/openapi/validation_rules.h"
 #include "sandbox/api_error.h"

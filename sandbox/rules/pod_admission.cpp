@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 #include "sandbox/api_error.h"
 #include "sandbox/store/object_meta.h"
 

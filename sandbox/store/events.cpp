@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 
 namespace gpupool::sandbox {
 namespace {

@@ -1,6 +1,6 @@
 #include "sandbox/store/field_set.h"
 
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 
 namespace gpupool::sandbox {
 namespace {

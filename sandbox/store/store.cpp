@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 
 namespace gpupool::sandbox {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 #include "sandbox/store/events.h"
 
 namespace gpupool::sandbox {

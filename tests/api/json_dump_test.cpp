@@ -1,9 +1,9 @@
-#include "gpupool/json/json_dump.h"
-
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <random>
+
+#include "gpupool/json/dump.h"
 
 namespace gpupool::json {
 namespace {

@@ -1,11 +1,11 @@
 // ParseJson against nlohmann's own parser: the same value, or the same refusal,
 // for edge cases, hostile text and random damage to a real API object.
-#include "gpupool/json/json_parse.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
+
+#include "gpupool/json/parse.h"
 
 namespace gpupool::json {
 namespace {

@@ -1,6 +1,6 @@
-#include "gpupool/json/json_without.h"
-
 #include <gtest/gtest.h>
+
+#include "gpupool/json/without.h"
 
 namespace gpupool::json {
 namespace {

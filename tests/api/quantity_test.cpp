@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 
 namespace gpupool::json {
 namespace {

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 #include "gpupool/kube/errors.h"
 #include "test_util.h"
 

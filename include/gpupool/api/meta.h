@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 
 namespace gpupool::api {
 

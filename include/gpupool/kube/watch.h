@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/json/json_without.h"
+#include "gpupool/json/without.h"
 #include "gpupool/kube/client.h"
 
 namespace gpupool::kube {

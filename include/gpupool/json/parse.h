@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpupool/json/json_without.h"
+#include "gpupool/json/without.h"
 
 namespace gpupool::json {
 
@@ -22,7 +22,7 @@ namespace gpupool::json {
 nlohmann::json ParseJson(std::string_view text);
 
 // Parses `text` with simdjson into `out`, leaving out the members at `skipped`
-// (see json_without.h); false, `out` untouched, when simdjson does not take it.
+// (see without.h); false, `out` untouched, when simdjson does not take it.
 bool ParseFast(std::string_view text, const std::vector<MemberPath>& skipped, nlohmann::json& out);
 
 }  // namespace gpupool::json

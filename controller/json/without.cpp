@@ -1,8 +1,8 @@
-#include "gpupool/json/json_without.h"
+#include "gpupool/json/without.h"
 
 #include <utility>
 
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 #include "member_paths.h"
 
 namespace gpupool::json {

@@ -1,4 +1,4 @@
-#include "gpupool/json/json_dump.h"
+#include "gpupool/json/dump.h"
 
 #include <array>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "gpupool/json/json_parse.h"
+#include "gpupool/json/parse.h"
 
 #include <simdjson.h>
 

@@ -1,4 +1,4 @@
-#include "gpupool/json/json_reader.h"
+#include "gpupool/json/reader.h"
 
 #include <cstdlib>
 #include <limits>
