@@ -7,9 +7,11 @@
 namespace gpupool::cli {
 namespace {
 
+// Every digit of the bounds ("[-1000000, 1000000]", "[0.001, 64]"), never an
+// exponent.
 std::string RangeText(double min, double max) {
   char text[64];
-  std::snprintf(text, sizeof text, "[%g, %g]", min, max);
+  std::snprintf(text, sizeof text, "[%.15g, %.15g]", min, max);
   return text;
 }
 
