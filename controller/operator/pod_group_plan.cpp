@@ -121,7 +121,7 @@ void EvictReleased(CycleState& state, const JobRecord& job) {
     for (const PodView* pod : *pods) {
       if (!Live(*pod) || !Released(*pod)) continue;
       state.plan.pod_deletes.push_back(
-          {pod->ns, pod->name, pod->uid, job.grace_seconds, job.evict});
+          {pod->ns, pod->name, pod->uid, job.grace_seconds, job.evict, ""});
     }
   }
 }

@@ -15,7 +15,7 @@ namespace {
 void StopPod(CycleState& state, const JobRecord& job, const PodView& pod, bool keep_finished) {
   if (pod.terminating || (keep_finished && pod.Finished())) return;
   state.plan.pod_deletes.push_back(
-      {pod.ns, pod.name, pod.uid, job.grace_seconds, job.evict && !pod.Finished()});
+      {pod.ns, pod.name, pod.uid, job.grace_seconds, job.evict && !pod.Finished(), job.key});
 }
 
 void StopAll(CycleState& state, const JobRecord& job, bool keep_finished) {

@@ -167,7 +167,7 @@ bool RunsWithoutReport(const PodView& pod) {
 }
 
 void DeleteReservation(CycleState& state, const PodView& pod) {
-  if (!pod.terminating) state.plan.pod_deletes.push_back({pod.ns, pod.name, pod.uid, 0, false});
+  if (!pod.terminating) state.plan.pod_deletes.push_back({pod.ns, pod.name, pod.uid, 0, false, ""});
 }
 
 }  // namespace

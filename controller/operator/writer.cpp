@@ -70,12 +70,16 @@ class PlanWriter::Tally {
   void StatusLeftForLimit(std::string job_key) {
     std::lock_guard lock(mutex_);
     ++stats_.statuses_left_for_limit;
-    left_statuses_.insert(std::move(job_key));
+    unwritten_statuses_.insert(std::move(job_key));
   }
-  // The job's status was left for the limit: so are its Events.
-  bool StatusLeft(const std::string& job_key) const {
+  void StatusFailed(std::string key) {
     std::lock_guard lock(mutex_);
-    return left_statuses_.count(job_key) > 0;
+    unwritten_statuses_.insert(std::move(key));
+  }
+  // The job's status was left for the limit, or failed: so are its Events.
+  bool StatusUnwritten(const std::string& job_key) const {
+    std::lock_guard lock(mutex_);
+    return unwritten_statuses_.count(job_key) > 0;
   }
   // The job's pods must not move in the rest of this Apply.
   void HoldJob(const std::string& job_key) {
@@ -95,7 +99,7 @@ class PlanWriter::Tally {
   mutable std::mutex mutex_;
   WriteStats stats_;
   std::set<std::string> held_jobs_;
-  std::set<std::string> left_statuses_;
+  std::set<std::string> unwritten_statuses_;
 };
 
 PlanWriter::PlanWriter(kube::Client& client, kube::EventRecorder* events,
@@ -209,7 +213,11 @@ void PlanWriter::ApplyCourtesyCreates(const std::vector<const PodCreate*>& creat
 // informs (Queue, Project and Department statuses always).
 WriteStats PlanWriter::Apply(const Plan& plan) {
   Tally tally;
-  Each(plan.releasing_statuses, [&](const StatusWrite& write) { WriteStatus(write, tally); });
+  // A job whose release was not recorded keeps its pods: the next cycle
+  // decides again from what the API holds, rather than find them gone.
+  Each(plan.releasing_statuses, [&](const StatusWrite& write) {
+    if (!WriteStatus(write, tally)) tally.HoldJob(kube::ObjectKey(write.ns, write.name));
+  });
   Each(plan.pod_deletes, [&](const PodDelete& remove) { DeletePod(remove, tally); });
   Each(plan.services, [&](const Json& service) { CreateService(service, tally); });
   Each(plan.reservation_pods, [&](const Json& pod) { CreateReservation(pod, tally); });
@@ -219,7 +227,8 @@ WriteStats PlanWriter::Apply(const Plan& plan) {
   Each(plan.pod_patches, [&](const PodPatch& patch) { PatchPod(patch, tally); });
   ApplyCourtesyCreates(courtesy_creates, tally);
   for (const auto& note : plan.events) {
-    if (note.kind == Kind::kTrainingJob && tally.StatusLeft(kube::ObjectKey(note.ns, note.name)))
+    if (note.kind == Kind::kTrainingJob &&
+        tally.StatusUnwritten(kube::ObjectKey(note.ns, note.name)))
       continue;
     RecordEvent(note);
   }
@@ -238,6 +247,7 @@ bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
     return true;
   } catch (const kube::ApiError& error) {
     tally.Failed();
+    tally.StatusFailed(key);
     // A conflict means the object moved on since the cycle read it: the next
     // cycle decides again from the newer version.
     auto level = kube::IsConflict(error) ? spdlog::level::debug : spdlog::level::warn;
@@ -247,7 +257,7 @@ bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
 }
 
 void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
-  if (!Allowed(tally)) return;
+  if ((!remove.job_key.empty() && tally.Held(remove.job_key)) || !Allowed(tally)) return;
   kube::DeleteOptions options;
   options.precondition_uid = remove.uid;
   options.grace_period_seconds = remove.grace_period_seconds;

@@ -97,6 +97,9 @@ struct PodDelete {
   std::string ns, name, uid;
   std::optional<std::int64_t> grace_period_seconds;
   bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
+  // "namespace/name" of the TrainingJob whose pod it is ("" for other pods):
+  // the pod stays if that job's releasing status could not be written.
+  std::string job_key;
 };
 
 // A merge patch of a pod's metadata (the idle annotation), or with `status` a

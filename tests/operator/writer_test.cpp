@@ -1,10 +1,15 @@
-// The writer's courtesies: gated pods of jobs the cycle does not admit, and job
-// statuses that decide nothing, take only what the client's rate limit has to
-// spare (docs/operator.md, "Order of writes"), against a real `gpupool sandbox`.
+// The writer against a real `gpupool sandbox`. Its courtesies: gated pods of
+// jobs the cycle does not admit, and job statuses that decide nothing, take
+// only what the client's rate limit has to spare (docs/operator.md, "Order of
+// writes"). And a job whose release could not be recorded keeps its pods.
+#include "gpupool/operator/writer.h"
+
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "gpupool/kube/config.h"
-#include "gpupool/operator/writer.h"
+#include "gpupool/kube/event_recorder.h"
 #include "sandbox_process.h"
 
 namespace gpupool::op {
@@ -33,10 +38,24 @@ class LimitedWriter {
  public:
   LimitedWriter(double qps, int burst, int concurrency)
       : client_(kube::LoadKubeconfig({sandbox_.kubeconfig()}), Limit(qps, burst)),
-        writer_(client_, nullptr, nullptr, concurrency) {}
+        events_(client_),
+        writer_(client_, &events_, nullptr, concurrency) {}
 
   WriteStats Apply(const Plan& plan) { return writer_.Apply(plan); }
   const SandboxProcess& sandbox() const { return sandbox_; }
+  // The reasons of the Events recorded so far about TrainingJobs, one per line.
+  std::string JobEventReasons() {
+    events_.Flush(std::chrono::seconds(10));
+    std::istringstream lines(
+        sandbox_
+            .Kubectl("get events -n default -o custom-columns=:.involvedObject.kind,:.reason "
+                     "--no-headers")
+            .output);
+    std::string kind, reason, reasons;
+    while (lines >> kind >> reason)
+      if (kind == "TrainingJob") reasons += reason + "\n";
+    return reasons;
+  }
 
  private:
   static kube::TransportOptions Limit(double qps, int burst) {
@@ -48,6 +67,7 @@ class LimitedWriter {
 
   SandboxProcess sandbox_;
   kube::Client client_;
+  kube::EventRecorder events_;
   PlanWriter writer_;
 };
 
@@ -105,6 +125,35 @@ TEST(CourtesyWrites, AnUnlimitedClientWritesEveryGatedPod) {
   const WriteStats stats = writer.Apply(plan);
   EXPECT_EQ(stats.attempted, 5u);
   EXPECT_EQ(stats.pods_left_for_limit, 0u);
+}
+
+// A release the writer could not record (here the API answers NotFound: the
+// sandbox has no CRDs) leaves that job's pods where they are, and its Events
+// unsent: the next cycle decides again from what the API holds, instead of
+// finding its pods gone and calling them lost. Other pods go as planned.
+TEST(ReleaseWrites, AJobWhoseReleaseWasNotRecordedKeepsItsPodsAndEvents) {
+  LimitedWriter writer(0, 1, 1);
+  Plan setup;
+  AddPods(setup, "suspended", 1, false);
+  AddPods(setup, "ended", 1, false);
+  ASSERT_EQ(writer.Apply(setup).failed, 0u);
+  const auto uid = [&](const std::string& pod) {
+    return writer.sandbox().Kubectl("get pod " + pod + " -o jsonpath={.metadata.uid}").output;
+  };
+  Plan plan;
+  plan.releasing_statuses = {StatusOf(Kind::kTrainingJob, "suspended")};
+  plan.pod_deletes = {{"default", "suspended-0", uid("suspended-0"), 0, false, "default/suspended"},
+                      {"default", "ended-0", uid("ended-0"), 0, false, ""}};
+  plan.events = {
+      {Kind::kTrainingJob, "default", "suspended", "uid-s", "Normal", "Suspended", "Suspend",
+       "suspended"},
+      {Kind::kTrainingJob, "default", "ended", "uid-e", "Normal", "Succeeded", "Finish", "ended"}};
+  const WriteStats stats = writer.Apply(plan);
+  EXPECT_EQ(stats.failed, 1u);
+  const auto listed = writer.sandbox().Kubectl("get pods -n default -o name");
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_EQ(listed.output, "pod/suspended-0\n");
+  EXPECT_EQ(writer.JobEventReasons(), "Succeeded\n");
 }
 
 }  // namespace
