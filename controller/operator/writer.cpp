@@ -214,7 +214,8 @@ void PlanWriter::ApplyCourtesyCreates(const std::vector<const PodCreate*>& creat
 WriteStats PlanWriter::Apply(const Plan& plan) {
   Tally tally;
   // A job whose release was not recorded keeps its pods: the next cycle
-  // decides again from what the API holds, rather than find them gone.
+  // decides again from what the API holds, rather than find them gone. Not a
+  // victim's: a reclaim never waits on a status its tenant can keep changing.
   Each(plan.releasing_statuses, [&](const StatusWrite& write) {
     if (!WriteStatus(write, tally)) tally.HoldJob(kube::ObjectKey(write.ns, write.name));
   });
@@ -257,7 +258,8 @@ bool PlanWriter::WriteStatus(const StatusWrite& write, Tally& tally) {
 }
 
 void PlanWriter::DeletePod(const PodDelete& remove, Tally& tally) {
-  if ((!remove.job_key.empty() && tally.Held(remove.job_key)) || !Allowed(tally)) return;
+  if (!remove.evict && !remove.job_key.empty() && tally.Held(remove.job_key)) return;
+  if (!Allowed(tally)) return;
   kube::DeleteOptions options;
   options.precondition_uid = remove.uid;
   options.grace_period_seconds = remove.grace_period_seconds;

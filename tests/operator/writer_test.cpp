@@ -130,26 +130,31 @@ TEST(CourtesyWrites, AnUnlimitedClientWritesEveryGatedPod) {
 // A release the writer could not record (here the API answers NotFound: the
 // sandbox has no CRDs) leaves that job's pods where they are, and its Events
 // unsent: the next cycle decides again from what the API holds, instead of
-// finding its pods gone and calling them lost. Other pods go as planned.
+// finding its pods gone and calling them lost. Other pods go as planned, and
+// so do a victim's: a tenant who keeps changing their job, so that every
+// status write about it conflicts, cannot hold off a reclaim.
 TEST(ReleaseWrites, AJobWhoseReleaseWasNotRecordedKeepsItsPodsAndEvents) {
   LimitedWriter writer(0, 1, 1);
   Plan setup;
   AddPods(setup, "suspended", 1, false);
   AddPods(setup, "ended", 1, false);
+  AddPods(setup, "victim", 1, false);
   ASSERT_EQ(writer.Apply(setup).failed, 0u);
   const auto uid = [&](const std::string& pod) {
     return writer.sandbox().Kubectl("get pod " + pod + " -o jsonpath={.metadata.uid}").output;
   };
   Plan plan;
-  plan.releasing_statuses = {StatusOf(Kind::kTrainingJob, "suspended")};
+  plan.releasing_statuses = {StatusOf(Kind::kTrainingJob, "suspended"),
+                             StatusOf(Kind::kTrainingJob, "victim")};
   plan.pod_deletes = {{"default", "suspended-0", uid("suspended-0"), 0, false, "default/suspended"},
-                      {"default", "ended-0", uid("ended-0"), 0, false, ""}};
+                      {"default", "ended-0", uid("ended-0"), 0, false, ""},
+                      {"default", "victim-0", uid("victim-0"), 0, true, "default/victim"}};
   plan.events = {
       {Kind::kTrainingJob, "default", "suspended", "uid-s", "Normal", "Suspended", "Suspend",
        "suspended"},
       {Kind::kTrainingJob, "default", "ended", "uid-e", "Normal", "Succeeded", "Finish", "ended"}};
   const WriteStats stats = writer.Apply(plan);
-  EXPECT_EQ(stats.failed, 1u);
+  EXPECT_EQ(stats.failed, 2u);
   const auto listed = writer.sandbox().Kubectl("get pods -n default -o name");
   ASSERT_EQ(listed.exit_code, 0) << listed.output;
   EXPECT_EQ(listed.output, "pod/suspended-0\n");

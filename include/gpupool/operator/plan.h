@@ -98,7 +98,8 @@ struct PodDelete {
   std::optional<std::int64_t> grace_period_seconds;
   bool evict = false;  // Through the Eviction API (preemption), else a plain delete.
   // "namespace/name" of the TrainingJob whose pod it is ("" for other pods):
-  // the pod stays if that job's releasing status could not be written.
+  // unless evicted, the pod stays if that job's releasing status could not be
+  // written.
   std::string job_key;
 };
 
